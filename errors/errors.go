@@ -1,0 +1,220 @@
+// Package errors is obsidian-mcp's error vocabulary: the JSON-RPC codes and
+// stable errorCode strings a client receives, the typed Error that carries
+// them from a backend to the wire, and From, which turns any error into one.
+//
+// It stands in for the standard library's errors package (Is, As, New, Join
+// and Unwrap are re-exported) so that no file has to import two packages
+// named errors. It does not decide how an Error is written to the client;
+// internal/wire and internal/app do that.
+package errors
+
+import (
+	"context"
+	stderrors "errors"
+	"fmt"
+	"io/fs"
+)
+
+// Is reports whether any error in err's tree matches target (std errors.Is).
+func Is(err, target error) bool { return stderrors.Is(err, target) }
+
+// As finds the first error in err's tree that matches target (std errors.As).
+func As(err error, target any) bool { return stderrors.As(err, target) }
+
+// New returns an error that formats as the given text (std errors.New).
+func New(text string) error { return stderrors.New(text) }
+
+// Join returns an error that wraps the given errors (std errors.Join).
+func Join(errs ...error) error { return stderrors.Join(errs...) }
+
+// Unwrap returns the result of calling err's Unwrap method (std errors.Unwrap).
+func Unwrap(err error) error { return stderrors.Unwrap(err) }
+
+// Code is a JSON-RPC error code. Our own codes live in -32000..-32019, the
+// range MCP leaves to implementations; -32020..-32099 is reserved by MCP.
+type Code int
+
+// Kind is the stable, machine-readable errorCode sent in data.errorCode.
+// Clients may switch on it; never rename one.
+type Kind string
+
+// The kinds, in the order the README's error table lists them.
+const (
+	InvalidParams    Kind = "INVALID_PARAMS"
+	NotRunning       Kind = "OBSIDIAN_NOT_RUNNING"
+	CLINotFound      Kind = "OBSIDIAN_CLI_NOT_FOUND"
+	VaultNotFound    Kind = "VAULT_NOT_FOUND"
+	FileNotFound     Kind = "FILE_NOT_FOUND"
+	AmbiguousName    Kind = "AMBIGUOUS_NAME"
+	PermissionDenied Kind = "PERMISSION_DENIED"
+	Timeout          Kind = "TIMEOUT"
+	FileExists       Kind = "FILE_EXISTS"
+	CLIError         Kind = "CLI_ERROR"
+	Unsupported      Kind = "UNSUPPORTED"
+	Cancelled        Kind = "CANCELLED"
+	Internal         Kind = "INTERNAL_ERROR"
+)
+
+type kindInfo struct {
+	code Code
+	// when and action feed the README's error table.
+	when, action string
+}
+
+// kinds is a constant table: it is never written after init.
+var kinds = map[Kind]kindInfo{
+	InvalidParams: {-32602, "The arguments failed validation: a missing or doubled locator (`path` and `name`), a wrong type, an empty name, an unknown argument, or an unsafe path (`..`, absolute, drive letter, NUL, backslash, control character). `data.fields` names each field.",
+		"Fix the fields named in `data.fields`; the message says how."},
+	NotRunning: {-32001, "The CLI answered that it cannot reach the Obsidian app (exit status 1, message on stderr).",
+		"Start Obsidian (and open the vault), then retry. On Linux without a desktop session, set `DISPLAY`."},
+	CLINotFound: {-32001, "The `obsidian` executable could not be found or started.",
+		"Install Obsidian ≥ 1.12, enable Settings → General → Command line interface, or pass `--obsidian-bin` / `OBSIDIAN_BIN` with the CLI's full path (on Windows `Obsidian.com`)."},
+	VaultNotFound: {-32002, "The CLI answered `Vault not found.` for the configured vault.",
+		"Check `--vault` / `OBSIDIAN_VAULT`: it must be the vault's name as Obsidian lists it (its folder name), not a path."},
+	FileNotFound: {-32003, "The note does not exist (`Error: File \"…\" not found.` and equivalents).",
+		"Check the path (exact, vault-relative, with extension) or use `name` to resolve it like a wikilink."},
+	AmbiguousName: {-32004, "A `name` matches several notes. Nothing was changed; `data.candidates` lists every matching path.",
+		"Call again with `path` set to one of `data.candidates`."},
+	PermissionDenied: {-32005, "The operating system refused access (`EACCES`, `EPERM`, or \"permission denied\" in the CLI's answer).",
+		"Fix the file's or folder's permissions, or close the program that locks it."},
+	Timeout: {-32006, "The CLI did not answer within its timeout; its whole process group was stopped.",
+		"Make sure Obsidian is responsive (no modal dialog; on macOS disable App Nap), then retry, or raise `--timeout`."},
+	FileExists: {-32000, "The target already exists: create without `overwrite`, or a move/rename onto an existing note. Nothing was changed.",
+		"Pass `overwrite: true` to replace it, or choose another name or destination."},
+	CLIError: {-32000, "Any other failure the CLI reported; the message is its first line with noise removed.",
+		"Read the message; it is Obsidian's own."},
+	Unsupported: {-32000, "The request cannot be carried out with this setup, e.g. content the CLI cannot carry losslessly while the vault folder is not reachable from this machine.",
+		"Follow the hint; it names the setting that makes the request possible."},
+	Cancelled: {-32800, "The client cancelled the request or the server is shutting down.",
+		"Nothing to do; retry if the work is still wanted."},
+	Internal: {-32603, "A bug in obsidian-mcp.",
+		"Report it with the server's stderr log."},
+}
+
+// Code returns the JSON-RPC code for k; unknown kinds are internal errors.
+func (k Kind) Code() Code {
+	if info, ok := kinds[k]; ok {
+		return info.code
+	}
+	return kinds[Internal].code
+}
+
+// KindDoc describes one kind for documentation.
+type KindDoc struct {
+	Kind         Kind
+	Code         Code
+	When, Action string
+}
+
+// kindOrder is the README's order: validation, the Obsidian-specific codes,
+// then the generic ones.
+var kindOrder = []Kind{InvalidParams, NotRunning, CLINotFound, VaultNotFound, FileNotFound, AmbiguousName,
+	PermissionDenied, Timeout, FileExists, CLIError, Unsupported, Cancelled, Internal}
+
+// Kinds lists every kind in documentation order.
+func Kinds() []KindDoc {
+	docs := make([]KindDoc, 0, len(kindOrder))
+	for _, k := range kindOrder {
+		info := kinds[k]
+		docs = append(docs, KindDoc{Kind: k, Code: info.code, When: info.when, Action: info.action})
+	}
+	return docs
+}
+
+// Field names one invalid argument and says how to fix it.
+type Field struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is a failure the client is told about: its Kind picks the code, and
+// Message and Hint are written for the model reading them. Cause is kept for
+// logs and errors.Is, and never sent.
+type Error struct {
+	Kind    Kind
+	Message string
+	Hint    string
+	// Fields lists invalid arguments (INVALID_PARAMS).
+	Fields []Field
+	// Candidates lists the notes an ambiguous name matched (AMBIGUOUS_NAME).
+	Candidates []string
+	// Details are further data members, e.g. "path".
+	Details map[string]any
+	Cause   error
+}
+
+// E builds an Error of kind k with a formatted message.
+func E(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint sets the hint and returns e.
+func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// WithCause records the underlying error and returns e.
+func (e *Error) WithCause(err error) *Error { e.Cause = err; return e }
+
+// With adds a data member and returns e.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// Error returns the message the client sees; the cause stays in logs.
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause so errors.Is sees through an Error.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Code is the JSON-RPC code for e.
+func (e *Error) Code() Code { return e.Kind.Code() }
+
+// Data is the JSON-RPC error's data member.
+func (e *Error) Data() map[string]any {
+	data := make(map[string]any, 4+len(e.Details))
+	for k, v := range e.Details {
+		data[k] = v
+	}
+	data["errorCode"] = string(e.Kind)
+	hint := e.Hint
+	if hint == "" {
+		hint = kinds[e.Kind].action
+	}
+	data["hint"] = hint
+	if len(e.Fields) > 0 {
+		data["fields"] = e.Fields
+	}
+	if e.Candidates != nil {
+		data["candidates"] = e.Candidates
+	}
+	return data
+}
+
+// From turns any error into an Error. Errors that are already typed pass
+// through; context and file-system errors get their kind; anything else is
+// an internal error, because a plain Go error reaching the client is a bug.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if As(err, &e) {
+		return e
+	}
+	switch {
+	case Is(err, context.DeadlineExceeded):
+		return E(Timeout, "the operation timed out").WithCause(err)
+	case Is(err, context.Canceled):
+		return E(Cancelled, "the request was cancelled").WithCause(err)
+	case Is(err, fs.ErrPermission):
+		return E(PermissionDenied, "%v", err).WithCause(err)
+	case Is(err, fs.ErrNotExist):
+		return E(FileNotFound, "%v", err).WithCause(err)
+	case Is(err, fs.ErrExist):
+		return E(FileExists, "%v", err).WithCause(err)
+	}
+	return E(Internal, "internal error: %v", err).WithCause(err)
+}

@@ -1,0 +1,213 @@
+// Package obsidiantest provides a fake `obsidian` executable for tests: the
+// test binary itself, re-executed under the name obsidian, behaving like the
+// official CLI as obsidian-cli.md describes it, failures and quirks included,
+// on a real vault folder. Nothing here needs Obsidian.
+//
+// A package that uses it calls Main from its TestMain, and Install in each
+// test. Every test gets its own copy and scenario file, so tests may run in
+// parallel.
+package obsidiantest
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// grandchildEnv, when set, makes the binary act as a grandchild that holds
+// the inherited stdout open; its value is where it writes its pid.
+const grandchildEnv = "OBSIDIANTEST_GRANDCHILD_PIDFILE"
+
+// Scenario configures one fake installation.
+type Scenario struct {
+	// Vault is the vault folder the fake works on.
+	Vault string `json:"vault"`
+	// VaultName, when set, is the only name vault=<name> accepts; any other
+	// gets "Vault not found.".
+	VaultName string `json:"vault_name,omitempty"`
+	// ReportedPath is what `vault info=path` prints; "" means Vault.
+	ReportedPath string `json:"reported_path,omitempty"`
+	// NotRunning answers like a CLI whose app is closed: exit 1, stderr.
+	NotRunning bool `json:"not_running,omitempty"`
+	// Noise prints installer noise lines before every answer.
+	Noise bool `json:"noise,omitempty"`
+	// Hang makes these commands (or all, with "*") sleep instead of answering.
+	Hang []string `json:"hang,omitempty"`
+	// Grandchild starts a process that inherits stdout and lives on, writing
+	// its pid to this file.
+	Grandchild string `json:"grandchild,omitempty"`
+	// ColdStart answers `Command "X" not found` to this many first calls.
+	ColdStart int `json:"cold_start,omitempty"`
+	// Invisible paths are answered "not found" by `file` although they exist,
+	// to recreate the race between our existence check and create.
+	Invisible []string `json:"invisible,omitempty"`
+	// Canned, when set, is printed instead of running the command.
+	Canned *Canned `json:"canned,omitempty"`
+	// Log is where every invocation's argv is appended as a JSON line.
+	Log string `json:"log"`
+}
+
+// Canned is a fixed answer.
+type Canned struct {
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+	Exit   int    `json:"exit"`
+}
+
+// Main runs the fake when the binary was started as obsidian, the grandchild
+// when asked to, and the tests otherwise.
+func Main(m *testing.M) {
+	if pidfile := os.Getenv(grandchildEnv); pidfile != "" {
+		_ = os.WriteFile(pidfile, []byte(itoa(os.Getpid())), 0o644)
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	}
+	if isFake(os.Args[0]) {
+		os.Exit(runFake(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	// Under -race every process sleeps a second at exit to flush reports
+	// (atexit_sleep_ms); fakes run thousands of times, so children skip it.
+	// GORACE is read at start-up, so this only affects the fakes we start.
+	if os.Getenv("GORACE") == "" {
+		_ = os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	os.Exit(m.Run())
+}
+
+func isFake(arg0 string) bool {
+	base := strings.TrimSuffix(filepath.Base(arg0), ".exe")
+	return base == "obsidian"
+}
+
+// Fake is one installed fake CLI.
+type Fake struct {
+	// Bin is the executable's absolute path, for Client.Bin.
+	Bin string
+	// Vault is the vault folder.
+	Vault string
+	dir   string
+	sc    Scenario
+	t     testing.TB
+}
+
+// Install puts a fake obsidian in a temporary folder. An empty sc.Vault gets
+// a fresh temporary vault.
+func Install(t testing.TB, sc Scenario) *Fake {
+	t.Helper()
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "obsidian"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	bin := filepath.Join(dir, name)
+	if err := os.Link(exe, bin); err != nil {
+		copyFile(t, exe, bin)
+	}
+	if sc.Vault == "" {
+		sc.Vault = t.TempDir()
+	}
+	if sc.Log == "" {
+		sc.Log = filepath.Join(dir, "calls.jsonl")
+	}
+	f := &Fake{Bin: bin, Vault: sc.Vault, dir: dir, t: t}
+	f.Set(sc)
+	return f
+}
+
+// Scenario returns the current scenario.
+func (f *Fake) Scenario() Scenario { return f.sc }
+
+// Set replaces the scenario; the next invocation sees it.
+func (f *Fake) Set(sc Scenario) {
+	f.t.Helper()
+	data, err := json.Marshal(sc)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "scenario.json"), data, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	f.sc = sc
+}
+
+// Update changes the scenario with fn.
+func (f *Fake) Update(fn func(*Scenario)) {
+	sc := f.sc
+	fn(&sc)
+	f.Set(sc)
+}
+
+// Calls returns the argv of every invocation so far, in order.
+func (f *Fake) Calls() [][]string {
+	f.t.Helper()
+	data, err := os.ReadFile(f.sc.Log)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var calls [][]string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var argv []string
+		if err := json.Unmarshal([]byte(line), &argv); err != nil {
+			f.t.Fatalf("bad call log line %q: %v", line, err)
+		}
+		calls = append(calls, argv)
+	}
+	return calls
+}
+
+// ResetCalls forgets the calls so far.
+func (f *Fake) ResetCalls() { _ = os.Remove(f.sc.Log) }
+
+// WriteNote writes a note into the vault, making folders.
+func (f *Fake) WriteNote(rel, content string) {
+	f.t.Helper()
+	p := filepath.Join(f.Vault, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// Note reads a note from the vault.
+func (f *Fake) Note(rel string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(f.Vault, filepath.FromSlash(rel)))
+	return string(data), err == nil
+}
+
+func copyFile(t testing.TB, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

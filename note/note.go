@@ -1,0 +1,105 @@
+// Package note is the vocabulary shared by the tools and every backend:
+// how a note is located, what operations take and return, which paths are
+// safe, how a name resolves like a wikilink, and the byte rules of append
+// and prepend. Keeping these here gives every backend one contract, and lets
+// the test fake of the Obsidian CLI reuse the same rules.
+//
+// It does no I/O.
+package note
+
+import (
+	"time"
+)
+
+// Locator names one existing note: Path exactly (vault-relative, with
+// extension) or Name like a wikilink. Exactly one of them is set.
+type Locator struct {
+	Path string
+	Name string
+}
+
+// ByPath locates a note by its exact vault-relative path.
+func ByPath(p string) Locator { return Locator{Path: p} }
+
+// ByName locates a note like a wikilink.
+func ByName(n string) Locator { return Locator{Name: n} }
+
+// String is for logs and messages.
+func (l Locator) String() string {
+	if l.Path != "" {
+		return l.Path
+	}
+	return l.Name
+}
+
+// CreateRequest describes a note to create. Path or Name (with optional
+// Folder) says where; MarkdownPath gives the resulting path.
+type CreateRequest struct {
+	Path      string
+	Name      string
+	Folder    string
+	Content   string
+	Template  string
+	Overwrite bool
+	Open      bool
+}
+
+// Target is the vault-relative path the request creates.
+func (r CreateRequest) Target() string {
+	if r.Path != "" {
+		return WithDefaultExt(r.Path)
+	}
+	if r.Folder == "" {
+		return WithDefaultExt(r.Name)
+	}
+	return trimSlashes(r.Folder) + "/" + WithDefaultExt(r.Name)
+}
+
+// Created reports a create.
+type Created struct {
+	Path string `json:"path" jsonschema:"vault-relative path of the note"`
+	// Overwrote is true when an existing note was replaced.
+	Overwrote bool `json:"overwrote" jsonschema:"true when an existing note was replaced (overwrite: true)"`
+	Size      int  `json:"size" jsonschema:"bytes of content written (0 when created from a template)"`
+	Opened    bool `json:"opened" jsonschema:"true when the note was opened in Obsidian"`
+}
+
+// Content is a note's exact bytes.
+type Content struct {
+	Path    string `json:"path" jsonschema:"vault-relative path of the note"`
+	Content string `json:"content" jsonschema:"the note's exact content, frontmatter included"`
+}
+
+// Written reports an append or prepend.
+type Written struct {
+	Path  string `json:"path" jsonschema:"vault-relative path of the note"`
+	Bytes int    `json:"bytes" jsonschema:"bytes of content added"`
+}
+
+// Deleted reports a delete.
+type Deleted struct {
+	Path      string `json:"path" jsonschema:"vault-relative path of the deleted note"`
+	Permanent bool   `json:"permanent" jsonschema:"false: moved to the trash (recoverable); true: deleted permanently"`
+}
+
+// Moved reports a move or rename.
+type Moved struct {
+	From string `json:"from" jsonschema:"the note's previous vault-relative path"`
+	To   string `json:"to" jsonschema:"the note's new vault-relative path"`
+}
+
+// Opened reports an open.
+type Opened struct {
+	Path   string `json:"path" jsonschema:"vault-relative path of the opened note"`
+	NewTab bool   `json:"new_tab" jsonschema:"true when it was opened in a new tab"`
+}
+
+// Info describes a note's file.
+type Info struct {
+	Path      string    `json:"path" jsonschema:"vault-relative path"`
+	Name      string    `json:"name" jsonschema:"file name without extension"`
+	Extension string    `json:"extension" jsonschema:"extension without the dot, e.g. md"`
+	Size      int64     `json:"size" jsonschema:"size in bytes"`
+	Created   time.Time `json:"created" jsonschema:"creation time, RFC 3339, UTC"`
+	Modified  time.Time `json:"modified" jsonschema:"last modification time, RFC 3339, UTC"`
+}

@@ -1,0 +1,154 @@
+package note
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MarkdownExt is the extension a path gets when it has none.
+const MarkdownExt = ".md"
+
+// forbiddenNameChars are the characters Obsidian refuses in file names on
+// every platform ("File name cannot contain any of the following characters").
+const forbiddenNameChars = `*"\/<>:|?`
+
+// WithDefaultExt appends .md to p when its last segment has no extension.
+func WithDefaultExt(p string) string {
+	if path.Ext(path.Base(p)) == "" {
+		return p + MarkdownExt
+	}
+	return p
+}
+
+// Ext returns the extension of p without the dot.
+func Ext(p string) string { return strings.TrimPrefix(path.Ext(p), ".") }
+
+// Stem returns p's file name without its extension.
+func Stem(p string) string {
+	b := path.Base(p)
+	return strings.TrimSuffix(b, path.Ext(b))
+}
+
+// Dir returns p's folder, "" for the vault root.
+func Dir(p string) string {
+	d := path.Dir(p)
+	if d == "." || d == "/" {
+		return ""
+	}
+	return d
+}
+
+// Join joins a folder ("" for the root) and a file name.
+func Join(folder, name string) string {
+	if folder == "" {
+		return name
+	}
+	return folder + "/" + name
+}
+
+func trimSlashes(s string) string { return strings.Trim(s, "/") }
+
+// CheckPath says what is wrong with p as a vault-relative file path, or ""
+// when it is safe. The rules keep every path inside the vault and portable:
+// no absolute paths or drive letters, no "..", no backslashes (Windows
+// separators would otherwise mean different files on different machines),
+// no NUL or control characters.
+func CheckPath(p string) string {
+	if msg := checkText(p); msg != "" {
+		return msg
+	}
+	if strings.HasSuffix(p, "/") {
+		return "must name a file, not a folder; remove the trailing '/'"
+	}
+	return checkSegments(p)
+}
+
+// CheckFolder is CheckPath for a folder; "" (the vault root) is allowed and
+// a trailing '/' is tolerated.
+func CheckFolder(p string) string {
+	if p == "" || p == "/" {
+		return ""
+	}
+	if msg := checkText(p); msg != "" {
+		return msg
+	}
+	return checkSegments(strings.TrimSuffix(p, "/"))
+}
+
+// CheckName says what is wrong with a wikilink-style note name, or "".
+// A name may carry a folder suffix ("Projects/Plan") but never escape.
+func CheckName(n string) string {
+	if strings.TrimSpace(n) == "" {
+		return "must not be empty or blank"
+	}
+	return CheckPath(n)
+}
+
+// CheckNewName says what is wrong with a new file name (rename, create by
+// name), or "". It refuses folder separators and the characters Obsidian
+// refuses in names.
+func CheckNewName(n string) string {
+	if strings.TrimSpace(n) == "" {
+		return "must not be empty or blank"
+	}
+	if i := strings.IndexAny(n, forbiddenNameChars); i >= 0 {
+		return "must not contain " + quoteRune(rune(n[i])) + "; Obsidian refuses any of " + forbiddenNameChars + " in file names (use move to change the folder)"
+	}
+	if msg := checkText(n); msg != "" {
+		return msg
+	}
+	if n == "." || n == ".." {
+		return "must be a file name, not '" + n + "'"
+	}
+	if strings.TrimSpace(n) != n {
+		return "must not start or end with white space"
+	}
+	return ""
+}
+
+func checkText(p string) string {
+	switch {
+	case p == "":
+		return "must not be empty"
+	case !utf8.ValidString(p):
+		return "must be valid UTF-8"
+	case strings.ContainsRune(p, 0):
+		return "must not contain NUL bytes"
+	case strings.ContainsRune(p, '\\'):
+		return "must use '/' as the folder separator, not '\\'"
+	case strings.HasPrefix(p, "/"):
+		return "must be relative to the vault root; remove the leading '/'"
+	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
+		return "must be relative to the vault root, not a drive path like '" + p[:2] + "'"
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return "must not contain control characters (found " + quoteRune(r) + ")"
+		}
+	}
+	return ""
+}
+
+func checkSegments(p string) string {
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "..":
+			return "must not contain '..' segments; paths stay inside the vault"
+		case ".", "":
+			return "must not contain empty or '.' segments (like 'a//b' or 'a/./b')"
+		}
+	}
+	return ""
+}
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+func quoteRune(r rune) string {
+	if unicode.IsControl(r) {
+		return fmt.Sprintf("U+%04X", r)
+	}
+	return "'" + string(r) + "'"
+}

@@ -1,0 +1,475 @@
+package obsidiancli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// maxArgContent is the largest escaped content= value sent through argv.
+// Windows caps a command line near 32 KB and the CLI was reported unstable
+// above ~4 KB per argument (obsidian-cli.md §4); larger content is written
+// to the vault folder directly.
+const maxArgContent = 4096
+
+// escaper encodes control characters the way the CLI decodes them. The
+// reverse is impossible for a literal backslash (the CLI turns every `\n`,
+// `\t`, `\r` into a control character and has no escape for '\'), which is
+// why content with a backslash never goes through argv.
+var escaper = strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`)
+
+// errNoLocalVault marks a vault folder this machine cannot open.
+var errNoLocalVault = errors.New("the vault folder is not reachable from this machine")
+
+// Backend implements the tools' Backend over the CLI.
+type Backend struct {
+	CLI    *Client
+	Logger *slog.Logger
+	// VaultPath is the vault folder; "" means ask the CLI (vault info=path)
+	// the first time direct file access is needed.
+	VaultPath string
+
+	rootMu  sync.Mutex
+	root    *os.Root
+	rootErr error
+	// editMu serialises read-modify-write edits done on the folder, so two
+	// concurrent appends through this server cannot lose one another.
+	editMu sync.Mutex
+}
+
+// argSafe reports whether content survives the trip through argv unchanged.
+func argSafe(content string) bool {
+	return !strings.ContainsAny(content, "\\\x00") && len(escaper.Replace(content)) <= maxArgContent
+}
+
+// Create creates a note and never clobbers or side-copies one.
+func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+	target := req.Target()
+	if !req.Overwrite {
+		if err := b.mustNotExist(ctx, target); err != nil {
+			return note.Created{}, err
+		}
+	}
+	if !argSafe(req.Content) {
+		if req.Template != "" {
+			return note.Created{}, errors.E(errors.Unsupported, "a template cannot be combined with this content").
+				WithHint("Content with a backslash, a NUL byte or over 4 KB is written to the vault folder directly, which cannot apply a template. Create the note from the template first, then append the content.")
+		}
+		return b.createDirect(ctx, target, req)
+	}
+	args := []string{"path=" + target}
+	if req.Content != "" {
+		args = append(args, "content="+escaper.Replace(req.Content))
+	}
+	if req.Template != "" {
+		args = append(args, "template="+req.Template)
+	}
+	if req.Overwrite {
+		args = append(args, "overwrite")
+	}
+	if req.Open {
+		args = append(args, "open")
+	}
+	out, err := b.CLI.Run(ctx, "create", args...)
+	if err != nil {
+		return note.Created{}, err
+	}
+	got, overwrote := after(out, "Created: "), false
+	if got == "" {
+		got, overwrote = after(out, "Overwrote: "), true
+	}
+	if got == "" {
+		return note.Created{}, unexpected("create", out)
+	}
+	if got != target {
+		// The note appeared between our check and the create, and Obsidian
+		// made "Name 1.md" instead of failing. Undo the side copy.
+		if _, derr := b.CLI.Run(ctx, "delete", "path="+got, "permanent"); derr != nil {
+			b.Logger.Warn("could not remove the side copy Obsidian created", "path", got, "err", derr)
+		}
+		return note.Created{}, exists(target)
+	}
+	return note.Created{Path: target, Overwrote: overwrote, Size: len(req.Content), Opened: req.Open}, nil
+}
+
+func (b *Backend) createDirect(ctx context.Context, target string, req note.CreateRequest) (note.Created, error) {
+	root, err := b.directRoot(ctx)
+	if err != nil {
+		return note.Created{}, err
+	}
+	res := note.Created{Path: target, Size: len(req.Content)}
+	if req.Overwrite {
+		_, statErr := root.Stat(target)
+		res.Overwrote = statErr == nil
+		err = atomicfile.Replace(root, target, []byte(req.Content))
+	} else {
+		err = atomicfile.Create(root, target, []byte(req.Content))
+	}
+	if err != nil {
+		return note.Created{}, fileError(err, target)
+	}
+	if req.Open {
+		if _, err := b.CLI.Run(ctx, "open", "path="+target); err != nil {
+			// The note is written; failing now would invite a retry that
+			// finds it existing. Report it created and not opened.
+			b.Logger.Warn("note created but not opened", "path", target, "err", err)
+		} else {
+			res.Opened = true
+		}
+	}
+	return res, nil
+}
+
+// Read returns the note's exact bytes. The CLI's read cannot say whether a
+// note ends with a newline (it always prints one), so bytes come from the
+// vault folder when it is reachable, and otherwise from the CLI with the
+// note's size deciding the final newline.
+func (b *Backend) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Content{}, err
+	}
+	root, err := b.vaultRoot(ctx)
+	switch {
+	case err == nil:
+		data, err := root.ReadFile(p)
+		if err != nil {
+			return note.Content{}, fileError(err, p)
+		}
+		return note.Content{Path: p, Content: string(data)}, nil
+	case !errors.Is(err, errNoLocalVault):
+		return note.Content{}, err
+	}
+	var out string
+	for attempt := 0; attempt < 2; attempt++ {
+		if out, err = b.CLI.RunData(ctx, "read", "path="+p); err != nil {
+			return note.Content{}, err
+		}
+		info, err := b.info(ctx, p)
+		if err != nil {
+			return note.Content{}, err
+		}
+		if content, ok := exactContent(out, info.Size); ok {
+			return note.Content{Path: p, Content: content}, nil
+		}
+		// The note may have changed between the two calls: try once more.
+	}
+	b.Logger.Warn("read: the CLI's output does not match the note's size; returning it without its final newline", "path", p)
+	return note.Content{Path: p, Content: strings.TrimSuffix(out, "\n")}, nil
+}
+
+// exactContent recovers a note's bytes from the CLI's read output, which is
+// the content plus a '\n' when the content lacks a final one, possibly after
+// leading blank lines the CLI adds; size is the note's size in bytes. Where
+// two readings fit, the one assuming fewer CLI-added lines wins.
+func exactContent(out string, size int64) (string, bool) {
+	for _, trail := range []int{1, 0} {
+		k := len(out) - trail - int(size)
+		if k < 0 || strings.Trim(out[:k], "\r\n") != "" {
+			continue
+		}
+		content := out[k : len(out)-trail]
+		if trail == 1 && (!strings.HasSuffix(out, "\n") || strings.HasSuffix(content, "\n")) {
+			continue
+		}
+		return content, true
+	}
+	return "", false
+}
+
+// Append adds content at the end of the note.
+func (b *Backend) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return b.edit(ctx, loc, "append", content, inline, note.Append)
+}
+
+// Prepend inserts content after the note's frontmatter.
+func (b *Backend) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return b.edit(ctx, loc, "prepend", content, inline, note.Prepend)
+}
+
+func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content string, inline bool,
+	apply func(existing, content []byte, inline bool) []byte) (note.Written, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Written{}, err
+	}
+	if argSafe(content) {
+		args := []string{"path=" + p, "content=" + escaper.Replace(content)}
+		if inline {
+			args = append(args, "inline")
+		}
+		if _, err := b.CLI.Run(ctx, command, args...); err != nil {
+			return note.Written{}, err
+		}
+		return note.Written{Path: p, Bytes: len(content)}, nil
+	}
+	root, err := b.directRoot(ctx)
+	if err != nil {
+		return note.Written{}, err
+	}
+	b.editMu.Lock()
+	defer b.editMu.Unlock()
+	old, err := root.ReadFile(p)
+	if err != nil {
+		return note.Written{}, fileError(err, p)
+	}
+	if err := atomicfile.Replace(root, p, apply(old, []byte(content), inline)); err != nil {
+		return note.Written{}, fileError(err, p)
+	}
+	return note.Written{Path: p, Bytes: len(content)}, nil
+}
+
+// Delete moves the note to the trash, or deletes it when permanent.
+func (b *Backend) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Deleted{}, err
+	}
+	args := []string{"path=" + p}
+	if permanent {
+		args = append(args, "permanent")
+	}
+	if _, err := b.CLI.Run(ctx, "delete", args...); err != nil {
+		return note.Deleted{}, err
+	}
+	return note.Deleted{Path: p, Permanent: permanent}, nil
+}
+
+// Move moves the note to a folder or full path; Obsidian updates links.
+func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	dest := note.MoveTarget(p, to)
+	return b.relocate(ctx, p, dest, "move", "to="+dest)
+}
+
+// Rename renames the note in its folder, keeping its extension.
+func (b *Backend) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	dest := note.RenameTarget(p, newName)
+	return b.relocate(ctx, p, dest, "rename", "name="+path.Base(dest))
+}
+
+func (b *Backend) relocate(ctx context.Context, from, to, command, arg string) (note.Moved, error) {
+	if to == from {
+		// Nothing to do; answering success keeps the tool idempotent. The
+		// note must still exist.
+		if _, err := b.info(ctx, from); err != nil {
+			return note.Moved{}, err
+		}
+		return note.Moved{From: from, To: to}, nil
+	}
+	// A case-only change names the same file on case-insensitive systems.
+	if !strings.EqualFold(from, to) {
+		if err := b.mustNotExist(ctx, to); err != nil {
+			return note.Moved{}, err
+		}
+	}
+	out, err := b.CLI.Run(ctx, command, "path="+from, arg)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	if _, got, ok := strings.Cut(firstLine(out), " -> "); ok && got != "" {
+		to = got
+	}
+	return note.Moved{From: from, To: to}, nil
+}
+
+// Open shows the note in the Obsidian window.
+func (b *Backend) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Opened{}, err
+	}
+	args := []string{"path=" + p}
+	if newTab {
+		args = append(args, "newtab")
+	}
+	if _, err := b.CLI.Run(ctx, "open", args...); err != nil {
+		return note.Opened{}, err
+	}
+	return note.Opened{Path: p, NewTab: newTab}, nil
+}
+
+// FileInfo describes the note's file.
+func (b *Backend) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Info{}, err
+	}
+	return b.info(ctx, p)
+}
+
+func (b *Backend) info(ctx context.Context, p string) (note.Info, error) {
+	out, err := b.CLI.Run(ctx, "file", "path="+p)
+	if err != nil {
+		return note.Info{}, err
+	}
+	return parseInfo(out)
+}
+
+// parseInfo reads `file`'s key<TAB>value lines; times are epoch milliseconds.
+func parseInfo(out string) (note.Info, error) {
+	var info note.Info
+	seen := 0
+	for _, line := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSuffix(line, "\r"), "\t")
+		if !ok {
+			continue
+		}
+		var err error
+		switch k {
+		case "path":
+			info.Path = v
+		case "name":
+			info.Name = v
+		case "extension":
+			info.Extension = v
+		case "size":
+			info.Size, err = strconv.ParseInt(v, 10, 64)
+		case "created":
+			info.Created, err = epochMillis(v)
+		case "modified":
+			info.Modified, err = epochMillis(v)
+		default:
+			continue
+		}
+		if err != nil {
+			return note.Info{}, unexpected("file", out)
+		}
+		seen++
+	}
+	if info.Path == "" || seen < 6 {
+		return note.Info{}, unexpected("file", out)
+	}
+	return info, nil
+}
+
+func epochMillis(v string) (time.Time, error) {
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
+// locate turns a locator into an exact path. Names are resolved here, from
+// the vault's file list, because the CLI's own file= silently picks one of
+// several matching notes.
+func (b *Backend) locate(ctx context.Context, loc note.Locator) (string, error) {
+	if loc.Path != "" {
+		return loc.Path, nil
+	}
+	out, err := b.CLI.Run(ctx, "files")
+	if err != nil {
+		return "", err
+	}
+	var files []string
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSuffix(line, "\r"); line != "" {
+			files = append(files, line)
+		}
+	}
+	return note.Resolve(loc.Name, files)
+}
+
+func (b *Backend) mustNotExist(ctx context.Context, p string) error {
+	_, err := b.info(ctx, p)
+	switch e := errors.From(err); {
+	case err == nil:
+		return exists(p)
+	case e.Kind == errors.FileNotFound:
+		return nil
+	default:
+		return err
+	}
+}
+
+// vaultRoot opens the vault folder, asking the CLI where it is the first
+// time. A folder this machine cannot open (the CLI may talk to an app on
+// another file system, as from WSL) is remembered as errNoLocalVault; CLI
+// failures are not remembered, so a later call can succeed.
+func (b *Backend) vaultRoot(ctx context.Context) (*os.Root, error) {
+	b.rootMu.Lock()
+	defer b.rootMu.Unlock()
+	if b.root != nil || b.rootErr != nil {
+		return b.root, b.rootErr
+	}
+	dir := b.VaultPath
+	if dir == "" {
+		out, err := b.CLI.Run(ctx, "vault", "info=path")
+		if err != nil {
+			return nil, err
+		}
+		dir = strings.TrimSpace(out)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		b.rootErr = fmt.Errorf("%w (%q: %v)", errNoLocalVault, dir, err)
+		b.Logger.Info("vault folder not reachable; reads go through the CLI", "dir", dir, "err", err)
+		return nil, b.rootErr
+	}
+	b.root = root
+	return root, nil
+}
+
+// directRoot is vaultRoot for writes that cannot go through the CLI.
+func (b *Backend) directRoot(ctx context.Context) (*os.Root, error) {
+	root, err := b.vaultRoot(ctx)
+	if errors.Is(err, errNoLocalVault) {
+		return nil, errors.E(errors.Unsupported, "this content cannot be sent through the Obsidian CLI, and %v", err).
+			WithHint("Content with a backslash, a NUL byte, or over 4 KB is written to the vault folder directly. Run the server on the machine that holds the vault folder, or send the content in smaller pieces without backslashes.")
+	}
+	return root, err
+}
+
+func fileError(err error, p string) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.E(errors.FileNotFound, "note not found: %s", p).WithCause(err)
+	case errors.Is(err, fs.ErrExist):
+		return exists(p)
+	case errors.Is(err, fs.ErrPermission):
+		return errors.E(errors.PermissionDenied, "permission denied: %s", p).WithCause(err)
+	}
+	return errors.E(errors.CLIError, "cannot write %s: %v", p, err).WithCause(err)
+}
+
+func exists(p string) *errors.Error {
+	return errors.E(errors.FileExists, "a note already exists at %s; nothing was changed", p).With("path", p)
+}
+
+func unexpected(command, out string) *errors.Error {
+	return errors.E(errors.CLIError, "obsidian %s gave an answer this server does not understand: %q", command, quote(firstLine(out))).
+		WithHint("This Obsidian version may be newer than this server supports; check for an obsidian-mcp update.")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, "\r")
+}
+
+// after returns the rest of the first line when it starts with prefix.
+func after(out, prefix string) string {
+	rest, ok := strings.CutPrefix(firstLine(out), prefix)
+	if !ok {
+		return ""
+	}
+	return rest
+}

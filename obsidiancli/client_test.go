@@ -1,0 +1,211 @@
+package obsidiancli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+func TestMain(m *testing.M) { obsidiantest.Main(m) }
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newClient(f *obsidiantest.Fake) *Client {
+	return &Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: discard()}
+}
+
+func TestRunArgvVaultFirst(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{VaultName: "Work"})
+	c := newClient(f)
+	c.Vault = "Work"
+	if _, err := c.Run(t.Context(), "version"); err != nil {
+		t.Fatal(err)
+	}
+	c2 := newClient(f)
+	c2.Vault = "Personal"
+	_, err := c2.Run(t.Context(), "files")
+	if k := errors.From(err); k == nil || k.Kind != errors.VaultNotFound || k.Code() != -32002 {
+		t.Fatalf("wrong vault: err = %v, want VAULT_NOT_FOUND", err)
+	}
+	want := [][]string{{"vault=Work", "version"}, {"vault=Personal", "files"}}
+	if got := f.Calls(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("argv = %q, want %q", got, want)
+	}
+}
+
+func TestRunNotRunning(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{NotRunning: true})
+	_, err := newClient(f).Run(t.Context(), "files")
+	e := errors.From(err)
+	if e.Kind != errors.NotRunning || e.Code() != -32001 || !strings.Contains(e.Hint, "Start Obsidian") {
+		t.Fatalf("err = %v (%s), want OBSIDIAN_NOT_RUNNING with a hint", err, e.Kind)
+	}
+}
+
+func TestRunCLINotFound(t *testing.T) {
+	t.Parallel()
+	for _, bin := range []string{filepath.Join(t.TempDir(), "obsidian"), "obsidian-definitely-not-installed", t.TempDir()} {
+		_, err := (&Client{Bin: bin, Logger: discard()}).Run(t.Context(), "version")
+		e := errors.From(err)
+		if e.Kind != errors.CLINotFound || e.Code() != -32001 || !strings.Contains(e.Hint, "--obsidian-bin") {
+			t.Errorf("Bin=%q: err = %v (%s), want OBSIDIAN_CLI_NOT_FOUND", bin, err, e.Kind)
+		}
+	}
+}
+
+func TestRunNoise(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Noise: true})
+	out, err := newClient(f).Run(t.Context(), "version")
+	if err != nil || out != "1.12.7 (installer 1.12.7)\n" {
+		t.Fatalf("Run = %q, %v; want the version without noise", out, err)
+	}
+}
+
+func TestRunColdStartRetriesOnce(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{ColdStart: 1})
+	out, err := newClient(f).Run(t.Context(), "version")
+	if err != nil || !strings.HasPrefix(out, "1.12.7") {
+		t.Fatalf("Run = %q, %v; want success after one retry", out, err)
+	}
+	if n := len(f.Calls()); n != 2 {
+		t.Errorf("%d calls, want 2", n)
+	}
+	g := obsidiantest.Install(t, obsidiantest.Scenario{ColdStart: 5})
+	_, err = newClient(g).Run(t.Context(), "version")
+	if e := errors.From(err); e.Kind != errors.CLIError || !strings.Contains(e.Hint, "loading") {
+		t.Fatalf("persistent cold start: err = %v, want CLI_ERROR with a hint", err)
+	}
+	if n := len(g.Calls()); n != 2 {
+		t.Errorf("%d calls, want exactly one retry", n)
+	}
+}
+
+// processGone polls until pid no longer exists.
+func processGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			return
+		}
+		// A killed child of ours may linger as a zombie of the fake, which
+		// init reaps; treat a zombie as gone.
+		if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(data), ") Z ") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d still alive", pid)
+}
+
+func readPID(t *testing.T, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(file); err == nil && len(data) > 0 {
+			pid, err := strconv.Atoi(string(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", file)
+	return 0
+}
+
+func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups are POSIX")
+	}
+	t.Parallel()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	c := newClient(f)
+	c.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	_, err := c.Run(t.Context(), "read", "path=a.md")
+	elapsed := time.Since(start)
+	e := errors.From(err)
+	if e.Kind != errors.Timeout || e.Code() != -32006 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v (%s), want TIMEOUT wrapping DeadlineExceeded", err, e.Kind)
+	}
+	// The contract is an answer within about a second of the limit.
+	if elapsed > c.Timeout+time.Second {
+		t.Errorf("answered after %v, more than a second past the %v limit", elapsed, c.Timeout)
+	}
+	processGone(t, readPID(t, pidfile))
+}
+
+func TestRunGrandchildHoldingPipes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX")
+	}
+	t.Parallel()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Grandchild: pidfile})
+	c := newClient(f)
+	start := time.Now()
+	out, err := c.Run(t.Context(), "version")
+	if err != nil || !strings.HasPrefix(out, "1.12.7") {
+		t.Fatalf("Run = %q, %v; want the answer despite the held pipe", out, err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v: a grandchild holding stdout must not hold the answer", elapsed)
+	}
+	pid := readPID(t, pidfile)
+	_ = syscall.Kill(pid, syscall.SIGKILL) // it outlives a successful CLI call by design
+}
+
+func TestRunCancelled(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := newClient(f).Run(ctx, "files")
+	if e := errors.From(err); e.Kind != errors.Cancelled {
+		t.Fatalf("err = %v, want CANCELLED", err)
+	}
+}
+
+func TestCommandTimeoutOverride(t *testing.T) {
+	t.Parallel()
+	c := &Client{Timeout: time.Second, CommandTimeouts: map[string]time.Duration{"move": time.Minute}}
+	if c.timeout("move") != time.Minute || c.timeout("read") != time.Second || (&Client{}).timeout("x") != DefaultTimeout {
+		t.Error("per-command timeouts not applied")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	got := redact([]string{"create", "path=a.md", "content=secret body"})
+	if strings.Contains(strings.Join(got, " "), "secret") || got[2] != "content=<11 bytes>" {
+		t.Errorf("redact = %q", got)
+	}
+}
+
+func TestOutputLimit(t *testing.T) {
+	t.Parallel()
+	b := &cappedBuffer{limit: 4}
+	n, err := b.Write([]byte("abcdef"))
+	if n != 6 || err != nil || b.String() != "abcd" || !b.overflow || b.total != 6 {
+		t.Errorf("cappedBuffer: n=%d err=%v buf=%q overflow=%v", n, err, b.String(), b.overflow)
+	}
+}
