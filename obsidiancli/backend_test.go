@@ -348,7 +348,7 @@ func TestFileErrorMapping(t *testing.T) {
 	for err, want := range map[error]errors.Kind{
 		&fs.PathError{Op: "open", Path: "a", Err: fs.ErrPermission}: errors.PermissionDenied,
 		&fs.PathError{Op: "open", Path: "a", Err: fs.ErrNotExist}:   errors.FileNotFound,
-		fs.ErrExist: errors.FileExists,
+		fs.ErrExist:                errors.FileExists,
 		errors.New("disk on fire"): errors.CLIError,
 	} {
 		if got := kindOf(fileError(err, "a.md")); got != want {
