@@ -1,0 +1,198 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// locator is embedded in the arguments of every tool that targets an
+// existing note: exactly one of its fields must be set.
+type locator struct {
+	Path string `json:"path,omitempty" jsonschema:"Exact vault-relative path of the note, with its extension, e.g. Projects/Plan.md. Give either path or name, not both." validate:"omitempty,notepath"`
+	Name string `json:"name,omitempty" jsonschema:"Note name resolved like a wikilink, e.g. Plan or Projects/Plan (case-insensitive, .md optional). Fails with AMBIGUOUS_NAME, listing the candidates, when several notes match. Give either path or name, not both." validate:"omitempty,notename"`
+}
+
+func (l locator) note() note.Locator { return note.Locator{Path: l.Path, Name: l.Name} }
+
+// checks maps our custom validator tags to the note package's rules, which
+// also produce the message telling the caller how to fix the value.
+var checks = map[string]func(string) string{
+	"notepath":   note.CheckPath,
+	"notename":   note.CheckName,
+	"newname":    note.CheckNewName,
+	"folder":     note.CheckFolder,
+	"nocontrols": checkNoControls,
+}
+
+func checkNoControls(s string) string {
+	if strings.ContainsRune(s, 0) {
+		return "must not contain NUL bytes"
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Sprintf("must not contain control characters (found U+%04X)", r)
+		}
+	}
+	return ""
+}
+
+// newValidator builds the validator every tool shares. It is created by All,
+// not held in a package variable, so tests and servers never share state.
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	for tag, check := range checks {
+		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool {
+			return check(fl.Field().String()) == ""
+		}); err != nil {
+			panic(err) // programming error: a bad tag name
+		}
+	}
+	// Exactly one of path and name: a rule across two fields, which tags
+	// cannot say (omitempty would skip required_without).
+	v.RegisterStructValidation(func(sl validator.StructLevel) {
+		// The locator is an unexported embedded field, so read it by
+		// reflection rather than through Interface, which would panic.
+		l := sl.Current()
+		p, n := l.FieldByName("Path").String(), l.FieldByName("Name").String()
+		if (p == "") == (n == "") {
+			sl.ReportError(p, "path", "Path", "locator", "")
+			sl.ReportError(n, "name", "Name", "locator", "")
+		}
+	}, locator{}, createNoteArgs{})
+	return v
+}
+
+// bind decodes a call's arguments into A and validates them. Every problem
+// becomes INVALID_PARAMS with data.fields naming each field and its fix.
+func bind[A any](v *validator.Validate, req mcp.CallToolRequest) (A, error) {
+	var args A
+	raw := []byte(req.Params.RawArguments)
+	if len(raw) == 0 && req.Params.Arguments != nil {
+		var err error
+		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+			return args, invalid(errors.Field{Field: "arguments", Message: "must be a JSON object"})
+		}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&args); err != nil {
+		return args, invalid(decodeField(err, argNames(reflect.TypeFor[A]())))
+	}
+	if err := v.Struct(args); err != nil {
+		var verrs validator.ValidationErrors
+		if !errors.As(err, &verrs) {
+			return args, errors.E(errors.Internal, "validating arguments: %v", err)
+		}
+		fields := make([]errors.Field, 0, len(verrs))
+		for _, fe := range verrs {
+			fields = append(fields, errors.Field{Field: fe.Field(), Message: fieldMessage(fe)})
+		}
+		return args, invalid(fields...)
+	}
+	return args, nil
+}
+
+func invalid(fields ...errors.Field) *errors.Error {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = "`" + f.Field + "` " + f.Message
+	}
+	e := errors.E(errors.InvalidParams, "invalid arguments: %s", strings.Join(parts, "; "))
+	e.Fields = fields
+	return e
+}
+
+func fieldMessage(fe validator.FieldError) string {
+	if check, ok := checks[fe.Tag()]; ok {
+		return check(fmt.Sprint(fe.Value()))
+	}
+	switch fe.Tag() {
+	case "locator":
+		return "give exactly one of `path` (exact vault-relative path, e.g. Projects/Plan.md) or `name` (note name resolved like a wikilink, e.g. Plan)"
+	case "required":
+		return "is required"
+	case "min":
+		return "must not be empty"
+	case "excluded_with":
+		return "cannot be combined with `" + strings.ToLower(fe.Param()) + "`"
+	}
+	return fmt.Sprintf("failed the %q check", fe.Tag())
+}
+
+// decodeField explains a JSON decoding failure as a field error.
+func decodeField(err error, names []string) errors.Field {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		// Field is a Go path ("locator.path" inside the embedded struct);
+		// the client knows only the flat JSON key.
+		field := typeErr.Field[strings.LastIndex(typeErr.Field, ".")+1:]
+		return errors.Field{Field: field, Message: fmt.Sprintf("must be %s, not %s", jsonType(typeErr.Type), article(typeErr.Value))}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return errors.Field{Field: name, Message: "is not an argument of this tool; valid arguments: " + strings.Join(names, ", ")}
+	}
+	return errors.Field{Field: "arguments", Message: "must be a JSON object of the tool's arguments (" + err.Error() + ")"}
+}
+
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}
+
+func article(v string) string {
+	if v == "" {
+		return "that"
+	}
+	if strings.ContainsAny(v[:1], "aeiou") {
+		return "an " + v
+	}
+	return "a " + v
+}
+
+// argNames lists the JSON argument names of an args struct, embedded
+// structs included.
+func argNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			names = append(names, argNames(f.Type)...)
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,23 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+type deleteNoteArgs struct {
+	locator
+	Permanent bool `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash (Obsidian's deleted-files setting), where the user can restore it."`
+}
+
+var deleteNote = spec[deleteNoteArgs, note.Deleted]{
+	name:  "obsidian_delete_note",
+	title: "Delete note",
+	description: "Delete a note. By default it is moved to the trash and can be restored; `permanent: true` deletes it irreversibly, so use that only when the user asked for it. " +
+		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent}.",
+	hints: hints{destructive: true, idempotent: true},
+	run: func(ctx context.Context, b Backend, a deleteNoteArgs) (note.Deleted, error) {
+		return b.Delete(ctx, a.note(), a.Permanent)
+	},
+}

@@ -1,0 +1,236 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// fakeBackend records each call as one line and answers from its inputs,
+// or with err when set.
+type fakeBackend struct {
+	mu    sync.Mutex
+	calls []string
+	err   error
+}
+
+func (f *fakeBackend) record(format string, args ...any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+	return f.err
+}
+
+func loc(l note.Locator) string { return "path=" + l.Path + " name=" + l.Name }
+
+// resolved is where the fake pretends a locator points.
+func resolved(l note.Locator) string {
+	if l.Path != "" {
+		return l.Path
+	}
+	return "Resolved/" + l.Name + ".md"
+}
+
+func (f *fakeBackend) Create(_ context.Context, r note.CreateRequest) (note.Created, error) {
+	err := f.record("Create %+v", r)
+	return note.Created{Path: r.Target(), Overwrote: r.Overwrite, Size: len(r.Content), Opened: r.Open}, err
+}
+
+func (f *fakeBackend) Read(_ context.Context, l note.Locator) (note.Content, error) {
+	err := f.record("Read %s", loc(l))
+	return note.Content{Path: resolved(l), Content: "# Note\n\nbody with \\ and \"quotes\"\n"}, err
+}
+
+func (f *fakeBackend) Append(_ context.Context, l note.Locator, c string, inline bool) (note.Written, error) {
+	err := f.record("Append %s content=%q inline=%v", loc(l), c, inline)
+	return note.Written{Path: resolved(l), Bytes: len(c)}, err
+}
+
+func (f *fakeBackend) Prepend(_ context.Context, l note.Locator, c string, inline bool) (note.Written, error) {
+	err := f.record("Prepend %s content=%q inline=%v", loc(l), c, inline)
+	return note.Written{Path: resolved(l), Bytes: len(c)}, err
+}
+
+func (f *fakeBackend) Delete(_ context.Context, l note.Locator, permanent bool) (note.Deleted, error) {
+	err := f.record("Delete %s permanent=%v", loc(l), permanent)
+	return note.Deleted{Path: resolved(l), Permanent: permanent}, err
+}
+
+func (f *fakeBackend) Move(_ context.Context, l note.Locator, to string) (note.Moved, error) {
+	err := f.record("Move %s to=%s", loc(l), to)
+	return note.Moved{From: resolved(l), To: note.MoveTarget(resolved(l), to)}, err
+}
+
+func (f *fakeBackend) Rename(_ context.Context, l note.Locator, n string) (note.Moved, error) {
+	err := f.record("Rename %s new_name=%s", loc(l), n)
+	return note.Moved{From: resolved(l), To: note.RenameTarget(resolved(l), n)}, err
+}
+
+func (f *fakeBackend) Open(_ context.Context, l note.Locator, newTab bool) (note.Opened, error) {
+	err := f.record("Open %s new_tab=%v", loc(l), newTab)
+	return note.Opened{Path: resolved(l), NewTab: newTab}, err
+}
+
+func (f *fakeBackend) FileInfo(_ context.Context, l note.Locator) (note.Info, error) {
+	err := f.record("FileInfo %s", loc(l))
+	t := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	return note.Info{Path: resolved(l), Name: note.Stem(resolved(l)), Extension: "md", Size: 42, Created: t, Modified: t}, err
+}
+
+// toolCase is one row of a tool's table.
+type toolCase struct {
+	name string
+	args string // JSON arguments
+	// backend error to inject
+	err error
+	// wantCall is the backend call expected; "" means none.
+	wantCall string
+	// wantData is the expected structured content, as JSON.
+	wantData string
+	// wantText is the expected text block when it is not wantData.
+	wantText string
+	// wantKind and wantFields describe an expected failure.
+	wantKind   errors.Kind
+	wantFields []string
+	wantMsg    string
+}
+
+func findTool(t *testing.T, name string, b Backend) server.ServerTool {
+	t.Helper()
+	for _, st := range All(b) {
+		if st.Tool.Name == name {
+			return st
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return server.ServerTool{}
+}
+
+func call(t *testing.T, st server.ServerTool, args string) (*mcp.CallToolResult, error) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = st.Tool.Name
+	req.Params.RawArguments = json.RawMessage(args)
+	return st.Handler(t.Context(), req)
+}
+
+func runCases(t *testing.T, toolName string, cases []toolCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fb := &fakeBackend{err: tc.err}
+			res, err := call(t, findTool(t, toolName, fb), tc.args)
+			switch {
+			case tc.wantCall == "" && len(fb.calls) > 0:
+				t.Errorf("backend called %q, want no call", fb.calls)
+			case tc.wantCall != "" && !slices.Equal(fb.calls, []string{tc.wantCall}):
+				t.Errorf("backend calls = %q, want [%q]", fb.calls, tc.wantCall)
+			}
+			if tc.wantKind != "" {
+				checkErr(t, err, tc.wantKind, tc.wantFields, tc.wantMsg)
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if res.IsError {
+				t.Fatalf("isError result: %+v", res)
+			}
+			got, _ := json.Marshal(res.StructuredContent)
+			if !jsonEqual(t, string(got), tc.wantData) {
+				t.Errorf("structured content = %s, want %s", got, tc.wantData)
+			}
+			text := res.Content[0].(mcp.TextContent).Text
+			wantText := tc.wantText
+			if wantText == "" {
+				wantText = string(got)
+				if !jsonEqual(t, text, wantText) {
+					t.Errorf("text = %s, want the structured content", text)
+				}
+			} else if text != wantText {
+				t.Errorf("text = %q, want %q", text, wantText)
+			}
+		})
+	}
+}
+
+func checkErr(t *testing.T, err error, kind errors.Kind, fields []string, msg string) {
+	t.Helper()
+	var e *errors.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v (%T), want *errors.Error of kind %s", err, err, kind)
+	}
+	if e.Kind != kind {
+		t.Fatalf("kind = %s (%v), want %s", e.Kind, e, kind)
+	}
+	var got []string
+	for _, f := range e.Fields {
+		got = append(got, f.Field)
+		if f.Message == "" {
+			t.Errorf("field %s has no message", f.Field)
+		}
+	}
+	if !slices.Equal(got, fields) {
+		t.Errorf("fields = %v, want %v (%v)", got, fields, e)
+	}
+	if !strings.Contains(e.Message, msg) {
+		t.Errorf("message %q lacks %q", e.Message, msg)
+	}
+}
+
+func jsonEqual(t *testing.T, a, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal([]byte(a), &x); err != nil {
+		t.Fatalf("bad JSON %s: %v", a, err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatalf("bad JSON %s: %v", b, err)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// locatorCases are the validation rows every locator tool shares; extra is
+// the JSON of the tool's other required arguments ("" or `,"k":v`).
+func locatorCases(extra string) []toolCase {
+	return []toolCase{
+		{name: "no locator", args: `{` + strings.TrimPrefix(extra, ",") + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path", "name"}, wantMsg: "exactly one"},
+		{name: "both locators", args: `{"path":"a.md","name":"a"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path", "name"}},
+		{name: "traversal", args: `{"path":"../secret.md"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "'..'"},
+		{name: "absolute", args: `{"path":"/etc/passwd"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "leading '/'"},
+		{name: "drive letter", args: `{"path":"C:/x.md"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "drive"},
+		{name: "backslash", args: `{"path":"a\\b.md"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: `'\'`},
+		{name: "NUL", args: `{"path":"a\u0000.md"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "NUL"},
+		{name: "control char", args: `{"path":"a\u001b.md"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "control"},
+		{name: "blank name", args: `{"name":"  "` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"name"}, wantMsg: "blank"},
+		{name: "name escaping", args: `{"name":"../x"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"name"}},
+		{name: "wrong type", args: `{"path":42` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"path"}, wantMsg: "must be a string, not a number"},
+		{name: "unknown argument", args: `{"path":"a.md","file":"a"` + extra + `}`, wantKind: errors.InvalidParams, wantFields: []string{"file"}, wantMsg: "valid arguments"},
+		{name: "not an object", args: `["a.md"]`, wantKind: errors.InvalidParams, wantFields: []string{"arguments"}},
+		{name: "not found", args: `{"path":"a.md"` + extra + `}`, err: errors.E(errors.FileNotFound, "note not found: a.md"), wantKind: errors.FileNotFound, wantMsg: "a.md"},
+	}
+}
+
+// withCall fills in the backend call for the rows that reach the backend.
+func withCall(cases []toolCase, call string) []toolCase {
+	for i := range cases {
+		if cases[i].err != nil {
+			cases[i].wantCall = call
+		}
+	}
+	return cases
+}

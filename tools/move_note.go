@@ -1,0 +1,23 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+type moveNoteArgs struct {
+	locator
+	To string `json:"to" jsonschema:"Destination: a folder (e.g. Archive/2026; / for the vault root), or a full new path ending in the note's extension (e.g. Archive/Old plan.md)." validate:"required,folder"`
+}
+
+var moveNote = spec[moveNoteArgs, note.Moved]{
+	name:  "obsidian_move_note",
+	title: "Move note",
+	description: "Move a note to another folder, or to a new full path (which can rename it too). Obsidian updates links to it when its \"Automatically update internal links\" setting is on. " +
+		"Fails with FILE_EXISTS, changing nothing, if a note is already at the destination. Locate the note by `path` or `name`. Returns {from, to}.",
+	hints: hints{idempotent: true},
+	run: func(ctx context.Context, b Backend, a moveNoteArgs) (note.Moved, error) {
+		return b.Move(ctx, a.note(), a.To)
+	},
+}

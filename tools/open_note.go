@@ -1,0 +1,22 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+type openNoteArgs struct {
+	locator
+	NewTab bool `json:"new_tab,omitempty" jsonschema:"Open in a new tab. Default false: the current tab."`
+}
+
+var openNote = spec[openNoteArgs, note.Opened]{
+	name:  "obsidian_open_note",
+	title: "Open note in Obsidian",
+	description: "Show a note in the Obsidian app window, so the user sees it. Changes nothing in the vault. Locate the note by `path` or `name`. Returns {path, new_tab}.",
+	hints:       hints{readOnly: true, idempotent: true},
+	run: func(ctx context.Context, b Backend, a openNoteArgs) (note.Opened, error) {
+		return b.Open(ctx, a.note(), a.NewTab)
+	},
+}

@@ -1,0 +1,155 @@
+package tools
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/toolsnaps")
+
+// examples are valid arguments for every tool, with every argument given.
+var examples = map[string]string{
+	"obsidian_create_note":     `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true}`,
+	"obsidian_read_note":       `{"path":"a.md"}`,
+	"obsidian_append_to_note":  `{"path":"a.md","content":"x","inline":true}`,
+	"obsidian_prepend_to_note": `{"path":"a.md","content":"x","inline":true}`,
+	"obsidian_delete_note":     `{"path":"a.md","permanent":true}`,
+	"obsidian_move_note":       `{"path":"a.md","to":"B"}`,
+	"obsidian_rename_note":     `{"path":"a.md","new_name":"b"}`,
+	"obsidian_open_note":       `{"path":"a.md","new_tab":true}`,
+	"obsidian_file_info":       `{"path":"a.md"}`,
+}
+
+type schema struct {
+	Type                 string                    `json:"type"`
+	Properties           map[string]map[string]any `json:"properties"`
+	Required             []string                  `json:"required"`
+	AdditionalProperties *bool                     `json:"additionalProperties"`
+	OneOf, AnyOf, AllOf  []any
+}
+
+func inputSchema(t *testing.T, raw json.RawMessage) schema {
+	t.Helper()
+	var s schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRegistryInvariants(t *testing.T) {
+	t.Parallel()
+	snake := regexp.MustCompile(`^obsidian_[a-z]+(_[a-z]+)*$`)
+	seen := map[string]bool{}
+	for _, st := range All(&fakeBackend{}) {
+		tool := st.Tool
+		t.Run(tool.Name, func(t *testing.T) {
+			if seen[tool.Name] || !snake.MatchString(tool.Name) {
+				t.Errorf("name %q is duplicated or not obsidian_snake_case", tool.Name)
+			}
+			seen[tool.Name] = true
+			if len(tool.Description) < 80 || tool.Title == "" || tool.Annotations.Title != tool.Title {
+				t.Errorf("description or title missing or too thin: %q", tool.Description)
+			}
+			a := tool.Annotations
+			if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil || *a.OpenWorldHint {
+				t.Errorf("annotations must all be explicit and openWorldHint false: %+v", a)
+			}
+			if *a.ReadOnlyHint && *a.DestructiveHint {
+				t.Error("a read-only tool cannot be destructive")
+			}
+			s := inputSchema(t, tool.RawInputSchema)
+			if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties || s.OneOf != nil || s.AnyOf != nil || s.AllOf != nil {
+				t.Errorf("input schema must be a closed object without top-level combinators: %s", tool.RawInputSchema)
+			}
+			if tool.OutputSchema.Type != "object" {
+				t.Errorf("no output schema")
+			}
+			for name, prop := range s.Properties {
+				if d, _ := prop["description"].(string); d == "" {
+					t.Errorf("argument %s has no description", name)
+				}
+			}
+			example, ok := examples[tool.Name]
+			if !ok {
+				t.Fatalf("no example arguments for %s", tool.Name)
+			}
+			var args map[string]any
+			if err := json.Unmarshal([]byte(example), &args); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := call(t, st, example); err != nil {
+				t.Fatalf("example arguments rejected: %v", err)
+			}
+			// The schema's required list and the validation agree: leaving out
+			// a required argument fails naming it; leaving out any other does not.
+			for name := range s.Properties {
+				if _, given := args[name]; !given {
+					continue
+				}
+				without := map[string]any{}
+				for k, v := range args {
+					if k != name {
+						without[k] = v
+					}
+				}
+				raw, _ := json.Marshal(without)
+				_, err := call(t, st, string(raw))
+				required := slices.Contains(s.Required, name) || name == "path" // path/name: one of the two
+				var named bool
+				if e := errors.From(err); e != nil && e.Kind == errors.InvalidParams {
+					for _, f := range e.Fields {
+						named = named || f.Field == name
+					}
+				}
+				if required != named {
+					t.Errorf("leaving out %q: schema required=%v, but validation named it=%v (%v)", name, required, named, err)
+				}
+			}
+		})
+	}
+	if len(seen) != len(examples) {
+		t.Errorf("%d tools, %d examples", len(seen), len(examples))
+	}
+}
+
+// TestToolSnapshots pins every tool's public definition. Run
+// `go test ./tools -update` after an intended change and review the diff.
+func TestToolSnapshots(t *testing.T) {
+	t.Parallel()
+	for _, st := range All(&fakeBackend{}) {
+		got, err := json.MarshalIndent(st.Tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join("testdata", "toolsnaps", st.Tool.Name+".json")
+		if *update {
+			if err := os.WriteFile(file, append(got, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("missing snapshot %s (run go test ./tools -update): %v", file, err)
+		}
+		if !jsonEqual(t, string(got), string(want)) {
+			t.Errorf("%s differs from its snapshot; if intended, run `go test ./tools -update` and review:\n%s", st.Tool.Name, got)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join("testdata", "toolsnaps"))
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".json")
+		if _, ok := examples[name]; !ok {
+			t.Errorf("stale snapshot %s for a tool that no longer exists", e.Name())
+		}
+	}
+}

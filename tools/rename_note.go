@@ -1,0 +1,23 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+type renameNoteArgs struct {
+	locator
+	NewName string `json:"new_name" jsonschema:"New file name without folder, e.g. Roadmap 2026; the extension is kept (added when omitted)." validate:"newname"`
+}
+
+var renameNote = spec[renameNoteArgs, note.Moved]{
+	name:  "obsidian_rename_note",
+	title: "Rename note",
+	description: "Rename a note in its folder, keeping its extension. Obsidian updates links to it when its \"Automatically update internal links\" setting is on. " +
+		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to}.",
+	hints: hints{idempotent: true},
+	run: func(ctx context.Context, b Backend, a renameNoteArgs) (note.Moved, error) {
+		return b.Rename(ctx, a.note(), a.NewName)
+	},
+}
