@@ -113,9 +113,16 @@ func bind[A any](v *validator.Validate, req mcp.CallToolRequest) (A, error) {
 }
 
 func invalid(fields ...errors.Field) *errors.Error {
-	parts := make([]string, len(fields))
-	for i, f := range fields {
-		parts[i] = "`" + f.Field + "` " + f.Message
+	// Fields sharing one message (path and name, for the locator rule) are
+	// named together rather than repeating it.
+	var parts []string
+	for i := 0; i < len(fields); {
+		j, names := i, []string{}
+		for ; j < len(fields) && fields[j].Message == fields[i].Message; j++ {
+			names = append(names, "`"+fields[j].Field+"`")
+		}
+		parts = append(parts, strings.Join(names, " and ")+": "+fields[i].Message)
+		i = j
 	}
 	e := errors.E(errors.InvalidParams, "invalid arguments: %s", strings.Join(parts, "; "))
 	e.Fields = fields
@@ -152,7 +159,10 @@ func decodeField(err error, names []string) errors.Field {
 		name = strings.Trim(name, `"`)
 		return errors.Field{Field: name, Message: "is not an argument of this tool; valid arguments: " + strings.Join(names, ", ")}
 	}
-	return errors.Field{Field: "arguments", Message: "must be a JSON object of the tool's arguments (" + err.Error() + ")"}
+	if errors.As(err, &typeErr) {
+		return errors.Field{Field: "arguments", Message: "must be a JSON object of the tool's arguments, not " + article(typeErr.Value)}
+	}
+	return errors.Field{Field: "arguments", Message: "must be a JSON object of the tool's arguments"}
 }
 
 func jsonType(t reflect.Type) string {

@@ -1,0 +1,28 @@
+// Command obsidian-mcp is a Model Context Protocol server for Obsidian vaults.
+// See the README for installation and configuration.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// stdout carries JSON-RPC and nothing else: keep the real one for the
+	// protocol and point os.Stdout at stderr, so a stray print cannot
+	// corrupt the stream.
+	rpcOut := os.Stdout
+	os.Stdout = os.Stderr
+	code := app.Main(ctx, os.Args[1:], os.Getenv, app.Streams{In: os.Stdin, Out: rpcOut, Err: os.Stderr}, version)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,201 @@
+// Package app wires obsidian-mcp together: configuration, logging, the CLI
+// backend, the tool registry, mcp-go's server and the stdio fixes in
+// internal/wire. cmd/obsidian-mcp only calls Main.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/lmittmann/tint"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+)
+
+// Name is the server's name in initialize.
+const Name = "obsidian-mcp"
+
+// instructions are sent in initialize for the model.
+const instructions = `Tools for one Obsidian vault. Paths are vault-relative with forward slashes and an extension (Projects/Plan.md). ` +
+	`Tools on existing notes take either path (exact) or name (resolved like a wikilink); an ambiguous name fails with AMBIGUOUS_NAME and lists candidates. ` +
+	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do.`
+
+// workers is how many tool calls run at once; each may hold a CLI process.
+const workers = 8
+
+// Streams are a process's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Main runs the program and returns its exit status: 0 after a clean
+// shutdown (end of input, the exit notification, SIGINT/SIGTERM through
+// ctx), 2 for bad flags or environment, 1 for any other failure.
+func Main(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
+	version = resolveVersion(version)
+	cfg, err := ParseConfig(args, getenv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(std.Out, Usage())
+		return 0
+	case err != nil:
+		fmt.Fprintf(std.Err, "obsidian-mcp: %v\n", err)
+		return 2
+	case cfg.ShowVersion:
+		fmt.Fprintf(std.Out, "obsidian-mcp %s\n", version)
+		return 0
+	}
+	logger := NewLogger(std.Err, cfg.LogLevel)
+	if err := Serve(ctx, cfg, std.In, std.Out, logger, version); err != nil {
+		logger.Error("server stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// resolveVersion prefers the -ldflags version, then the module version
+// `go install` records, then "dev".
+func resolveVersion(v string) string {
+	if v != "" && v != "dev" {
+		return v
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// NewLogger logs to w through tint, in colour only when w is a terminal:
+// MCP hosts capture stderr into files, where escape codes are noise.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(tint.NewHandler(w, &tint.Options{
+		Level:      level,
+		TimeFormat: "2006-01-02T15:04:05.000Z07:00",
+		NoColor:    !isTerminal(w),
+	}))
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Serve answers MCP over in and out until in ends, the client sends exit,
+// or ctx is cancelled. Every request read is answered before it returns.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger *slog.Logger, version string) error {
+	cli := &obsidiancli.Client{
+		Bin:             cfg.ObsidianBin,
+		Vault:           cfg.Vault,
+		Timeout:         cfg.Timeout,
+		CommandTimeouts: cfg.CommandTimeouts,
+		RetryDelay:      500 * time.Millisecond,
+		Logger:          logger,
+	}
+	backend := &obsidiancli.Backend{CLI: cli, Logger: logger}
+
+	// A tool call runs a handful of CLI commands at most, and stops at the
+	// first that fails, so two timeouts bound it.
+	longest := cfg.Timeout
+	for _, d := range cfg.CommandTimeouts {
+		longest = max(longest, d)
+	}
+	sess := wire.New(logger, 2*longest+5*time.Second)
+
+	s := NewServer(backend, sess, cfg.ToolErrors, logger, version)
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
+	server.WithWorkerPoolSize(workers)(stdio)
+
+	logger.Info("obsidian-mcp ready", "version", version, "vault", cfg.Vault, "timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors)
+	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
+	if errors.Is(err, context.Canceled) {
+		logger.Info("stopped by signal")
+		return nil
+	}
+	if err == nil {
+		logger.Info("input closed; exiting")
+	}
+	return err
+}
+
+// NewServer builds the MCP server with every tool on backend. Tool errors
+// reach the client through sess (protocol mode) or as isError results.
+func NewServer(backend tools.Backend, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
+	hooks := &server.Hooks{}
+	hooks.AddOnError(sess.OnError)
+	s := server.NewMCPServer(Name, version,
+		server.WithToolCapabilities(false), // the tool set never changes
+		server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
+		server.WithInstructions(instructions),
+		server.WithTitle("Obsidian"),
+	)
+	s.AddTools(tools.All(backend)...)
+	return s
+}
+
+// callMiddleware logs every call, recovers panics, and renders failures:
+// typed errors for the wire layer to carry (protocol), or isError results.
+func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			start := time.Now()
+			tool := req.Params.Name
+			defer func() {
+				if r := recover(); r != nil {
+					logger.Error("tool panicked", "tool", tool, "panic", r, "stack", string(debug.Stack()))
+					res, err = nil, errors.E(errors.Internal, "internal error in %s: %v", tool, r)
+				}
+				elapsed := time.Since(start)
+				if err == nil {
+					logger.Info("tool call", "tool", tool, "duration", elapsed, "outcome", "ok")
+					return
+				}
+				e := errors.From(err)
+				level := slog.LevelInfo
+				if e.Kind == errors.Internal {
+					level = slog.LevelError
+				}
+				attrs := []any{"tool", tool, "duration", elapsed, "outcome", e.Kind, "message", e.Message}
+				if e.Cause != nil {
+					attrs = append(attrs, "cause", e.Cause)
+				}
+				logger.Log(ctx, level, "tool call", attrs...)
+				if toolErrors == ToolErrorsResult {
+					res, err = errorResult(e), nil
+					return
+				}
+				res, err = nil, e
+			}()
+			return next(ctx, req)
+		}
+	}
+}
+
+// errorResult is a failure as an isError result, with the same code,
+// message and data as the protocol error.
+func errorResult(e *errors.Error) *mcp.CallToolResult {
+	body := map[string]any{"success": false, "error": wire.Object(e)}
+	text, err := json.Marshal(body)
+	if err != nil {
+		text = []byte(`{"success":false}`)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(string(text))}, StructuredContent: body}
+}

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+)
+
+// Config is the server's configuration. Each setting comes from a flag or
+// its environment variable; a flag wins.
+type Config struct {
+	ObsidianBin     string
+	Vault           string
+	Timeout         time.Duration
+	CommandTimeouts map[string]time.Duration
+	LogLevel        slog.Level
+	ToolErrors      string // "protocol" or "result"
+	ShowVersion     bool
+}
+
+// Tool error modes.
+const (
+	ToolErrorsProtocol = "protocol"
+	ToolErrorsResult   = "result"
+)
+
+// option is one setting. The table drives parsing, --help and the README.
+type option struct {
+	flag, env, def, help string
+	set               func(c *Config, v string) error
+}
+
+func options() []option {
+	return []option{
+		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. Default: `" + obsidiancli.DefaultBin() + "` on PATH (on Windows `Obsidian.com`, never `Obsidian.exe`).",
+			func(c *Config, v string) error { c.ObsidianBin = v; return nil }},
+		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault.",
+			func(c *Config, v string) error {
+				if strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a vault name on one line")
+				}
+				c.Vault = v
+				return nil
+			}},
+		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`). On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
+			func(c *Config, v string) error {
+				d, err := positiveDuration(v)
+				c.Timeout = d
+				return err
+			}},
+		{"command-timeouts", "OBSIDIAN_MCP_COMMAND_TIMEOUTS", "", "Per-command timeout overrides, e.g. `move=2m,rename=2m` for vaults where link updates are slow.",
+			func(c *Config, v string) error {
+				c.CommandTimeouts = map[string]time.Duration{}
+				for _, pair := range strings.Split(v, ",") {
+					if pair = strings.TrimSpace(pair); pair == "" {
+						continue
+					}
+					cmd, val, ok := strings.Cut(pair, "=")
+					if !ok || strings.TrimSpace(cmd) == "" {
+						return fmt.Errorf("%q is not command=duration (e.g. move=2m)", pair)
+					}
+					d, err := positiveDuration(strings.TrimSpace(val))
+					if err != nil {
+						return fmt.Errorf("%s: %w", cmd, err)
+					}
+					c.CommandTimeouts[strings.TrimSpace(cmd)] = d
+				}
+				return nil
+			}},
+		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error`. Logs go to stderr only (coloured on a terminal); debug adds every CLI invocation (note bodies redacted).",
+			func(c *Config, v string) error {
+				switch strings.ToLower(v) {
+				case "debug":
+					c.LogLevel = slog.LevelDebug
+				case "info":
+					c.LogLevel = slog.LevelInfo
+				case "warn", "warning":
+					c.LogLevel = slog.LevelWarn
+				case "error":
+					c.LogLevel = slog.LevelError
+				default:
+					return fmt.Errorf("must be one of debug, info, warn, error")
+				}
+				return nil
+			}},
+		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
+			func(c *Config, v string) error {
+				if v != ToolErrorsProtocol && v != ToolErrorsResult {
+					return fmt.Errorf("must be %q or %q", ToolErrorsProtocol, ToolErrorsResult)
+				}
+				c.ToolErrors = v
+				return nil
+			}},
+	}
+}
+
+func positiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m")
+	}
+	return d, nil
+}
+
+// ParseConfig reads flags from args and, for flags not given, environment
+// variables through getenv. It returns flag.ErrHelp for --help.
+func ParseConfig(args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts := options()
+	values := make([]*string, len(opts))
+	for i, o := range opts {
+		values[i] = fs.String(o.flag, "", o.help)
+	}
+	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return c, err
+		}
+		return c, fmt.Errorf("%v (see --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for i, o := range opts {
+		v, source := o.def, ""
+		switch {
+		case given[o.flag]:
+			v, source = *values[i], "--"+o.flag
+		case getenv(o.env) != "":
+			v, source = getenv(o.env), o.env
+		}
+		if err := o.set(&c, v); err != nil {
+			if source == "" {
+				source = "default of --" + o.flag
+			}
+			return c, fmt.Errorf("invalid %s %q: %v", source, v, err)
+		}
+	}
+	return c, nil
+}
+
+// Usage is the --help text.
+func Usage() string {
+	var b strings.Builder
+	b.WriteString(`obsidian-mcp: a Model Context Protocol server for Obsidian vaults, over stdio.
+
+It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout and drives the official
+Obsidian CLI (Obsidian 1.12 or later, with Settings → General → Command line
+interface enabled). Logs go to stderr.
+
+Usage:
+  obsidian-mcp [flags]
+
+Flags (each may also be set by its environment variable; a flag wins):
+`)
+	for _, o := range options() {
+		def := ""
+		if o.def != "" {
+			def = " (default " + o.def + ")"
+		}
+		fmt.Fprintf(&b, "  --%s value   [%s]%s\n      %s\n", o.flag, o.env, def, strings.ReplaceAll(o.help, "`", ""))
+	}
+	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
+	return b.String()
+}

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"flag"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	c, err := ParseConfig(nil, env())
+	if err != nil || c.Timeout != 30*time.Second || c.LogLevel != slog.LevelInfo || c.ToolErrors != "protocol" || c.ObsidianBin != "" || c.Vault != "" {
+		t.Fatalf("defaults = %+v, %v", c, err)
+	}
+	c, err = ParseConfig(nil, env("OBSIDIAN_BIN", "/opt/obsidian", "OBSIDIAN_VAULT", "Work", "OBSIDIAN_MCP_TIMEOUT", "5s",
+		"OBSIDIAN_MCP_LOG_LEVEL", "debug", "OBSIDIAN_MCP_TOOL_ERRORS", "result", "OBSIDIAN_MCP_COMMAND_TIMEOUTS", "move=2m, rename=90s"))
+	if err != nil || c.ObsidianBin != "/opt/obsidian" || c.Vault != "Work" || c.Timeout != 5*time.Second || c.LogLevel != slog.LevelDebug ||
+		c.ToolErrors != "result" || c.CommandTimeouts["move"] != 2*time.Minute || c.CommandTimeouts["rename"] != 90*time.Second {
+		t.Fatalf("from env = %+v, %v", c, err)
+	}
+	c, err = ParseConfig([]string{"--vault", "Flag", "-timeout=1m", "--log-level=WARN"}, env("OBSIDIAN_VAULT", "Env", "OBSIDIAN_MCP_TIMEOUT", "5s"))
+	if err != nil || c.Vault != "Flag" || c.Timeout != time.Minute || c.LogLevel != slog.LevelWarn {
+		t.Fatalf("flags must win: %+v, %v", c, err)
+	}
+	if _, err := ParseConfig([]string{"--help"}, env()); err != flag.ErrHelp {
+		t.Errorf("--help: %v", err)
+	}
+	if c, err := ParseConfig([]string{"--version"}, env()); err != nil || !c.ShowVersion {
+		t.Errorf("--version: %+v %v", c, err)
+	}
+	bad := []struct {
+		args []string
+		env  []string
+		want string
+	}{
+		{[]string{"--timeout", "abc"}, nil, `invalid --timeout "abc"`},
+		{nil, []string{"OBSIDIAN_MCP_TIMEOUT", "0s"}, `invalid OBSIDIAN_MCP_TIMEOUT "0s": must be a positive`},
+		{[]string{"--log-level", "loud"}, nil, "debug, info, warn, error"},
+		{nil, []string{"OBSIDIAN_MCP_TOOL_ERRORS", "both"}, `invalid OBSIDIAN_MCP_TOOL_ERRORS "both"`},
+		{[]string{"--command-timeouts", "move"}, nil, "command=duration"},
+		{[]string{"--command-timeouts", "move=fast"}, nil, "move: must be a positive"},
+		{[]string{"--vault", "a\nb"}, nil, "one line"},
+		{[]string{"--bogus"}, nil, "flag provided but not defined"},
+		{[]string{"serve"}, nil, `unexpected argument "serve"`},
+	}
+	for _, b := range bad {
+		_, err := ParseConfig(b.args, env(b.env...))
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("ParseConfig(%q, %q) err = %v, want %q", b.args, b.env, err, b.want)
+		}
+	}
+}
+
+func TestUsageDocumentsEverything(t *testing.T) {
+	t.Parallel()
+	u := Usage()
+	for _, o := range options() {
+		if !strings.Contains(u, "--"+o.flag) || !strings.Contains(u, o.env) {
+			t.Errorf("usage lacks --%s / %s", o.flag, o.env)
+		}
+	}
+	for _, w := range []string{"--version", "--help"} {
+		if !strings.Contains(u, w) {
+			t.Errorf("usage lacks %s", w)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// mcp-go keeps one stdio session per process (mcp-go-notes.md §1), so the
+// tests in this package that run a server do not run in parallel.
+
+func TestMain(m *testing.M) { obsidiantest.Main(m) }
+
+// fixture writes the vault every server test starts from.
+func fixture(f *obsidiantest.Fake) {
+	f.WriteNote("Welcome.md", "# Welcome\n\nStart at [[Projects/Plan]].\n")
+	f.WriteNote("Projects/Plan.md", "---\ntags: [project]\n---\n# Plan\n- step one\n")
+	f.WriteNote("Archive/Plan.md", "# Old plan\n")
+	f.WriteNote("Daily/2026-11-21.md", "Log")
+	f.WriteNote("Templates/Meeting.md", "## Attendees\n")
+}
+
+func testConfig(f *obsidiantest.Fake) Config {
+	return Config{ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelDebug}
+}
+
+// testServer is one in-process server on pipes.
+type testServer struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	logs   *syncBuffer
+	done   chan error
+	nextID int
+}
+
+func startServer(t *testing.T, cfg Config) *testServer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	logs := &syncBuffer{}
+	s := &testServer{t: t, in: inW, out: bufio.NewReader(outR), logs: logs, done: make(chan error, 1)}
+	go func() {
+		err := Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test")
+		outW.Close()
+		s.done <- err
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR) // let a late writer finish
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			t.Error("server did not stop after stdin closed")
+		}
+	})
+	return s
+}
+
+func (s *testServer) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// read returns the next line the server writes.
+func (s *testServer) read() string {
+	s.t.Helper()
+	line, err := s.out.ReadString('\n')
+	if err != nil {
+		s.t.Fatalf("reading server output: %v (logs:\n%s)", err, s.logs.String())
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// roundTrip sends one request and returns its response, skipping any
+// notifications written before it.
+func (s *testServer) roundTrip(line string) string {
+	s.t.Helper()
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(line), &req); err != nil {
+		s.t.Fatalf("bad request %s: %v", line, err)
+	}
+	s.send(line)
+	if req.ID == nil {
+		return ""
+	}
+	for {
+		got := s.read()
+		var resp struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(got), &resp); err != nil {
+			s.t.Fatalf("server wrote a non-JSON line: %q", got)
+		}
+		if resp.Method == "" && string(resp.ID) == string(req.ID) {
+			return got
+		}
+	}
+}
+
+// call runs a tool and returns the raw response line.
+func (s *testServer) call(tool string, args any) string {
+	s.t.Helper()
+	s.nextID++
+	a, _ := json.Marshal(args)
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1000 + s.nextID, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": json.RawMessage(a)}})
+	return s.roundTrip(string(req))
+}
+
+func (s *testServer) initialize() {
+	s.t.Helper()
+	s.roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// response is a decoded JSON-RPC response.
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result *struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent map[string]any `json:"structuredContent"`
+		IsError           bool           `json:"isError"`
+	} `json:"result"`
+	Error *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+}
+
+func decode(t *testing.T, line string) response {
+	t.Helper()
+	var r response
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("bad response %q: %v", line, err)
+	}
+	return r
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// serveAll runs a server on the given input, which ends (EOF) after the
+// last line, and returns every line written to stdout.
+func serveAll(t *testing.T, cfg Config, input string) []string {
+	t.Helper()
+	var out syncBuffer
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if err := Serve(ctx, cfg, strings.NewReader(input), &out, NewLogger(logs, slog.LevelDebug), "test"); err != nil {
+		t.Fatalf("Serve: %v\n%s", err, logs.String())
+	}
+	text := strings.TrimSuffix(out.String(), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}

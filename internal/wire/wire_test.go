@@ -1,0 +1,204 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+)
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestPeek(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		msg                  string
+		id, method, cancelID string
+		request, response    bool
+		hasError, ok         bool
+	}{
+		{msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`, id: "n:1", method: "tools/call", request: true, ok: true},
+		{msg: `{"params":{"a":1},"method":"ping","id":"abc","jsonrpc":"2.0"}`, id: "s:abc", method: "ping", request: true, ok: true},
+		{msg: `{"jsonrpc":"2.0","id":7.0,"result":{"content":"` + huge + `"}}`, id: "n:7", response: true, ok: true},
+		{msg: `{"jsonrpc":"2.0","id":"7","error":{"code":-32603,"message":"x"}}`, id: "s:7", response: true, hasError: true, ok: true},
+		{msg: `{"result":{},"jsonrpc":"2.0","id":3}`, id: "n:3", response: true, ok: true},
+		{msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, method: "notifications/initialized", ok: true},
+		{msg: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}}`, method: "notifications/cancelled", cancelID: "n:5", ok: true},
+		{msg: `{"jsonrpc":"2.0","params":{"requestId":"q"},"method":"notifications/cancelled"}`, method: "notifications/cancelled", cancelID: "s:q", ok: true},
+		{msg: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, hasError: true, ok: true},
+		{msg: `[1,2]`},
+		{msg: `not json`},
+		{msg: `{"id":`},
+	}
+	for _, tt := range tests {
+		f, ok := peek([]byte(tt.msg))
+		name := tt.msg
+		if len(name) > 60 {
+			name = name[:60]
+		}
+		if ok != tt.ok || f.id != tt.id || f.method != tt.method || f.cancelled != tt.cancelID ||
+			f.isRequest() != tt.request || f.isResponse() != tt.response || f.hasError != tt.hasError {
+			t.Errorf("peek(%s) = %+v ok=%v", name, f, ok)
+		}
+	}
+	if idKey(float64(7)) != idKeyRaw(json.RawMessage("7")) || idKey("7") == idKey(float64(7)) || idKey(mcp.NewRequestId("a")) != "s:a" {
+		t.Error("hook ids and wire ids must share keys, and 7 must differ from \"7\"")
+	}
+}
+
+func TestInputFraming(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	in := "\n  \n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n\n" + `{"jsonrpc":"2.0","method":"notifications/x"}` // no final newline
+	got, err := io.ReadAll(s.Input(t.Context(), strings.NewReader(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/x"}` + "\n"
+	if string(got) != want {
+		t.Errorf("input = %q, want blank lines skipped and the last line terminated: %q", got, want)
+	}
+}
+
+func TestInputExitStopsReading(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	in := `{"jsonrpc":"2.0","method":"exit"}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	got, err := io.ReadAll(s.Input(t.Context(), strings.NewReader(in)))
+	if err != nil || len(got) != 0 || s.Pending() != 0 {
+		t.Errorf("after exit: read %q, err %v, pending %d; want nothing more read", got, err, s.Pending())
+	}
+}
+
+// TestEOFWaitsForAnswers: end of input is withheld until every request read
+// has its response written.
+func TestEOFWaitsForAnswers(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Minute)
+	var lines []string
+	for i := 1; i <= 3; i++ {
+		lines = append(lines, `{"jsonrpc":"2.0","id":`+string(rune('0'+i))+`,"method":"tools/call","params":{}}`)
+	}
+	r := s.Input(t.Context(), strings.NewReader(strings.Join(lines, "\n")))
+	var out bytes.Buffer
+	w := s.Output(&out)
+	eof := make(chan struct{})
+	go func() {
+		_, _ = io.ReadAll(r)
+		close(eof)
+	}()
+	for s.Pending() != 3 {
+		time.Sleep(time.Millisecond)
+	}
+	for i := 1; i <= 3; i++ {
+		select {
+		case <-eof:
+			t.Fatalf("EOF delivered with %d requests unanswered", 4-i)
+		case <-time.After(20 * time.Millisecond):
+		}
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"result":{}}` + "\n"))
+	}
+	<-eof
+	if s.Pending() != 0 {
+		t.Errorf("pending = %d", s.Pending())
+	}
+}
+
+func TestEOFWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), 50*time.Millisecond)
+	r := s.Input(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen"}`+"\n"))
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	s2 := New(discard(), time.Hour)
+	if _, err := io.ReadAll(s2.Input(ctx, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"x"}`+"\n"))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutputRewritesToolErrors(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	_, _ = io.ReadAll(s.Input(t.Context(), strings.NewReader(
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call"}`+"\n"+`{"jsonrpc":"2.0","id":"3","method":"tools/call"}`+"\n"+
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call"}`+"\n")))
+	e := errors.E(errors.AmbiguousName, "the name \"Plan\" matches 2 notes")
+	e.Candidates = []string{"a/Plan.md", "b/Plan.md"}
+	s.OnError(t.Context(), float64(3), mcp.MethodToolsCall, nil, &wrapped{e})
+	s.OnError(t.Context(), float64(4), mcp.MethodInitialize, nil, e) // not a tool call: untouched
+	var out bytes.Buffer
+	w := s.Output(&out)
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the name..."}}` + "\n"))
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":"3","error":{"code":-32603,"message":"other"}}` + "\n"))
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"plain"}}` + "\n"))
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32004,"message":"the name \"Plan\" matches 2 notes","data":{"candidates":["a/Plan.md","b/Plan.md"],"errorCode":"AMBIGUOUS_NAME","hint":"Call again with ` + "`path`" + ` set to one of ` + "`data.candidates`" + `."}}}`,
+		`{"jsonrpc":"2.0","id":"3","error":{"code":-32603,"message":"other"}}`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"plain"}}`,
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+	if s.Pending() != 0 {
+		t.Errorf("pending = %d after all answers", s.Pending())
+	}
+}
+
+// wrapped stands for mcp-go's requestError, which wraps the handler's error.
+type wrapped struct{ err error }
+
+func (w *wrapped) Error() string { return "request error: " + w.err.Error() }
+func (w *wrapped) Unwrap() error { return w.err }
+
+func TestOutputDropsCancelledAnswers(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	_, _ = io.ReadAll(s.Input(t.Context(), strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`+"\n")))
+	var out bytes.Buffer
+	w := s.Output(&out)
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"context canceled"}}` + "\n"))
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"))
+	if got := out.String(); got != `{"jsonrpc":"2.0","id":2,"result":{}}`+"\n" {
+		t.Errorf("output = %q, want only the uncancelled answer", got)
+	}
+	if s.Pending() != 0 {
+		t.Errorf("pending = %d", s.Pending())
+	}
+}
+
+func TestOutputSerialisesWrites(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	var out bytes.Buffer
+	w := s.Output(&out)
+	var wg sync.WaitGroup
+	msg := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":"` + strings.Repeat("y", 10000) + `"}}` + "\n"
+	for i := 0; i < 50; i++ {
+		wg.Go(func() { _, _ = w.Write([]byte(msg)) })
+	}
+	wg.Wait()
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line+"\n" != msg {
+			t.Fatal("interleaved write")
+		}
+	}
+}
