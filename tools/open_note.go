@@ -12,8 +12,8 @@ type openNoteArgs struct {
 }
 
 var openNote = spec[openNoteArgs, note.Opened]{
-	name:  "obsidian_open_note",
-	title: "Open note in Obsidian",
+	name:        "obsidian_open_note",
+	title:       "Open note in Obsidian",
 	description: "Show a note in the Obsidian app window, so the user sees it. Changes nothing in the vault. Locate the note by `path` or `name`. Returns {path, new_tab}.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, b Backend, a openNoteArgs) (note.Opened, error) {

@@ -32,7 +32,7 @@ const (
 // option is one setting. The table drives parsing, --help and the README.
 type option struct {
 	flag, env, def, help string
-	set               func(c *Config, v string) error
+	set                  func(c *Config, v string) error
 }
 
 func options() []option {
