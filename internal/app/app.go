@@ -81,7 +81,7 @@ func resolveVersion(v string) string {
 // NewLogger logs to w through tint, in colour only when w is a terminal:
 // MCP hosts capture stderr into files, where escape codes are noise.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(tint.NewHandler(w, &tint.Options{
+	return slog.New(tint.NewTextHandler(w, &tint.Options{
 		Level:      level,
 		TimeFormat: "2006-01-02T15:04:05.000Z07:00",
 		NoColor:    !isTerminal(w),

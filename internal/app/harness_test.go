@@ -34,7 +34,7 @@ func testConfig(f *obsidiantest.Fake) Config {
 
 // testServer is one in-process server on pipes.
 type testServer struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter
 	out    *bufio.Reader
 	logs   *syncBuffer
@@ -42,7 +42,7 @@ type testServer struct {
 	nextID int
 }
 
-func startServer(t *testing.T, cfg Config) *testServer {
+func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -145,7 +145,7 @@ type response struct {
 	} `json:"error"`
 }
 
-func decode(t *testing.T, line string) response {
+func decode(t testing.TB, line string) response {
 	t.Helper()
 	var r response
 	if err := json.Unmarshal([]byte(line), &r); err != nil {

@@ -59,9 +59,13 @@ type Canned struct {
 	Exit   int    `json:"exit"`
 }
 
+// Runner runs a package's tests; *testing.M is one. A package that must set
+// up before its tests wraps m, so the fake still takes over first.
+type Runner interface{ Run() int }
+
 // Main runs the fake when the binary was started as obsidian, the grandchild
 // when asked to, and the tests otherwise.
-func Main(m *testing.M) {
+func Main(m Runner) {
 	if pidfile := os.Getenv(grandchildEnv); pidfile != "" {
 		_ = os.WriteFile(pidfile, []byte(itoa(os.Getpid())), 0o644)
 		time.Sleep(time.Hour)

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// These tests run the real binary, built once with a version stamped in
+// through -ldflags, as an MCP client would start it.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	obsidiantest.Main(&binaryMain{m})
+}
+
+// binaryMain builds the server before the tests run, so obsidiantest.Main
+// can still take over when this test binary is started as the fake CLI.
+type binaryMain struct{ m *testing.M }
+
+func (b *binaryMain) Run() int {
+	dir, err := os.MkdirTemp("", "obsidian-mcp-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "obsidian-mcp")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-test", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building the server: %v\n%s", err, out)
+		return 1
+	}
+	return b.m.Run()
+}
+
+func start(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, stdin, bufio.NewReader(stdout), &stderr
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil || string(out) != "obsidian-mcp 9.9.9-test\n" {
+		t.Errorf("--version = %q, %v", out, err)
+	}
+	out, err = exec.Command(binary, "--help").Output()
+	if err != nil || !strings.Contains(string(out), "OBSIDIAN_MCP_TIMEOUT") {
+		t.Errorf("--help = %q, %v", out, err)
+	}
+	cmd := exec.Command(binary, "--tool-errors", "maybe")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "--tool-errors") {
+		t.Errorf("bad flag: err %v, stderr %q; want exit 2 naming the flag", err, stderr.String())
+	}
+}
+
+// TestEOFAnswersEverything: a client writes its requests, closes stdin and
+// reads; the process answers all of them on stdout, logs only on stderr,
+// and exits 0.
+func TestEOFAnswersEverything(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin)
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}}}`+"\n", i)
+	}
+	// The last line lacks its newline: it must still be answered.
+	b.WriteString(`{"jsonrpc":"2.0","id":31,"method":"ping"}`)
+	if _, err := io.WriteString(stdin, b.String()); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	seen := map[int]bool{}
+	for {
+		line, err := stdout.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		var r struct {
+			ID    int             `json:"id"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Error != nil {
+			t.Fatalf("bad stdout line %q: %v", line, err)
+		}
+		seen[r.ID] = true
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v (stderr %s)", err, stderr.String())
+	}
+	if len(seen) != 32 {
+		t.Errorf("%d of 32 requests answered", len(seen))
+	}
+	if !strings.Contains(stderr.String(), "obsidian-mcp ready") {
+		t.Errorf("logs missing from stderr: %q", stderr.String())
+	}
+}
+
+// TestSignalStopsPromptly: SIGTERM during a hung CLI call ends the process
+// quickly, with the CLI's process stopped too.
+func TestSignalStopsPromptly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=1m")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	if _, err := stdout.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`+"\n")
+	// Wait until the CLI is running (its grandchild has written its pid).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if data, err := os.ReadFile(pidfile); err == nil && len(data) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the CLI never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v (stderr %s)", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10s after SIGTERM")
+	}
+	t.Logf("stopped %v after SIGTERM", time.Since(start))
+	var pid int
+	data, _ := os.ReadFile(pidfile)
+	fmt.Sscan(string(data), &pid)
+	deadline = time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(stat), ") Z ") {
+			break // a zombie awaiting its reaper is dead
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the CLI's process group survived the server (pid %d)", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+)
+
+// The README's generated sections, keyed by marker name. Each is derived from
+// the code it documents, and TestREADME fails when the README is stale.
+func readmeSections() map[string]string {
+	return map[string]string{
+		"TOOLS":  toolsMarkdown(),
+		"ERRORS": errorsMarkdown(),
+		"CONFIG": configMarkdown(),
+	}
+}
+
+func toolsMarkdown() string {
+	var b strings.Builder
+	for _, st := range tools.All(nil) {
+		t := st.Tool
+		var hints []string
+		a := t.Annotations
+		if *a.ReadOnlyHint {
+			hints = append(hints, "read-only")
+		}
+		if *a.DestructiveHint {
+			hints = append(hints, "destructive")
+		}
+		if *a.IdempotentHint {
+			hints = append(hints, "idempotent")
+		}
+		if len(hints) == 0 {
+			hints = append(hints, "additive")
+		}
+		fmt.Fprintf(&b, "- **`%s`** — %s (%s)\n  %s\n", t.Name, t.Title, strings.Join(hints, ", "), t.Description)
+		var schema struct {
+			Properties map[string]struct {
+				Type        string `json:"type"`
+				Description string `json:"description"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(t.RawInputSchema, &schema); err != nil {
+			panic(err) // the registry test proves every schema decodes
+		}
+		names := make([]string, 0, len(schema.Properties))
+		for n := range schema.Properties {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			p := schema.Properties[n]
+			req := ""
+			for _, r := range schema.Required {
+				if r == n {
+					req = ", required"
+				}
+			}
+			fmt.Fprintf(&b, "  - `%s` (%s%s): %s\n", n, p.Type, req, p.Description)
+		}
+	}
+	return b.String()
+}
+
+func errorsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | `data.errorCode` | when | what to do |\n|---|---|---|---|\n")
+	for _, k := range errors.Kinds() {
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %s |\n", k.Code, k.Kind, k.When, k.Action)
+	}
+	return b.String()
+}
+
+func configMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
+	for _, o := range options() {
+		def := o.def
+		if def == "" {
+			def = "—"
+		} else {
+			def = "`" + def + "`"
+		}
+		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", o.flag, o.env, def, o.help)
+	}
+	return b.String()
+}
+
+// replaceSection puts body between the START and END markers of name.
+func replaceSection(doc, name, body string) (string, error) {
+	start, end := "<!-- START AUTOMATED "+name+" -->\n", "<!-- END AUTOMATED "+name+" -->"
+	i := strings.Index(doc, start)
+	j := strings.Index(doc, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("README lacks the %s markers", name)
+	}
+	return doc[:i+len(start)] + body + doc[j:], nil
+}

@@ -1,0 +1,45 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestREADME fails when the README's generated sections (tools, errors,
+// configuration) differ from the code. `make docs` rewrites them.
+func TestREADME(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join("..", "..", "README.md")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for name, body := range readmeSections() {
+		if doc, err = replaceSection(doc, name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if doc == string(data) {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md is stale: run `make docs` (go test ./internal/app -run TestREADME -update) and commit the result\n%s", diffLines(string(data), doc))
+}
+
+func TestReplaceSection(t *testing.T) {
+	t.Parallel()
+	got, err := replaceSection("a\n<!-- START AUTOMATED X -->\nold\n<!-- END AUTOMATED X -->\nb", "X", "new\n")
+	if err != nil || got != "a\n<!-- START AUTOMATED X -->\nnew\n<!-- END AUTOMATED X -->\nb" {
+		t.Errorf("replaceSection = %q, %v", got, err)
+	}
+	if _, err := replaceSection("no markers", "X", ""); err == nil {
+		t.Error("missing markers accepted")
+	}
+}
