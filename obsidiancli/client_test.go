@@ -4,13 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,84 +90,6 @@ func TestRunColdStartRetriesOnce(t *testing.T) {
 	if n := len(g.Calls()); n != 2 {
 		t.Errorf("%d calls, want exactly one retry", n)
 	}
-}
-
-// processGone polls until pid no longer exists.
-func processGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-			return
-		}
-		// A killed child of ours may linger as a zombie of the fake, which
-		// init reaps; treat a zombie as gone.
-		if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(data), ") Z ") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("process %d still alive", pid)
-}
-
-func readPID(t *testing.T, file string) int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(file); err == nil && len(data) > 0 {
-			pid, err := strconv.Atoi(string(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no pid in %s", file)
-	return 0
-}
-
-func TestRunTimeoutKillsProcessGroup(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("process groups are POSIX")
-	}
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
-	c := newClient(f)
-	c.Timeout = 300 * time.Millisecond
-	start := time.Now()
-	_, err := c.Run(t.Context(), "read", "path=a.md")
-	elapsed := time.Since(start)
-	e := errors.From(err)
-	if e.Kind != errors.Timeout || e.Code() != -32006 || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v (%s), want TIMEOUT wrapping DeadlineExceeded", err, e.Kind)
-	}
-	// The contract is an answer within about a second of the limit.
-	if elapsed > c.Timeout+time.Second {
-		t.Errorf("answered after %v, more than a second past the %v limit", elapsed, c.Timeout)
-	}
-	processGone(t, readPID(t, pidfile))
-}
-
-func TestRunGrandchildHoldingPipes(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX")
-	}
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Grandchild: pidfile})
-	c := newClient(f)
-	start := time.Now()
-	out, err := c.Run(t.Context(), "version")
-	if err != nil || !strings.HasPrefix(out, "1.12.7") {
-		t.Fatalf("Run = %q, %v; want the answer despite the held pipe", out, err)
-	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("took %v: a grandchild holding stdout must not hold the answer", elapsed)
-	}
-	pid := readPID(t, pidfile)
-	_ = syscall.Kill(pid, syscall.SIGKILL) // it outlives a successful CLI call by design
 }
 
 func TestRunCancelled(t *testing.T) {

@@ -39,6 +39,17 @@ var transcripts = []struct {
 		c.Timeout = 200 * time.Millisecond
 	}},
 	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
+	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
+	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
+		f.Update(func(sc *obsidiantest.Scenario) {
+			sc.Canned = &obsidiantest.Canned{Stdout: "Error: EACCES: permission denied, unlink '/vault/Welcome.md'\n"}
+		})
+	}},
+	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *Config) {
+		f.Update(func(sc *obsidiantest.Scenario) {
+			sc.Canned = &obsidiantest.Canned{Stdout: "Your Obsidian installer is out of date. Please download the latest installer.\nError: Something unexpected happened.\n"}
+		})
+	}},
 }
 
 // volatile values a transcript cannot pin: file times and durations.

@@ -1,0 +1,45 @@
+//go:build unix
+
+package app
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// TestCancelledCallStopsTheCLI: notifications/cancelled for a running call
+// stops its CLI process group, and the call gets no answer (MCP: the
+// receiver should not respond); the connection carries on.
+func TestCancelledCallStopsTheCLI(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"file"}, Grandchild: pidfile})
+	fixture(f)
+	cfg := testConfig(f)
+	cfg.Timeout = time.Minute
+	s := startServer(t, cfg)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
+	pid := obsidiantest.GrandchildPID(t, pidfile)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
+	obsidiantest.WaitGone(t, pid)
+	// Every line up to the pings' answers is checked: none may answer 5.
+	for _, id := range []string{"6", "7"} {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		for {
+			line := s.read()
+			if strings.Contains(line, `"id":5`) {
+				t.Fatalf("the cancelled call was answered: %s", line)
+			}
+			if strings.Contains(line, `"id":`+id+`,`) {
+				break
+			}
+		}
+	}
+	if !strings.Contains(s.logs.String(), "outcome=CANCELLED") {
+		t.Errorf("cancellation not logged:\n%s", s.logs.String())
+	}
+}

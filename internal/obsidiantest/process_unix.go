@@ -1,0 +1,52 @@
+//go:build unix
+
+package obsidiantest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// GrandchildPID waits for the grandchild of Scenario.Grandchild to write
+// its pid to file, and returns it.
+func GrandchildPID(t testing.TB, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(file); err == nil && len(data) > 0 {
+			pid, err := strconv.Atoi(string(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", file)
+	return 0
+}
+
+// WaitGone fails the test unless process pid ends within five seconds. A
+// zombie (dead, awaiting its reaper) counts as ended.
+func WaitGone(t testing.TB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			return
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d is still alive", pid)
+}
+
+// Kill ends pid, for grandchildren a test leaves running on purpose.
+func Kill(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }

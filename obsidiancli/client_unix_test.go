@@ -1,0 +1,50 @@
+//go:build unix
+
+package obsidiancli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	c := newClient(f)
+	c.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	_, err := c.Run(t.Context(), "read", "path=a.md")
+	elapsed := time.Since(start)
+	e := errors.From(err)
+	if e.Kind != errors.Timeout || e.Code() != -32006 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v (%s), want TIMEOUT wrapping DeadlineExceeded", err, e.Kind)
+	}
+	// The contract is an answer within about a second of the limit.
+	if elapsed > c.Timeout+time.Second {
+		t.Errorf("answered after %v, more than a second past the %v limit", elapsed, c.Timeout)
+	}
+	obsidiantest.WaitGone(t, obsidiantest.GrandchildPID(t, pidfile))
+}
+
+func TestRunGrandchildHoldingPipes(t *testing.T) {
+	t.Parallel()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Grandchild: pidfile})
+	start := time.Now()
+	out, err := newClient(f).Run(t.Context(), "version")
+	if err != nil || !strings.HasPrefix(out, "1.12.7") {
+		t.Fatalf("Run = %q, %v; want the answer despite the held pipe", out, err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v: a grandchild holding stdout must not hold the answer", elapsed)
+	}
+	// It outlives a successful CLI call by design (the CLI may start the app).
+	obsidiantest.Kill(obsidiantest.GrandchildPID(t, pidfile))
+}
