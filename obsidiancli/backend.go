@@ -448,7 +448,7 @@ func fileError(err error, p string) error {
 	case errors.Is(err, fs.ErrPermission):
 		return errors.E(errors.PermissionDenied, "permission denied: %s", p).WithCause(err)
 	}
-	return errors.E(errors.CLIError, "cannot write %s: %v", p, err).WithCause(err)
+	return errors.E(errors.CLIError, "cannot access %s in the vault folder: %v", p, err).WithCause(err)
 }
 
 func exists(p string) *errors.Error {

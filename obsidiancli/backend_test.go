@@ -334,6 +334,16 @@ func TestDeleteMoveRenameOpenInfo(t *testing.T) {
 	noFileLocators(t, f)
 }
 
+func TestReadFolderIsAClearError(t *testing.T) {
+	t.Parallel()
+	b, f := newBackend(t, obsidiantest.Scenario{})
+	f.WriteNote("Projects/Plan.md", "x")
+	_, err := b.Read(t.Context(), note.ByPath("Projects"))
+	if e := errors.From(err); e == nil || e.Kind != errors.CLIError || !strings.Contains(e.Message, "cannot access Projects") {
+		t.Errorf("reading a folder: %v", err)
+	}
+}
+
 func TestPermissionDeniedFromCLI(t *testing.T) {
 	t.Parallel()
 	b, _ := newBackend(t, obsidiantest.Scenario{Canned: &obsidiantest.Canned{Stdout: "Error: EACCES: permission denied, open '/v/a.md'\n"}})

@@ -193,6 +193,29 @@ func (v *vault) locate(c call, out *strings.Builder) (string, bool) {
 	return "", false
 }
 
+// load locates the note and reads it, reporting failures like the CLI.
+func (v *vault) load(c call, out *strings.Builder) (string, []byte, bool) {
+	p, ok := v.locate(c, out)
+	if !ok {
+		return "", nil, false
+	}
+	data, err := os.ReadFile(v.abs(p))
+	if v.fsError(err, p, out) {
+		return "", nil, false
+	}
+	return p, data, true
+}
+
+// numbered returns p, or the first "stem N.ext" after it that taken does
+// not report, the way Obsidian avoids collisions.
+func numbered(p string, taken func(string) bool) string {
+	stem, ext := strings.TrimSuffix(p, path.Ext(p)), path.Ext(p)
+	for i := 1; taken(p); i++ {
+		p = fmt.Sprintf("%s %d%s", stem, i, ext)
+	}
+	return p
+}
+
 func (v *vault) run(c call, out *strings.Builder) {
 	switch c.command {
 	case "":
@@ -223,12 +246,8 @@ func (v *vault) run(c call, out *strings.Builder) {
 		fmt.Fprintf(out, "path\t%s\nname\t%s\nextension\t%s\nsize\t%d\ncreated\t%d\nmodified\t%d\n",
 			p, note.Stem(p), note.Ext(p), fi.Size(), ms, ms)
 	case "read":
-		p, ok := v.locate(c, out)
+		_, data, ok := v.load(c, out)
 		if !ok {
-			return
-		}
-		data, err := os.ReadFile(v.abs(p))
-		if v.fsError(err, p, out) {
 			return
 		}
 		out.Write(data)
@@ -300,10 +319,7 @@ func (v *vault) create(c call, out *strings.Builder) {
 			verb = "Overwrote"
 		} else {
 			// Obsidian never fails on a collision: it picks "Name 1.md".
-			stem, ext := strings.TrimSuffix(target, path.Ext(target)), path.Ext(target)
-			for i := 1; v.exists(target); i++ {
-				target = fmt.Sprintf("%s %d%s", stem, i, ext)
-			}
+			target = numbered(target, v.exists)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(v.abs(target)), 0o755); v.fsError(err, target, out) {
@@ -321,12 +337,8 @@ func (v *vault) edit(c call, out *strings.Builder) {
 		fmt.Fprintf(out, "Error: Missing required parameter: content=<text>\nUsage: %s [file=<name>] [path=<path>] content=<text> [inline]\n", c.command)
 		return
 	}
-	p, ok := v.locate(c, out)
+	p, data, ok := v.load(c, out)
 	if !ok {
-		return
-	}
-	data, err := os.ReadFile(v.abs(p))
-	if v.fsError(err, p, out) {
 		return
 	}
 	apply, verb := note.Append, "Appended to"
@@ -353,10 +365,7 @@ func (v *vault) delete(c call, out *strings.Builder) {
 	}
 	trash := filepath.Join(v.root, ".trash")
 	_ = os.MkdirAll(trash, 0o755)
-	dest := filepath.Join(trash, path.Base(p))
-	for i := 1; fileExists(dest); i++ {
-		dest = filepath.Join(trash, fmt.Sprintf("%s %d%s", note.Stem(p), i, path.Ext(p)))
-	}
+	dest := numbered(filepath.Join(trash, path.Base(p)), fileExists)
 	if err := os.Rename(v.abs(p), dest); v.fsError(err, p, out) {
 		return
 	}
