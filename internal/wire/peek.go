@@ -102,9 +102,11 @@ func idKeyRaw(raw json.RawMessage) string {
 		}
 		return "s:" + s
 	}
+	// JSON-RPC ids are strings or numbers. Anything else is not tracked: its
+	// answer might not echo it alike, and end of input would wait in vain.
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
-		return "x:" + string(raw)
+		return ""
 	}
 	return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -36,6 +36,8 @@ func TestPeek(t *testing.T) {
 		{msg: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}}`, method: "notifications/cancelled", cancelID: "n:5", ok: true},
 		{msg: `{"jsonrpc":"2.0","params":{"requestId":"q"},"method":"notifications/cancelled"}`, method: "notifications/cancelled", cancelID: "s:q", ok: true},
 		{msg: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, hasError: true, ok: true},
+		{msg: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, method: "ping", ok: true},
+		{msg: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, method: "ping", ok: true},
 		{msg: `[1,2]`},
 		{msg: `not json`},
 		{msg: `{"id":`},
