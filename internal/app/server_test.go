@@ -39,6 +39,7 @@ var transcripts = []struct {
 		c.Timeout = 200 * time.Millisecond
 	}},
 	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
+	{name: "modern_protocol"},
 	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
 	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {
