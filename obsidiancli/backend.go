@@ -92,7 +92,7 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 	if got == "" {
 		return note.Created{}, unexpected("create", out)
 	}
-	if got != target {
+	if got != target && sideCopy(target, got) {
 		// The note appeared between our check and the create, and Obsidian
 		// made "Name 1.md" instead of failing. Undo the side copy.
 		if _, derr := b.CLI.Run(ctx, "delete", "path="+got, "permanent"); derr != nil {
@@ -100,7 +100,25 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 		}
 		return note.Created{}, exists(target)
 	}
-	return note.Created{Path: target, Overwrote: overwrote, Size: len(req.Content), Opened: req.Open}, nil
+	// Any other difference is Obsidian's spelling of the same path (Unicode
+	// normalisation, say): report the path it used.
+	return note.Created{Path: got, Overwrote: overwrote, Size: len(req.Content), Opened: req.Open}, nil
+}
+
+// sideCopy reports whether got is the "Name N.ext" Obsidian picks when
+// target is taken.
+func sideCopy(target, got string) bool {
+	ext := path.Ext(target)
+	rest, ok := strings.CutPrefix(got, strings.TrimSuffix(target, ext)+" ")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, ext)
+	if !ok || n == "" {
+		return false
+	}
+	_, err := strconv.ParseUint(n, 10, 32)
+	return err == nil
 }
 
 func (b *Backend) createDirect(ctx context.Context, target string, req note.CreateRequest) (note.Created, error) {

@@ -132,6 +132,18 @@ func TestCreateNeverClobbersOrSideCopies(t *testing.T) {
 	}
 }
 
+func TestSideCopy(t *testing.T) {
+	t.Parallel()
+	for got, want := range map[string]bool{
+		"Ideas/Plan 1.md": true, "Ideas/Plan 12.md": true, "Ideas/Plan.md": false, "Ideas/Plan copy.md": false,
+		"Ideas/Plan 1.canvas": false, "Other/Plan 1.md": false, "Ideas/Plan 1": false, "Ideas/Plan -1.md": false,
+	} {
+		if sideCopy("Ideas/Plan.md", got) != want {
+			t.Errorf("sideCopy(Ideas/Plan.md, %q) = %v, want %v", got, !want, want)
+		}
+	}
+}
+
 func TestCreateOverwrite(t *testing.T) {
 	t.Parallel()
 	b, f := newBackend(t, obsidiantest.Scenario{})

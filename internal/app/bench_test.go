@@ -24,30 +24,23 @@ func BenchmarkToolCall(b *testing.B) {
 			}
 		}
 	})
-	b.Run("server_file_info", func(b *testing.B) {
-		s := startServer(b, benchConfig(f))
-		i := 0
-		for b.Loop() {
-			i++
-			resp := s.roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`, i))
-			if len(resp) == 0 || decode(b, resp).Error != nil {
-				b.Fatalf("call failed: %s", resp)
-			}
-		}
-	})
+	b.Run("server_file_info", func(b *testing.B) { benchCalls(b, f, "obsidian_file_info") })
 	// A read touches the CLI only once per process (to learn the vault
 	// folder), then reads the file directly: this is the server alone.
-	b.Run("server_read_note", func(b *testing.B) {
-		s := startServer(b, benchConfig(f))
-		i := 0
-		for b.Loop() {
-			i++
-			resp := s.roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}}}`, i))
-			if decode(b, resp).Error != nil {
-				b.Fatalf("call failed: %s", resp)
-			}
+	b.Run("server_read_note", func(b *testing.B) { benchCalls(b, f, "obsidian_read_note") })
+}
+
+// benchCalls calls tool on A.md through a fresh server, one call at a time.
+func benchCalls(b *testing.B, f *obsidiantest.Fake, tool string) {
+	s := startServer(b, benchConfig(f))
+	i := 0
+	for b.Loop() {
+		i++
+		resp := s.roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"path":"A.md"}}}`, i, tool))
+		if decode(b, resp).Error != nil {
+			b.Fatalf("call failed: %s", resp)
 		}
-	})
+	}
 }
 
 // benchConfig logs at info, as a deployed server does.
