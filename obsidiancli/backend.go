@@ -92,7 +92,7 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 	if got == "" {
 		return note.Created{}, unexpected("create", out)
 	}
-	if got != target && sideCopy(target, got) {
+	if sideCopy(target, got) {
 		// The note appeared between our check and the create, and Obsidian
 		// made "Name 1.md" instead of failing. Undo the side copy.
 		if _, derr := b.CLI.Run(ctx, "delete", "path="+got, "permanent"); derr != nil {

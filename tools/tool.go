@@ -67,13 +67,14 @@ func (s spec[A, R]) build(b Backend, v *validator.Validate) server.ServerTool {
 			if s.raw {
 				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(s.text(res))}, StructuredContent: res}, nil
 			}
-			return structured(Envelope[R]{Success: true, Data: res})
+			return Structured(Envelope[R]{Success: true, Data: res})
 		},
 	}
 }
 
-// structured renders v as both the text block and structured content.
-func structured(v any) (*mcp.CallToolResult, error) {
+// Structured renders v as both the text block (its JSON) and structured
+// content, the shape of every tool result but read's.
+func Structured(v any) (*mcp.CallToolResult, error) {
 	text, err := json.Marshal(v)
 	if err != nil {
 		return nil, errors.E(errors.Internal, "encoding the result: %v", err)

@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -192,10 +191,11 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 // errorResult is a failure as an isError result, with the same code,
 // message and data as the protocol error.
 func errorResult(e *errors.Error) *mcp.CallToolResult {
-	body := map[string]any{"success": false, "error": wire.Object(e)}
-	text, err := json.Marshal(body)
+	res, err := tools.Structured(map[string]any{"success": false, "error": wire.Object(e)})
 	if err != nil {
-		text = []byte(`{"success":false}`)
+		// Unreachable for our data (see wire.errorLine); keep the flag.
+		res = &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"success":false}`)}}
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(string(text))}, StructuredContent: body}
+	res.IsError = true
+	return res
 }

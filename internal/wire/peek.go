@@ -111,19 +111,12 @@ func idKeyRaw(raw json.RawMessage) string {
 	return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// idKey is idKeyRaw for an id mcp-go decoded into an interface value.
+// idKey is idKeyRaw for an id mcp-go decoded into an interface value
+// (float64 or string): re-encoding it keeps one canonical form. It runs only
+// for failed calls, in the OnError hook.
 func idKey(id any) string {
-	switch v := id.(type) {
-	case nil:
-		return ""
-	case string:
-		return "s:" + v
-	case float64:
-		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
-	case json.Number:
-		return idKeyRaw(json.RawMessage(v))
-	case mcp.RequestId:
-		return idKey(v.Value())
+	if r, ok := id.(mcp.RequestId); ok {
+		id = r.Value()
 	}
 	raw, err := json.Marshal(id)
 	if err != nil {

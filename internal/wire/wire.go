@@ -230,23 +230,22 @@ func (o *output) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// errorResponse is a JSON-RPC error response.
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   ErrorObject     `json:"error"`
+}
+
 // errorLine renders a JSON-RPC error response carrying e.
 func errorLine(id json.RawMessage, e *errors.Error) []byte {
-	line, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   ErrorObject     `json:"error"`
-	}{mcp.JSONRPC_VERSION, id, Object(e)})
+	resp := errorResponse{mcp.JSONRPC_VERSION, id, Object(e)}
+	line, err := json.Marshal(resp)
 	if err != nil {
 		// Data holds strings, numbers and slices of them, so this is not
 		// expected; still, never let a detail cost the client its answer.
-		obj := Object(e)
-		obj.Data = map[string]any{"errorCode": obj.Data["errorCode"], "hint": obj.Data["hint"]}
-		line, _ = json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Error   ErrorObject     `json:"error"`
-		}{mcp.JSONRPC_VERSION, id, obj})
+		resp.Error.Data = map[string]any{"errorCode": resp.Error.Data["errorCode"], "hint": resp.Error.Data["hint"]}
+		line, _ = json.Marshal(resp)
 	}
 	return append(line, '\n')
 }
