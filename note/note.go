@@ -80,13 +80,33 @@ type Written struct {
 type Deleted struct {
 	Path      string `json:"path" jsonschema:"vault-relative path of the deleted note"`
 	Permanent bool   `json:"permanent" jsonschema:"false: moved to the trash (recoverable); true: deleted permanently"`
+	// TrashPath is known when this server moved the note to the vault's
+	// .trash folder itself; the app's trash may be the system's.
+	TrashPath string `json:"trash_path,omitempty" jsonschema:"where the note now is in the vault's .trash folder, when the server put it there (absent when Obsidian did)"`
 }
 
 // Moved reports a move or rename.
 type Moved struct {
 	From string `json:"from" jsonschema:"the note's previous vault-relative path"`
 	To   string `json:"to" jsonschema:"the note's new vault-relative path"`
+	// Links is set when this server rewrote the links itself. When Obsidian
+	// moves the note, its "Automatically update internal links" setting
+	// decides, and it reports no counts.
+	Links *LinkChanges `json:"links,omitempty" jsonschema:"links this server rewrote so they still point at the moved note (absent when Obsidian did the move and updated links per its own setting)"`
 }
+
+// LinkChanges counts the links a move rewrote.
+type LinkChanges struct {
+	Links int `json:"links" jsonschema:"links rewritten"`
+	Notes int `json:"notes" jsonschema:"notes whose links were rewritten"`
+	// Paths lists at most MaxListed of the rewritten notes.
+	Paths []string `json:"paths" jsonschema:"the rewritten notes, sorted (at most 100)"`
+	// Failed lists notes whose links could not be rewritten.
+	Failed []string `json:"failed,omitempty" jsonschema:"notes that link to the moved note but could not be rewritten (e.g. read-only); fix their links by hand"`
+}
+
+// MaxListed bounds the paths a result lists, to keep answers small.
+const MaxListed = 100
 
 // Opened reports an open.
 type Opened struct {

@@ -41,6 +41,17 @@ func Dir(p string) string {
 	return d
 }
 
+// Numbered returns p when taken(p) is false, and otherwise the first of
+// "stem 1.ext", "stem 2.ext", … that is free: Obsidian's way to avoid a
+// collision.
+func Numbered(p string, taken func(string) bool) string {
+	stem, ext := strings.TrimSuffix(p, path.Ext(p)), path.Ext(p)
+	for i := 1; taken(p); i++ {
+		p = fmt.Sprintf("%s %d%s", stem, i, ext)
+	}
+	return p
+}
+
 // Join joins a folder ("" for the root) and a file name.
 func Join(folder, name string) string {
 	if folder == "" {

@@ -3,9 +3,7 @@ package obsidiancli
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -13,8 +11,8 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // maxArgContent is the largest escaped content= value sent through argv.
@@ -41,11 +39,8 @@ type Backend struct {
 	VaultPath string
 
 	rootMu  sync.Mutex
-	root    *os.Root
+	root    *vault.Vault // the folder, through the native engine
 	rootErr error
-	// editMu serialises read-modify-write edits done on the folder, so two
-	// concurrent appends through this server cannot lose one another.
-	editMu sync.Mutex
 }
 
 // argSafe reports whether content survives the trip through argv unchanged.
@@ -56,6 +51,13 @@ func argSafe(content string) bool {
 // Create creates a note and never clobbers or side-copies one.
 func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	target := req.Target()
+	field := "path"
+	if req.Path == "" {
+		field = "name"
+	}
+	if err := vault.CheckWritable(field, target); err != nil {
+		return note.Created{}, err
+	}
 	if !req.Overwrite {
 		if err := b.mustNotExist(ctx, target); err != nil {
 			return note.Created{}, err
@@ -98,7 +100,7 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 		if _, derr := b.CLI.Run(ctx, "delete", "path="+got, "permanent"); derr != nil {
 			b.Logger.Warn("could not remove the side copy Obsidian created", "path", got, "err", derr)
 		}
-		return note.Created{}, exists(target)
+		return note.Created{}, vault.Exists(target)
 	}
 	// Any other difference is Obsidian's spelling of the same path (Unicode
 	// normalisation, say): report the path it used.
@@ -126,16 +128,9 @@ func (b *Backend) createDirect(ctx context.Context, target string, req note.Crea
 	if err != nil {
 		return note.Created{}, err
 	}
-	res := note.Created{Path: target, Size: len(req.Content)}
-	if req.Overwrite {
-		_, statErr := root.Stat(target)
-		res.Overwrote = statErr == nil
-		err = atomicfile.Replace(root, target, []byte(req.Content))
-	} else {
-		err = atomicfile.Create(root, target, []byte(req.Content))
-	}
+	res, err := root.Create(ctx, note.CreateRequest{Path: target, Content: req.Content, Overwrite: req.Overwrite})
 	if err != nil {
-		return note.Created{}, fileError(err, target)
+		return note.Created{}, err
 	}
 	if req.Open {
 		if _, err := b.CLI.Run(ctx, "open", "path="+target); err != nil {
@@ -161,11 +156,7 @@ func (b *Backend) Read(ctx context.Context, loc note.Locator) (note.Content, err
 	root, err := b.vaultRoot(ctx)
 	switch {
 	case err == nil:
-		data, err := root.ReadFile(p)
-		if err != nil {
-			return note.Content{}, fileError(err, p)
-		}
-		return note.Content{Path: p, Content: string(data)}, nil
+		return root.Read(ctx, note.ByPath(p))
 	case !errors.Is(err, errNoLocalVault):
 		return note.Content{}, err
 	}
@@ -236,14 +227,8 @@ func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content s
 	if err != nil {
 		return note.Written{}, err
 	}
-	b.editMu.Lock()
-	defer b.editMu.Unlock()
-	old, err := root.ReadFile(p)
-	if err != nil {
-		return note.Written{}, fileError(err, p)
-	}
-	if err := atomicfile.Replace(root, p, apply(old, []byte(content), inline)); err != nil {
-		return note.Written{}, fileError(err, p)
+	if err := root.Edit(p, func(old []byte) []byte { return apply(old, []byte(content), inline) }); err != nil {
+		return note.Written{}, err
 	}
 	return note.Written{Path: p, Bytes: len(content)}, nil
 }
@@ -271,6 +256,9 @@ func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.M
 		return note.Moved{}, err
 	}
 	dest := note.MoveTarget(p, to)
+	if err := vault.CheckWritable("to", dest); err != nil {
+		return note.Moved{}, err
+	}
 	return b.relocate(ctx, p, dest, "move", "to="+dest)
 }
 
@@ -281,6 +269,9 @@ func (b *Backend) Rename(ctx context.Context, loc note.Locator, newName string) 
 		return note.Moved{}, err
 	}
 	dest := note.RenameTarget(p, newName)
+	if err := vault.CheckWritable("new_name", dest); err != nil {
+		return note.Moved{}, err
+	}
 	return b.relocate(ctx, p, dest, "rename", "name="+path.Base(dest))
 }
 
@@ -411,7 +402,7 @@ func (b *Backend) mustNotExist(ctx context.Context, p string) error {
 	_, err := b.info(ctx, p)
 	switch e := errors.From(err); {
 	case err == nil:
-		return exists(p)
+		return vault.Exists(p)
 	case e.Kind == errors.FileNotFound:
 		return nil
 	default:
@@ -419,11 +410,23 @@ func (b *Backend) mustNotExist(ctx context.Context, p string) error {
 	}
 }
 
+// VaultDir is the vault folder when known: given in VaultPath, or learned
+// from the CLI and reachable from this machine. The auto backend uses it
+// to carry on natively when the app stops answering.
+func (b *Backend) VaultDir() string {
+	b.rootMu.Lock()
+	defer b.rootMu.Unlock()
+	if b.root != nil {
+		return b.root.Dir()
+	}
+	return b.VaultPath
+}
+
 // vaultRoot opens the vault folder, asking the CLI where it is the first
 // time. A folder this machine cannot open (the CLI may talk to an app on
 // another file system, as from WSL) is remembered as errNoLocalVault; CLI
 // failures are not remembered, so a later call can succeed.
-func (b *Backend) vaultRoot(ctx context.Context) (*os.Root, error) {
+func (b *Backend) vaultRoot(ctx context.Context) (*vault.Vault, error) {
 	b.rootMu.Lock()
 	defer b.rootMu.Unlock()
 	if b.root != nil || b.rootErr != nil {
@@ -437,7 +440,7 @@ func (b *Backend) vaultRoot(ctx context.Context) (*os.Root, error) {
 		}
 		dir = strings.TrimSpace(out)
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := vault.Open(dir)
 	if err != nil {
 		b.rootErr = fmt.Errorf("%w (%q: %v)", errNoLocalVault, dir, err)
 		b.Logger.Info("vault folder not reachable; reads go through the CLI", "dir", dir, "err", err)
@@ -448,29 +451,13 @@ func (b *Backend) vaultRoot(ctx context.Context) (*os.Root, error) {
 }
 
 // directRoot is vaultRoot for writes that cannot go through the CLI.
-func (b *Backend) directRoot(ctx context.Context) (*os.Root, error) {
+func (b *Backend) directRoot(ctx context.Context) (*vault.Vault, error) {
 	root, err := b.vaultRoot(ctx)
 	if errors.Is(err, errNoLocalVault) {
 		return nil, errors.E(errors.Unsupported, "this content cannot be sent through the Obsidian CLI, and %v", err).
 			WithHint("Content with a backslash, a NUL byte, or over 4 KB is written to the vault folder directly. Run the server on the machine that holds the vault folder, or send the content in smaller pieces without backslashes.")
 	}
 	return root, err
-}
-
-func fileError(err error, p string) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errors.E(errors.FileNotFound, "note not found: %s", p).WithCause(err)
-	case errors.Is(err, fs.ErrExist):
-		return exists(p)
-	case errors.Is(err, fs.ErrPermission):
-		return errors.E(errors.PermissionDenied, "permission denied: %s", p).WithCause(err)
-	}
-	return errors.E(errors.CLIError, "cannot access %s in the vault folder: %v", p, err).WithCause(err)
-}
-
-func exists(p string) *errors.Error {
-	return errors.E(errors.FileExists, "a note already exists at %s; nothing was changed", p).With("path", p)
 }
 
 func unexpected(command, out string) *errors.Error {

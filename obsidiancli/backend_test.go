@@ -1,7 +1,6 @@
 package obsidiancli
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,11 +167,12 @@ func TestCreateTemplate(t *testing.T) {
 	if e := errors.From(err); e == nil || e.Kind != errors.CLIError || !strings.Contains(e.Hint, "Templates") {
 		t.Errorf("no template folder: err = %v, want CLI_ERROR with a templates hint", err)
 	}
-	f.WriteNote("Templates/Daily.md", "# {{date}}\n")
+	f.WriteNote(".obsidian/templates.json", `{"folder":"Templates"}`)
+	f.WriteNote("Templates/Daily.md", "# {{title}}\n")
 	if _, err := b.Create(t.Context(), note.CreateRequest{Path: "b.md", Template: "Daily"}); err != nil {
 		t.Fatal(err)
 	}
-	if disk, _ := f.Note("b.md"); disk != "# {{date}}\n" {
+	if disk, _ := f.Note("b.md"); disk != "# b\n" {
 		t.Errorf("templated note = %q", disk)
 	}
 	_, err = b.Create(t.Context(), note.CreateRequest{Path: "c.md", Template: "Daily", Content: `\x`})
@@ -351,7 +351,7 @@ func TestReadFolderIsAClearError(t *testing.T) {
 	b, f := newBackend(t, obsidiantest.Scenario{})
 	f.WriteNote("Projects/Plan.md", "x")
 	_, err := b.Read(t.Context(), note.ByPath("Projects"))
-	if e := errors.From(err); e == nil || e.Kind != errors.CLIError || !strings.Contains(e.Message, "cannot access Projects") {
+	if e := errors.From(err); e == nil || e.Kind != errors.FileNotFound || !strings.Contains(e.Message, "Projects is a folder") {
 		t.Errorf("reading a folder: %v", err)
 	}
 }
@@ -362,19 +362,5 @@ func TestPermissionDeniedFromCLI(t *testing.T) {
 	_, err := b.Delete(t.Context(), note.ByPath("a.md"), false)
 	if e := errors.From(err); e == nil || e.Kind != errors.PermissionDenied || e.Code() != -32005 {
 		t.Errorf("err = %v, want PERMISSION_DENIED", err)
-	}
-}
-
-func TestFileErrorMapping(t *testing.T) {
-	t.Parallel()
-	for err, want := range map[error]errors.Kind{
-		&fs.PathError{Op: "open", Path: "a", Err: fs.ErrPermission}: errors.PermissionDenied,
-		&fs.PathError{Op: "open", Path: "a", Err: fs.ErrNotExist}:   errors.FileNotFound,
-		fs.ErrExist:                errors.FileExists,
-		errors.New("disk on fire"): errors.CLIError,
-	} {
-		if got := kindOf(fileError(err, "a.md")); got != want {
-			t.Errorf("fileError(%v) = %s, want %s", err, got, want)
-		}
 	}
 }

@@ -8,14 +8,14 @@ import (
 
 type deleteNoteArgs struct {
 	locator
-	Permanent bool `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash (Obsidian's deleted-files setting), where the user can restore it."`
+	Permanent bool `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash, where the user can restore it (Obsidian's deleted-files setting; without the app, the vault's .trash folder)."`
 }
 
 var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 	name:  "obsidian_delete_note",
 	title: "Delete note",
 	description: "Delete a note. By default it is moved to the trash and can be restored; `permanent: true` deletes it irreversibly, so use that only when the user asked for it. " +
-		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent}.",
+		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent, trash_path}.",
 	hints: hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, b Backend, a deleteNoteArgs) (note.Deleted, error) {
 		return b.Delete(ctx, a.note(), a.Permanent)

@@ -14,8 +14,8 @@ type renameNoteArgs struct {
 var renameNote = spec[renameNoteArgs, note.Moved]{
 	name:  "obsidian_rename_note",
 	title: "Rename note",
-	description: "Rename a note in its folder, keeping its extension. Obsidian updates links to it when its \"Automatically update internal links\" setting is on. " +
-		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to}.",
+	description: "Rename a note in its folder, keeping its extension. " + linksKept + " " +
+		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to, links}.",
 	hints: hints{idempotent: true},
 	run: func(ctx context.Context, b Backend, a renameNoteArgs) (note.Moved, error) {
 		return b.Rename(ctx, a.note(), a.NewName)

@@ -25,6 +25,7 @@ func fixture(f *obsidiantest.Fake) {
 	f.WriteNote("Projects/Plan.md", "---\ntags: [project]\n---\n# Plan\n- step one\n")
 	f.WriteNote("Archive/Plan.md", "# Old plan\n")
 	f.WriteNote("Daily/2026-11-21.md", "Log")
+	f.WriteNote(".obsidian/templates.json", `{"folder":"Templates"}`)
 	f.WriteNote("Templates/Meeting.md", "## Attendees\n")
 }
 

@@ -1,22 +1,22 @@
 package obsidiantest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	engine "github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // call is one parsed invocation.
@@ -71,7 +71,12 @@ func runFake(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(&out, "Error: Command %q not found. Did you mean: %s?\n", c.command, "help, version")
 		return 0
 	}
-	v := &vault{root: sc.Vault, sc: sc}
+	eng, err := engine.Open(sc.Vault)
+	if err != nil {
+		fmt.Fprintln(stderr, "fake obsidian:", err)
+		return 2
+	}
+	v := &vault{root: sc.Vault, sc: sc, eng: eng}
 	v.run(c, &out)
 	return 0
 }
@@ -136,10 +141,16 @@ func unescape(v string) string {
 	return strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r").Replace(v)
 }
 
-// vault performs commands on a folder the way the app does.
+// vault performs commands on a folder the way the app does. File work is
+// the native engine's (package vault), so the fake and the engine share
+// one implementation of paths, atomic writes, trash and link updates; what
+// stays here are the CLI's own quirks: its argv, its output lines and
+// error strings, silent picking among same-named notes, and "Name 1.md"
+// instead of a collision error.
 type vault struct {
 	root string
 	sc   Scenario
+	eng  *engine.Vault
 }
 
 func (v *vault) abs(rel string) string { return filepath.Join(v.root, filepath.FromSlash(rel)) }
@@ -151,22 +162,8 @@ func (v *vault) exists(rel string) bool {
 
 // files lists vault files like `obsidian files`: hidden folders left out.
 func (v *vault) files() []string {
-	var out []string
-	_ = filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && p != v.root && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(v.root, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
+	files, _ := v.eng.Files()
+	return files
 }
 
 // locate resolves file=/path= like the CLI: path= is exact; file= is a
@@ -193,29 +190,6 @@ func (v *vault) locate(c call, out *strings.Builder) (string, bool) {
 	return "", false
 }
 
-// load locates the note and reads it, reporting failures like the CLI.
-func (v *vault) load(c call, out *strings.Builder) (string, []byte, bool) {
-	p, ok := v.locate(c, out)
-	if !ok {
-		return "", nil, false
-	}
-	data, err := os.ReadFile(v.abs(p))
-	if v.fsError(err, p, out) {
-		return "", nil, false
-	}
-	return p, data, true
-}
-
-// numbered returns p, or the first "stem N.ext" after it that taken does
-// not report, the way Obsidian avoids collisions.
-func numbered(p string, taken func(string) bool) string {
-	stem, ext := strings.TrimSuffix(p, path.Ext(p)), path.Ext(p)
-	for i := 1; taken(p); i++ {
-		p = fmt.Sprintf("%s %d%s", stem, i, ext)
-	}
-	return p
-}
-
 func (v *vault) run(c call, out *strings.Builder) {
 	switch c.command {
 	case "":
@@ -238,20 +212,23 @@ func (v *vault) run(c call, out *strings.Builder) {
 			fmt.Fprintf(out, "Error: File %q not found.\n", p)
 			return
 		}
-		fi, err := os.Stat(v.abs(p))
-		if v.fsError(err, p, out) {
+		info, err := v.eng.FileInfo(context.Background(), note.ByPath(p))
+		if v.fail(err, p, out) {
 			return
 		}
-		ms := fi.ModTime().UnixMilli()
 		fmt.Fprintf(out, "path\t%s\nname\t%s\nextension\t%s\nsize\t%d\ncreated\t%d\nmodified\t%d\n",
-			p, note.Stem(p), note.Ext(p), fi.Size(), ms, ms)
+			info.Path, info.Name, info.Extension, info.Size, info.Created.UnixMilli(), info.Modified.UnixMilli())
 	case "read":
-		_, data, ok := v.load(c, out)
+		p, ok := v.locate(c, out)
 		if !ok {
 			return
 		}
-		out.Write(data)
-		if len(data) == 0 || data[len(data)-1] != '\n' {
+		got, err := v.eng.Read(context.Background(), note.ByPath(p))
+		if v.fail(err, p, out) {
+			return
+		}
+		out.WriteString(got.Content)
+		if !strings.HasSuffix(got.Content, "\n") {
 			out.WriteString("\n")
 		}
 	case "create":
@@ -304,28 +281,23 @@ func (v *vault) create(c call, out *strings.Builder) {
 		out.WriteString("TypeError: Cannot read properties of null (reading 'getParentPrefix')\n")
 		return
 	}
-	content := c.params["content"]
-	if tpl, ok := c.params["template"]; ok {
-		data, err := os.ReadFile(v.abs(note.Join("Templates", note.WithDefaultExt(tpl))))
-		if err != nil {
-			out.WriteString("Error: No template folder configured.\n")
-			return
-		}
-		content = string(data) + content
-	}
 	verb := "Created"
 	if v.exists(target) {
 		if c.flags["overwrite"] {
 			verb = "Overwrote"
 		} else {
 			// Obsidian never fails on a collision: it picks "Name 1.md".
-			target = numbered(target, v.exists)
+			target = note.Numbered(target, v.exists)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(v.abs(target)), 0o755); v.fsError(err, target, out) {
+	_, err := v.eng.Create(context.Background(), note.CreateRequest{
+		Path: target, Content: c.params["content"], Template: c.params["template"], Overwrite: c.flags["overwrite"],
+	})
+	if e := errors.From(err); err != nil && strings.HasPrefix(e.Message, "no template folder") {
+		out.WriteString("Error: No template folder configured.\n")
 		return
 	}
-	if err := os.WriteFile(v.abs(target), []byte(content), 0o644); v.fsError(err, target, out) {
+	if v.fail(err, target, out) {
 		return
 	}
 	fmt.Fprintf(out, "%s: %s\n", verb, target)
@@ -337,15 +309,16 @@ func (v *vault) edit(c call, out *strings.Builder) {
 		fmt.Fprintf(out, "Error: Missing required parameter: content=<text>\nUsage: %s [file=<name>] [path=<path>] content=<text> [inline]\n", c.command)
 		return
 	}
-	p, data, ok := v.load(c, out)
+	p, ok := v.locate(c, out)
 	if !ok {
 		return
 	}
-	apply, verb := note.Append, "Appended to"
+	do, verb := v.eng.Append, "Appended to"
 	if c.command == "prepend" {
-		apply, verb = note.Prepend, "Prepended to"
+		do, verb = v.eng.Prepend, "Prepended to"
 	}
-	if err := os.WriteFile(v.abs(p), apply(data, []byte(content), c.flags["inline"]), 0o644); v.fsError(err, p, out) {
+	_, err := do(context.Background(), note.ByPath(p), content, c.flags["inline"])
+	if v.fail(err, p, out) {
 		return
 	}
 	fmt.Fprintf(out, "%s: %s\n", verb, p)
@@ -356,22 +329,19 @@ func (v *vault) delete(c call, out *strings.Builder) {
 	if !ok {
 		return
 	}
-	if c.flags["permanent"] {
-		if err := os.Remove(v.abs(p)); v.fsError(err, p, out) {
-			return
-		}
-		fmt.Fprintf(out, "Deleted permanently: %s\n", p)
+	_, err := v.eng.Delete(context.Background(), note.ByPath(p), c.flags["permanent"])
+	if v.fail(err, p, out) {
 		return
 	}
-	trash := filepath.Join(v.root, ".trash")
-	_ = os.MkdirAll(trash, 0o755)
-	dest := numbered(filepath.Join(trash, path.Base(p)), fileExists)
-	if err := os.Rename(v.abs(p), dest); v.fsError(err, p, out) {
+	if c.flags["permanent"] {
+		fmt.Fprintf(out, "Deleted permanently: %s\n", p)
 		return
 	}
 	fmt.Fprintf(out, "Moved to trash: %s\n", p)
 }
 
+// move moves or renames like the app with "Automatically update internal
+// links" on: the engine rewrites the links.
 func (v *vault) move(c call, out *strings.Builder) {
 	key, usage := "to", "move [file=<name>] [path=<path>] to=<path>"
 	if c.command == "rename" {
@@ -386,44 +356,34 @@ func (v *vault) move(c call, out *strings.Builder) {
 	if !ok {
 		return
 	}
-	dest := note.MoveTarget(p, arg)
+	do, verb := v.eng.Move, "Moved"
 	if c.command == "rename" {
-		dest = note.RenameTarget(p, arg)
+		do, verb = v.eng.Rename, "Renamed"
 	}
-	if dest != p && v.exists(dest) && !strings.EqualFold(dest, p) {
+	m, err := do(context.Background(), note.ByPath(p), arg)
+	if errors.From(err) != nil && errors.From(err).Kind == errors.FileExists {
 		out.WriteString("Error: Destination file already exists!\n")
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(v.abs(dest)), 0o755); v.fsError(err, dest, out) {
+	if v.fail(err, p, out) {
 		return
 	}
-	if err := os.Rename(v.abs(p), v.abs(dest)); v.fsError(err, p, out) {
-		return
-	}
-	verb := "Moved"
-	if c.command == "rename" {
-		verb = "Renamed"
-	}
-	fmt.Fprintf(out, "%s: %s -> %s\n", verb, p, dest)
+	fmt.Fprintf(out, "%s: %s -> %s\n", verb, m.From, m.To)
 }
 
-// fsError prints a file-system failure the way Obsidian's Node runtime
-// words it and reports whether there was one.
-func (v *vault) fsError(err error, rel string, out *strings.Builder) bool {
-	switch {
-	case err == nil:
+// fail prints an engine failure the way the app words it and reports
+// whether there was one.
+func (v *vault) fail(err error, rel string, out *strings.Builder) bool {
+	if err == nil {
 		return false
-	case errors.Is(err, fs.ErrPermission):
+	}
+	switch e := errors.From(err); e.Kind {
+	case errors.PermissionDenied:
 		fmt.Fprintf(out, "Error: EACCES: permission denied, open '%s'\n", v.abs(rel))
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.FileNotFound:
 		fmt.Fprintf(out, "Error: File %q not found.\n", rel)
 	default:
-		fmt.Fprintf(out, "Error: %v\n", err)
+		fmt.Fprintf(out, "Error: %s\n", e.Message)
 	}
 	return true
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -1,0 +1,159 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// benchNotes is the size of the generated vault the benchmarks run on.
+const benchNotes = 10_000
+
+var (
+	benchOnce sync.Once
+	benchDir  string
+)
+
+// benchVault returns a fresh copy-free vault of benchNotes notes in 100
+// folders, each note a few hundred bytes with frontmatter and two links,
+// generated once per test binary run.
+func benchVault(b *testing.B) *Vault {
+	b.Helper()
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "obsidian-mcp-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 100 {
+			if err := os.Mkdir(filepath.Join(dir, fmt.Sprintf("folder %02d", i)), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range benchNotes {
+			p := filepath.Join(dir, fmt.Sprintf("folder %02d", i%100), fmt.Sprintf("Note %05d.md", i))
+			body := fmt.Sprintf("---\ntags: [bench]\nn: %d\n---\n# Note %d\n\nSee [[Note %05d]] and [[Note %05d|the other]].\n%s\n",
+				i, i, (i+1)%benchNotes, (i+7)%benchNotes, filler)
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// A real vault's folders were mostly last changed long ago; fresh
+		// ones are listed again on every call (see racyWindow).
+		old := time.Now().Add(-time.Hour)
+		for i := range 100 {
+			if err := os.Chtimes(filepath.Join(dir, fmt.Sprintf("folder %02d", i)), old, old); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(dir, old, old); err != nil {
+			b.Fatal(err)
+		}
+		benchDir = dir
+	})
+	v, err := Open(benchDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = v.Close() })
+	return v
+}
+
+const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris."
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		_ = os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+func BenchmarkRead(b *testing.B) {
+	v := benchVault(b)
+	ctx := context.Background()
+	b.Run("by_path", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := v.Read(ctx, note.ByPath(fmt.Sprintf("folder %02d/Note %05d.md", i%100, i%benchNotes))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("by_name", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := v.Read(ctx, note.ByName(fmt.Sprintf("Note %05d", i%benchNotes))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkResolveName(b *testing.B) {
+	v := benchVault(b)
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if _, err := v.locate(ctx, note.ByName(fmt.Sprintf("note %05d", i%benchNotes))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCreate(b *testing.B) {
+	v := benchVault(b)
+	ctx := context.Background()
+	b.Cleanup(func() { _ = os.RemoveAll(filepath.Join(benchDir, "created")) })
+	for i := 0; b.Loop(); i++ {
+		if _, err := v.Create(ctx, note.CreateRequest{Path: fmt.Sprintf("created/%s/New %d.md", b.Name(), i), Content: filler}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppend(b *testing.B) {
+	v := benchVault(b)
+	ctx := context.Background()
+	p := "scratch/append.md"
+	b.Cleanup(func() { _ = os.RemoveAll(filepath.Join(benchDir, "scratch")) })
+	if _, err := v.Create(ctx, note.CreateRequest{Path: p, Overwrite: true}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := v.Append(ctx, note.ByPath(p), "- one more line", false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMoveWithBacklinks moves a note that 100 other notes link to,
+// back and forth, rewriting all their links each time.
+func BenchmarkMoveWithBacklinks(b *testing.B) {
+	v := benchVault(b)
+	ctx := context.Background()
+	b.Cleanup(func() { _ = os.RemoveAll(filepath.Join(benchDir, "linked")) })
+	if _, err := v.Create(ctx, note.CreateRequest{Path: "linked/Target A.md", Content: "the target\n"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100 {
+		body := fmt.Sprintf("Link %d: [[Target A]], ![[Target A#Part|x]] and [md](Target%%20A.md).\n", i)
+		if _, err := v.Create(ctx, note.CreateRequest{Path: fmt.Sprintf("linked/src/Src %03d.md", i), Content: body}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	names := [2]string{"Target A", "Target B"}
+	var last note.Moved
+	for i := 0; b.Loop(); i++ {
+		m, err := v.Rename(ctx, note.ByPath("linked/"+names[i%2]+".md"), names[(i+1)%2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = m
+	}
+	if last.Links == nil || last.Links.Notes != 100 || last.Links.Links != 300 {
+		b.Fatalf("last move rewrote %+v, want 300 links in 100 notes", last.Links)
+	}
+}

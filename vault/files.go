@@ -1,0 +1,165 @@
+package vault
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// racyWindow is how long after a folder's modification time its listing
+// is not trusted: a change within the same timestamp tick (two seconds on
+// FAT) would leave the time unchanged. Git's index uses the same idea.
+const racyWindow = 2 * time.Second
+
+// listing caches the vault's file names folder by folder. A folder is read
+// again only when its modification time changed (an entry was added,
+// removed or renamed in it) or is too recent to trust, so listing a
+// 10,000-note vault costs one stat per folder instead of a full walk.
+// Contents of files are never cached.
+type listing struct {
+	mu   sync.Mutex
+	dirs map[string]*folder
+	all  []string // every file, sorted; rebuilt when a folder changes
+	// byBase maps each lower-case file name to the files that have it,
+	// so a name resolves without scanning the whole list.
+	byBase map[string][]string
+}
+
+type folder struct {
+	mod, read time.Time
+	files     []string // vault paths of the files directly in it
+	subdirs   []string // vault paths of its folders
+}
+
+// Files lists the vault's files as Obsidian sees them: every file under the
+// root, sorted, with hidden files and folders (a name starting with '.')
+// left out. Symlinks count when they lead to a file inside the vault. The
+// slice is shared: callers must not modify it.
+func (v *Vault) Files() ([]string, error) {
+	l := &v.list
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dirs == nil {
+		l.dirs = map[string]*folder{}
+	}
+	seen := make(map[string]bool, len(l.dirs))
+	changed := false
+	var visit func(dir string) error
+	visit = func(dir string) error {
+		seen[dir] = true
+		fi, err := v.root.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			if dir == "." {
+				if err == nil {
+					err = &fs.PathError{Op: "list", Path: v.dir, Err: fs.ErrInvalid}
+				}
+				return err
+			}
+			return nil // gone since its parent was read, or unreadable
+		}
+		f := l.dirs[dir]
+		if f == nil || !fi.ModTime().Equal(f.mod) || f.read.Sub(f.mod) < racyWindow {
+			fresh, err := v.readFolder(dir, fi.ModTime())
+			if err != nil {
+				if dir == "." {
+					return err
+				}
+				fresh = &folder{mod: fi.ModTime(), read: time.Now()} // unreadable: no files, as in Obsidian
+			}
+			if f == nil || !slices.Equal(f.files, fresh.files) || !slices.Equal(f.subdirs, fresh.subdirs) {
+				changed = true
+			}
+			f = fresh
+			l.dirs[dir] = f
+		}
+		for _, sub := range f.subdirs {
+			if err := visit(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit("."); err != nil {
+		l.dirs, l.all, l.byBase = nil, nil, nil
+		return nil, FileError(err, ".")
+	}
+	for dir := range l.dirs {
+		if !seen[dir] {
+			delete(l.dirs, dir)
+			changed = true
+		}
+	}
+	if changed || l.all == nil {
+		all := make([]string, 0, len(l.all)+16)
+		for _, f := range l.dirs {
+			all = append(all, f.files...)
+		}
+		sort.Strings(all)
+		l.all = all
+		l.byBase = make(map[string][]string, len(all))
+		for _, f := range all {
+			b := strings.ToLower(path.Base(f))
+			l.byBase[b] = append(l.byBase[b], f)
+		}
+	}
+	return l.all, nil
+}
+
+// candidates returns the files a wikilink-style name could designate: those
+// whose lower-case file name is the name's, with or without .md. It is
+// all that note.Resolve needs to see.
+func (v *Vault) candidates(name string) ([]string, error) {
+	if _, err := v.Files(); err != nil {
+		return nil, err
+	}
+	v.list.mu.Lock()
+	defer v.list.mu.Unlock()
+	b := strings.ToLower(path.Base(name))
+	return append(slices.Clip(v.list.byBase[b]), v.list.byBase[b+note.MarkdownExt]...), nil
+}
+
+// readFolder lists one folder; mod is its modification time before reading.
+func (v *Vault) readFolder(dir string, mod time.Time) (*folder, error) {
+	read := time.Now()
+	d, err := v.root.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := d.ReadDir(-1)
+	_ = d.Close()
+	if err != nil {
+		return nil, err
+	}
+	f := &folder{mod: mod, read: read}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := name
+		if dir != "." {
+			p = dir + "/" + name
+		}
+		switch t := e.Type(); {
+		case t.IsDir():
+			f.subdirs = append(f.subdirs, p)
+		case t.IsRegular():
+			f.files = append(f.files, p)
+		case t&fs.ModeSymlink != 0:
+			// Followed only to files inside the vault; os.Root refuses
+			// the others. Symlinked folders are not walked (no cycles).
+			if fi, err := v.root.Stat(p); err == nil && fi.Mode().IsRegular() {
+				f.files = append(f.files, p)
+			}
+		}
+	}
+	sort.Strings(f.files)
+	sort.Strings(f.subdirs)
+	return f, nil
+}

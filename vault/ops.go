@@ -1,0 +1,270 @@
+package vault
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// Create creates a note, from a template when asked, and never clobbers one
+// unless req.Overwrite. Missing folders are made. The engine cannot show
+// notes in the app, so Opened is always false.
+func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+	if err := ctx.Err(); err != nil {
+		return note.Created{}, err
+	}
+	target := req.Target()
+	field := "path"
+	if req.Path == "" {
+		field = "name"
+	}
+	if err := CheckWritable(field, target); err != nil {
+		return note.Created{}, err
+	}
+	data := []byte(req.Content)
+	if req.Template != "" {
+		tpl, err := v.template(req.Template, note.Stem(target), time.Now())
+		if err != nil {
+			return note.Created{}, err
+		}
+		data = append(tpl, data...)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	res := note.Created{Path: target, Size: len(req.Content)}
+	var err error
+	if req.Overwrite {
+		fi, statErr := v.root.Stat(target)
+		if statErr == nil && fi.IsDir() {
+			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
+		}
+		res.Overwrote = statErr == nil
+		err = atomicfile.Replace(v.root, target, data)
+	} else {
+		err = atomicfile.Create(v.root, target, data)
+	}
+	if err != nil {
+		return note.Created{}, FileError(err, target)
+	}
+	return res, nil
+}
+
+// Read returns the note's exact bytes.
+func (v *Vault) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Content{}, err
+	}
+	data, err := v.root.ReadFile(p)
+	if err != nil {
+		return note.Content{}, FileError(err, p)
+	}
+	return note.Content{Path: p, Content: string(data)}, nil
+}
+
+// Append adds content at the end of the note (note.Append's rules).
+func (v *Vault) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return v.edit(ctx, loc, content, inline, note.Append)
+}
+
+// Prepend inserts content after the note's frontmatter (note.Prepend's rules).
+func (v *Vault) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return v.edit(ctx, loc, content, inline, note.Prepend)
+}
+
+func (v *Vault) edit(ctx context.Context, loc note.Locator, content string, inline bool,
+	apply func(existing, content []byte, inline bool) []byte) (note.Written, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Written{}, err
+	}
+	if err := v.Edit(p, func(old []byte) []byte { return apply(old, []byte(content), inline) }); err != nil {
+		return note.Written{}, err
+	}
+	return note.Written{Path: p, Bytes: len(content)}, nil
+}
+
+// Edit replaces the content of the file at p with change(content),
+// atomically and keeping its mode, serialised with this Vault's other writes.
+func (v *Vault) Edit(p string, change func([]byte) []byte) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	old, err := v.root.ReadFile(p)
+	if err != nil {
+		return FileError(err, p)
+	}
+	if err := atomicfile.Replace(v.root, p, change(old)); err != nil {
+		return FileError(err, p)
+	}
+	return nil
+}
+
+// Delete moves the note into the vault's .trash folder, under a name no
+// other trashed file has, or deletes it when permanent.
+func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Deleted{}, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if permanent {
+		if err := v.root.Remove(p); err != nil {
+			return note.Deleted{}, FileError(err, p)
+		}
+		return note.Deleted{Path: p, Permanent: true}, nil
+	}
+	if err := v.root.MkdirAll(TrashDir, 0o755); err != nil {
+		return note.Deleted{}, FileError(err, TrashDir)
+	}
+	for {
+		dest := note.Numbered(TrashDir+"/"+path.Base(p), v.taken)
+		err := v.rename(p, dest)
+		if errors.Is(err, fs.ErrExist) {
+			continue // taken between the check and the move: pick again
+		}
+		if err != nil {
+			return note.Deleted{}, FileError(err, p)
+		}
+		return note.Deleted{Path: p, TrashPath: dest}, nil
+	}
+}
+
+// taken reports whether anything exists at p.
+func (v *Vault) taken(p string) bool {
+	_, err := v.root.Lstat(p)
+	return err == nil
+}
+
+// rename moves a file from one path to another without replacing anything
+// at the destination, making its folders. A hard link is an atomic
+// "rename unless the target exists"; where links are impossible, or for a
+// change of case alone (which names the same file on case-insensitive
+// systems), it is a checked rename.
+func (v *Vault) rename(from, to string) error {
+	if dir := note.Dir(to); dir != "" {
+		if err := v.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if !strings.EqualFold(from, to) {
+		err := v.root.Link(from, to)
+		if err == nil {
+			if err := v.root.Remove(from); err != nil {
+				_ = v.root.Remove(to)
+				return err
+			}
+			return nil
+		}
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) || escapes(err) {
+			return err
+		}
+		if v.taken(to) {
+			return &fs.PathError{Op: "rename", Path: to, Err: fs.ErrExist}
+		}
+	} else if toFi, err := v.root.Lstat(to); err == nil {
+		// On a case-sensitive file system these are two files.
+		if fromFi, err := v.root.Lstat(from); err != nil || !os.SameFile(fromFi, toFi) {
+			return &fs.PathError{Op: "rename", Path: to, Err: fs.ErrExist}
+		}
+	}
+	return v.root.Rename(from, to)
+}
+
+// Move moves the note to a folder or a full new path and rewrites the
+// links that pointed at it.
+func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	if msg := note.CheckFolder(to); msg != "" && !strings.HasSuffix(strings.ToLower(to), ".md") {
+		return note.Moved{}, invalid("to", msg)
+	}
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	return v.relocate(ctx, p, note.MoveTarget(p, to), "to")
+}
+
+// Rename renames the note in its folder, keeping its extension, and
+// rewrites the links that pointed at it.
+func (v *Vault) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	if msg := note.CheckNewName(newName); msg != "" {
+		return note.Moved{}, invalid("new_name", msg)
+	}
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	return v.relocate(ctx, p, note.RenameTarget(p, newName), "new_name")
+}
+
+func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Moved, error) {
+	if to == from {
+		return note.Moved{From: from, To: to, Links: &note.LinkChanges{Paths: []string{}}}, nil
+	}
+	if err := CheckWritable(field, to); err != nil {
+		return note.Moved{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return note.Moved{}, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	files, err := v.Files()
+	if err != nil {
+		return note.Moved{}, err
+	}
+	if err := v.rename(from, to); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return note.Moved{}, Exists(to)
+		}
+		return note.Moved{}, FileError(err, from)
+	}
+	// From here the move has happened: the links are repaired whatever the
+	// context says, or the vault would be left half-done.
+	changes := v.retarget(files, map[string]string{from: to})
+	return note.Moved{From: from, To: to, Links: changes}, nil
+}
+
+// Open cannot work without the app.
+func (v *Vault) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+	return note.Opened{}, errors.E(errors.Unsupported, "opening a note needs the Obsidian app, and this server is working on the vault folder without it").
+		WithHint("Start Obsidian with its command line interface enabled, and run the server with --backend auto (the default) or --backend cli.")
+}
+
+// FileInfo describes the note's file. Times have millisecond precision, as
+// the app reports them.
+func (v *Vault) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Info{}, err
+	}
+	f, err := v.root.Open(p)
+	if err != nil {
+		return note.Info{}, FileError(err, p)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return note.Info{}, FileError(err, p)
+	}
+	mod := fi.ModTime()
+	created := birthTime(f, fi)
+	if created.IsZero() || created.After(mod) {
+		created = mod
+	}
+	return note.Info{
+		Path:      p,
+		Name:      note.Stem(p),
+		Extension: note.Ext(p),
+		Size:      fi.Size(),
+		Created:   created.UTC().Truncate(time.Millisecond),
+		Modified:  mod.UTC().Truncate(time.Millisecond),
+	}, nil
+}

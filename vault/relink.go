@@ -1,0 +1,129 @@
+package vault
+
+import (
+	"bytes"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/links"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// retarget rewrites, in every note, the links that the moves (old path →
+// new path) would break or send elsewhere; files is the vault's file list
+// before the moves. It is called with v.mu held, after the files moved.
+//
+// A note is read only when its text could hold such a link: one naming a
+// moved file's old or new stem (plain or URL-encoded), or, for a moved note
+// itself, any link (its relative links change with its folder).
+func (v *Vault) retarget(files []string, moves map[string]string) *note.LinkChanges {
+	after := make([]string, len(files))
+	var needles [][]byte
+	for i, f := range files {
+		if to, ok := moves[f]; ok {
+			f = to
+		}
+		after[i] = f
+	}
+	for from, to := range moves {
+		for _, p := range []string{from, to} {
+			stem := strings.ToLower(note.Stem(p))
+			needles = append(needles, []byte(stem), []byte(strings.ToLower(links.Encode(stem))))
+		}
+	}
+	m := &links.Move{Before: links.NewIndex(files), After: links.NewIndex(after), Moved: moves, Format: v.linkFormat()}
+
+	type job struct{ before, now string }
+	var jobs []job
+	for i, f := range files {
+		if strings.EqualFold(note.Ext(f), "md") {
+			jobs = append(jobs, job{f, after[i]})
+		}
+	}
+	type result struct {
+		path  string
+		links int
+		err   error
+	}
+	results := make([]result, len(jobs))
+	var next sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				i := n
+				n++
+				next.Unlock()
+				if i >= len(jobs) {
+					return
+				}
+				j := jobs[i]
+				_, moved := moves[j.before]
+				results[i] = v.relinkNote(m, j.before, j.now, moved, needles)
+			}
+		}()
+	}
+	wg.Wait()
+
+	changes := &note.LinkChanges{Paths: []string{}}
+	for _, r := range results {
+		switch {
+		case r.err != nil:
+			changes.Failed = append(changes.Failed, r.path)
+		case r.links > 0:
+			changes.Links += r.links
+			changes.Notes++
+			if len(changes.Paths) < note.MaxListed {
+				changes.Paths = append(changes.Paths, r.path)
+			}
+		}
+	}
+	sort.Strings(changes.Paths)
+	return changes
+}
+
+// relinkNote rewrites one note's links; before and now are its paths
+// before and after the moves.
+func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r struct {
+	path  string
+	links int
+	err   error
+}) {
+	r.path = now
+	data, err := v.root.ReadFile(now)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if !moved && !mentions(data, needles) {
+		return r
+	}
+	out, n := m.Retarget(data, before, now)
+	if n == 0 {
+		return r
+	}
+	if err := atomicfile.Replace(v.root, now, out); err != nil {
+		r.err = err
+		return r
+	}
+	r.links = n
+	return r
+}
+
+// mentions reports whether data contains any needle, ignoring ASCII case.
+func mentions(data []byte, needles [][]byte) bool {
+	lower := bytes.ToLower(data)
+	for _, n := range needles {
+		if bytes.Contains(lower, n) {
+			return true
+		}
+	}
+	return false
+}

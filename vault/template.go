@@ -1,0 +1,99 @@
+package vault
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// templateVar matches the core Templates plugin's variables: {{title}},
+// {{date}}, {{time}}, and {{date:FORMAT}} / {{time:FORMAT}}.
+var templateVar = regexp.MustCompile(`\{\{\s*(title|date|time)\s*(?::([^}]*))?\}\}`)
+
+// template reads the template called name from the folder the Templates
+// plugin is set to use, and fills in its variables as the plugin does.
+func (v *Vault) template(name, title string, now time.Time) ([]byte, error) {
+	folder := v.templatesFolder()
+	if folder == "" {
+		return nil, errors.E(errors.FileNotFound, "no template folder is configured for this vault").
+			WithHint("Set a template folder in Obsidian (Settings → Templates → Template folder location), or create the note without `template`.")
+	}
+	files, err := v.Files()
+	if err != nil {
+		return nil, err
+	}
+	var inFolder []string
+	for _, f := range files {
+		if strings.HasPrefix(f, folder+"/") {
+			inFolder = append(inFolder, strings.TrimPrefix(f, folder+"/"))
+		}
+	}
+	rel, err := note.Resolve(name, inFolder)
+	if err != nil {
+		if e := errors.From(err); e.Kind == errors.FileNotFound {
+			return nil, errors.E(errors.FileNotFound, "no template named %q in the template folder %s", name, folder).
+				WithHint("Pass the name of a note in the template folder.").With("template", name)
+		}
+		return nil, err
+	}
+	data, err := v.root.ReadFile(folder + "/" + rel)
+	if err != nil {
+		return nil, FileError(err, folder+"/"+rel)
+	}
+	return templateVar.ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := templateVar.FindSubmatch(m)
+		format := string(sub[2])
+		switch string(sub[1]) {
+		case "title":
+			return []byte(title)
+		case "date":
+			if format == "" {
+				format = "YYYY-MM-DD"
+			}
+		default:
+			if format == "" {
+				format = "HH:mm"
+			}
+		}
+		return []byte(now.Format(momentLayout(format)))
+	}), nil
+}
+
+// momentTokens maps moment.js tokens, longest first, to Go layout parts.
+var momentTokens = []struct{ moment, layout string }{
+	{"YYYY", "2006"}, {"YY", "06"}, {"MMMM", "January"}, {"MMM", "Jan"}, {"MM", "01"}, {"M", "1"},
+	{"dddd", "Monday"}, {"ddd", "Mon"}, {"DD", "02"}, {"D", "2"}, {"HH", "15"}, {"hh", "03"}, {"h", "3"},
+	{"mm", "04"}, {"m", "4"}, {"ss", "05"}, {"s", "5"}, {"A", "PM"}, {"a", "pm"}, {"ZZ", "-0700"}, {"Z", "-07:00"},
+}
+
+// momentLayout converts a moment.js format to a Go time layout. Text in
+// [brackets] is literal, as in moment; unknown letters pass through.
+func momentLayout(f string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); {
+		if f[i] == '[' {
+			if j := strings.IndexByte(f[i:], ']'); j > 0 {
+				b.WriteString(f[i+1 : i+j])
+				i += j + 1
+				continue
+			}
+		}
+		matched := false
+		for _, t := range momentTokens {
+			if strings.HasPrefix(f[i:], t.moment) {
+				b.WriteString(t.layout)
+				i += len(t.moment)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b.WriteByte(f[i])
+			i++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,196 @@
+// Package vault is the native engine: it performs the tools' operations on
+// a vault folder directly, with the Obsidian app closed or not installed,
+// keeping the contract of the CLI backend — names resolve like wikilinks
+// and refuse ambiguity, creates never clobber, writes are atomic, deletes go
+// to the trash, and moves keep every link pointing at the moved note.
+//
+// The vault is a jail: every file is reached through an os.Root opened on
+// the vault folder, so '..', absolute paths and symlinks that lead outside
+// are refused by the operating system's own path walk, and the hidden
+// folders Obsidian keeps for itself (.obsidian, .trash) are not writable.
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/links"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// TrashDir is the vault's own trash folder, where Obsidian's "Move to
+// Obsidian trash" setting puts deleted files.
+const TrashDir = ".trash"
+
+// Vault is a vault folder. Its methods are safe for concurrent use; writes
+// made through one Vault are serialised, so two edits of a note by this
+// server never lose one another.
+type Vault struct {
+	dir  string
+	root *os.Root
+	mu   sync.Mutex
+	list listing
+}
+
+// Open opens the vault at dir, which must be an existing folder.
+func Open(dir string) (*Vault, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, errors.E(errors.VaultNotFound, "cannot open the vault folder %q: %v", dir, unwrapPath(err)).
+			WithHint("Check --vault-path / OBSIDIAN_VAULT_PATH: it must be the folder that holds the vault's notes (the one containing .obsidian/).").
+			WithCause(err)
+	}
+	return &Vault{dir: dir, root: root}, nil
+}
+
+// Dir is the vault folder as given to Open.
+func (v *Vault) Dir() string { return v.dir }
+
+// Close releases the vault folder.
+func (v *Vault) Close() error { return v.root.Close() }
+
+// locate turns a locator into the path of an existing file.
+func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if loc.Path == "" {
+		if msg := note.CheckName(loc.Name); msg != "" {
+			return "", invalid("name", msg)
+		}
+		cands, err := v.candidates(loc.Name)
+		if err != nil {
+			return "", err
+		}
+		return note.Resolve(loc.Name, cands)
+	}
+	if msg := note.CheckPath(loc.Path); msg != "" {
+		return "", invalid("path", msg)
+	}
+	if hidden(loc.Path) {
+		return "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
+			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
+	}
+	fi, err := v.root.Stat(loc.Path)
+	if err != nil {
+		return "", FileError(err, loc.Path)
+	}
+	if fi.IsDir() {
+		return "", errors.E(errors.FileNotFound, "%s is a folder, not a note", loc.Path).
+			WithHint("Pass the path of a file inside it, with its extension.")
+	}
+	return loc.Path, nil
+}
+
+// CheckWritable checks a path a tool is about to create or move a note
+// to: a safe vault-relative path (INVALID_PARAMS naming field otherwise)
+// outside the hidden folders Obsidian keeps for itself (PERMISSION_DENIED).
+func CheckWritable(field, p string) error {
+	if msg := note.CheckPath(p); msg != "" {
+		return invalid(field, msg)
+	}
+	if hidden(p) {
+		return errors.E(errors.PermissionDenied, "refused to write %s: names starting with '.' (such as .obsidian/ and .trash/) belong to Obsidian, not to the vault's notes", p).
+			WithHint("Choose a path whose folders and file name do not start with '.'.").With("path", p)
+	}
+	return nil
+}
+
+func hidden(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+func invalid(field, msg string) *errors.Error {
+	e := errors.E(errors.InvalidParams, "invalid arguments: `%s`: %s", field, msg)
+	e.Fields = []errors.Field{{Field: field, Message: msg}}
+	return e
+}
+
+// FileError maps a file-system error on vault path p to the tools' kinds.
+func FileError(err error, p string) error {
+	var e *errors.Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.E(errors.FileNotFound, "note not found: %s", p).WithCause(err).
+			WithHint("Check the path (exact, vault-relative, with extension) or use `name` to resolve it like a wikilink.")
+	case errors.Is(err, fs.ErrExist):
+		return Exists(p)
+	case errors.Is(err, fs.ErrPermission):
+		return errors.E(errors.PermissionDenied, "permission denied: %s", p).WithCause(err)
+	case escapes(err):
+		return errors.E(errors.PermissionDenied, "refused: %s leads outside the vault (through a symlink)", p).WithCause(err).
+			WithHint("The tools only reach files inside the vault folder; symlinks that point elsewhere are not followed.")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return errors.E(errors.Internal, "cannot access %s in the vault folder: %v", p, unwrapPath(err)).WithCause(err)
+}
+
+// escapes reports whether err is os.Root refusing a path that leaves it.
+// The os package does not export that error, only its text.
+func escapes(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Exists is the FILE_EXISTS error for p.
+func Exists(p string) *errors.Error {
+	return errors.E(errors.FileExists, "a note already exists at %s; nothing was changed", p).With("path", p)
+}
+
+// linkFormat reads Obsidian's "New link format" from .obsidian/app.json.
+func (v *Vault) linkFormat() links.Format {
+	data, err := v.root.ReadFile(".obsidian/app.json")
+	if err != nil {
+		return links.Shortest
+	}
+	var cfg struct {
+		NewLinkFormat links.Format `json:"newLinkFormat"`
+	}
+	if json.Unmarshal(data, &cfg) != nil {
+		return links.Shortest
+	}
+	switch cfg.NewLinkFormat {
+	case links.Relative, links.Absolute:
+		return cfg.NewLinkFormat
+	}
+	return links.Shortest
+}
+
+// templatesFolder reads the core Templates plugin's folder setting.
+func (v *Vault) templatesFolder() string {
+	data, err := v.root.ReadFile(".obsidian/templates.json")
+	if err != nil {
+		return ""
+	}
+	var cfg struct {
+		Folder string `json:"folder"`
+	}
+	if json.Unmarshal(data, &cfg) != nil {
+		return ""
+	}
+	return strings.Trim(path.Clean("/"+cfg.Folder), "/")
+}
+
+func (v *Vault) String() string { return fmt.Sprintf("vault(%s)", v.dir) }
