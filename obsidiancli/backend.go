@@ -422,6 +422,15 @@ func (b *Backend) VaultDir() string {
 	return b.VaultPath
 }
 
+// LearnVaultDir asks the app where the vault folder is (once; see
+// vaultRoot) and returns it when this machine can open it, else "".
+func (b *Backend) LearnVaultDir(ctx context.Context) string {
+	if _, err := b.vaultRoot(ctx); err != nil {
+		return ""
+	}
+	return b.VaultDir()
+}
+
 // vaultRoot opens the vault folder, asking the CLI where it is the first
 // time. A folder this machine cannot open (the CLI may talk to an app on
 // another file system, as from WSL) is remembered as errNoLocalVault; CLI

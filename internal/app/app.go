@@ -1,5 +1,5 @@
-// Package app wires obsidian-mcp together: configuration, logging, the CLI
-// backend, the tool registry, mcp-go's server and the stdio fixes in
+// Package app wires obsidian-mcp together: configuration, logging, the
+// backends and the router between them, the tool registry, mcp-go's server and the stdio fixes in
 // internal/wire. cmd/obsidian-mcp only calls Main.
 package app
 
@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -107,7 +108,16 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 		RetryDelay:      500 * time.Millisecond,
 		Logger:          logger,
 	}
-	backend := &obsidiancli.Backend{CLI: cli, Logger: logger}
+	router := &backend.Router{
+		Mode:      cfg.Backend,
+		VaultPath: cfg.VaultPath,
+		Recheck:   cfg.Recheck,
+		Logger:    logger,
+	}
+	if cfg.Backend != backend.Native {
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, VaultPath: cfg.VaultPath}
+	}
+	defer router.Close()
 
 	// A tool call runs a handful of CLI commands at most, and stops at the
 	// first that fails, so two timeouts bound it.
@@ -117,12 +127,13 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	}
 	sess := wire.New(logger, 2*longest+5*time.Second)
 
-	s := NewServer(backend, sess, cfg.ToolErrors, logger, version)
+	s := NewServer(router, sess, cfg.ToolErrors, logger, version)
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
 
-	logger.Info("obsidian-mcp ready", "version", version, "vault", cfg.Vault, "timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors)
+	logger.Info("obsidian-mcp ready", "version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
+		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors)
 	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
 	if errors.Is(err, context.Canceled) {
 		logger.Info("stopped by signal")

@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 )
 
 // Config is the server's configuration. Each setting comes from a flag or
 // its environment variable; a flag wins.
 type Config struct {
+	Backend         backend.Mode
+	VaultPath       string
 	ObsidianBin     string
 	Vault           string
 	Timeout         time.Duration
@@ -21,7 +26,13 @@ type Config struct {
 	LogLevel        slog.Level
 	ToolErrors      string // "protocol" or "result"
 	ShowVersion     bool
+	// Recheck is how long auto mode serves from the folder after the app
+	// failed to answer before trying the app again (not a flag).
+	Recheck time.Duration
 }
+
+// defaultRecheck spares a CLI round trip per call while the app is closed.
+const defaultRecheck = 5 * time.Second
 
 // Tool error modes.
 const (
@@ -37,6 +48,41 @@ type option struct {
 
 func options() []option {
 	return []option{
+		{"backend", "OBSIDIAN_MCP_BACKEND", string(backend.Auto), "Which backend serves the tools: `auto` uses the Obsidian app through its CLI while it answers, and the vault folder directly when the app is closed or not installed (if the folder is known: `--vault-path`, or learned from the app); `cli` only the app; `native` only the folder (needs `--vault-path`; works without Obsidian).",
+			func(c *Config, v string) error {
+				switch m := backend.Mode(strings.ToLower(v)); m {
+				case backend.Auto, backend.CLI, backend.Native:
+					c.Backend = m
+					return nil
+				}
+				return fmt.Errorf("must be auto, cli or native")
+			}},
+		{"vault-path", "OBSIDIAN_VAULT_PATH", "", "The vault's folder (the one holding `.obsidian/`), for the native backend. A leading `~/` means your home folder.",
+			func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				if strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a folder path on one line")
+				}
+				if rest, ok := strings.CutPrefix(v, "~/"); ok {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return fmt.Errorf("cannot expand ~: %v", err)
+					}
+					v = filepath.Join(home, rest)
+				}
+				abs, err := filepath.Abs(v)
+				if err != nil {
+					return err
+				}
+				fi, err := os.Stat(abs)
+				if err != nil || !fi.IsDir() {
+					return fmt.Errorf("is not an existing folder")
+				}
+				c.VaultPath = abs
+				return nil
+			}},
 		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. Default: `" + obsidiancli.DefaultBin() + "` on PATH (on Windows `Obsidian.com`, never `Obsidian.exe`).",
 			func(c *Config, v string) error { c.ObsidianBin = v; return nil }},
 		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault.",
@@ -110,7 +156,7 @@ func positiveDuration(v string) (time.Duration, error) {
 // ParseConfig reads flags from args and, for flags not given, environment
 // variables through getenv. It returns flag.ErrHelp for --help.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
-	var c Config
+	c := Config{Recheck: defaultRecheck}
 	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	opts := options()
@@ -145,6 +191,9 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("invalid %s %q: %v", source, v, err)
 		}
 	}
+	if c.Backend == backend.Native && c.VaultPath == "" {
+		return c, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)")
+	}
 	return c, nil
 }
 
@@ -153,9 +202,10 @@ func Usage() string {
 	var b strings.Builder
 	b.WriteString(`obsidian-mcp: a Model Context Protocol server for Obsidian vaults, over stdio.
 
-It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout and drives the official
+It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout. It drives the official
 Obsidian CLI (Obsidian 1.12 or later, with Settings → General → Command line
-interface enabled). Logs go to stderr.
+interface enabled) and, when the app is closed or absent, works on the vault
+folder directly (--vault-path). Logs go to stderr.
 
 Usage:
   obsidian-mcp [flags]

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
@@ -30,7 +31,7 @@ func fixture(f *obsidiantest.Fake) {
 }
 
 func testConfig(f *obsidiantest.Fake) Config {
-	return Config{ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelDebug}
+	return Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelDebug}
 }
 
 // testServer is one in-process server on pipes.

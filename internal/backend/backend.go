@@ -1,0 +1,234 @@
+// Package backend chooses, call by call, which backend serves a tool: the
+// Obsidian app through its CLI, or the native engine on the vault folder.
+// In auto mode the app is preferred while it answers, and the folder takes
+// over when the app is closed or not installed, so the tools keep working
+// with Obsidian shut.
+package backend
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
+)
+
+// Mode says which backends may serve calls.
+type Mode string
+
+// The modes of --backend.
+const (
+	Auto   Mode = "auto"
+	CLI    Mode = "cli"
+	Native Mode = "native"
+)
+
+// App is the CLI backend as the router needs it.
+type App interface {
+	tools.Backend
+	// VaultDir is the vault folder when known, "" otherwise.
+	VaultDir() string
+	// LearnVaultDir asks the app where the vault folder is, and returns it
+	// when this machine can open it.
+	LearnVaultDir(ctx context.Context) string
+}
+
+// Router implements tools.Backend by routing every call per Mode.
+type Router struct {
+	Mode Mode
+	// App serves calls through Obsidian; nil in native mode.
+	App App
+	// VaultPath is the vault folder given by the user; "" to rely on what
+	// the app reports.
+	VaultPath string
+	// Recheck is how long, after the app failed to answer, calls go
+	// straight to the folder before the app is tried again. It spares a
+	// CLI round trip (up to a second on Windows) per call while the app
+	// is closed; 0 tries the app on every call.
+	Recheck time.Duration
+	Logger  *slog.Logger
+
+	mu        sync.Mutex
+	folder    *vault.Vault
+	downUntil time.Time
+	learned   bool
+}
+
+// Close releases the vault folder.
+func (r *Router) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.folder != nil {
+		return r.folder.Close()
+	}
+	return nil
+}
+
+// native opens the vault folder once, from VaultPath or the app's answer.
+func (r *Router) native() (*vault.Vault, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.folder != nil {
+		return r.folder, nil
+	}
+	dir := r.VaultPath
+	if dir == "" && r.App != nil {
+		dir = r.App.VaultDir()
+	}
+	if dir == "" {
+		return nil, nil
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.folder = v
+	return v, nil
+}
+
+func (r *Router) appDown() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Now().Before(r.downUntil)
+}
+
+func (r *Router) markDown(down bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if down {
+		r.downUntil = time.Now().Add(r.Recheck)
+	} else {
+		r.downUntil = time.Time{}
+	}
+}
+
+// unreachable reports whether err means the app could not be asked at all,
+// so the command did not run and the folder may safely serve it instead.
+func unreachable(err error) bool {
+	e := errors.From(err)
+	return err != nil && (e.Kind == errors.NotRunning || e.Kind == errors.CLINotFound)
+}
+
+// serve runs one call. op names it in logs; fallback is false for calls
+// only the app can do (open).
+func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call func(tools.Backend) (R, error)) (R, error) {
+	var zero R
+	switch {
+	case r.Mode == Native:
+		v, err := r.native()
+		if err != nil {
+			return zero, err
+		}
+		if v == nil {
+			return zero, errors.E(errors.Internal, "the native backend has no vault folder").
+				WithHint("Set --vault-path / OBSIDIAN_VAULT_PATH.")
+		}
+		r.Logger.Debug("call served", "op", op, "backend", Native)
+		return call(v)
+	case r.Mode == CLI:
+		r.Logger.Debug("call served", "op", op, "backend", CLI)
+		return call(r.App)
+	case fallback && r.appDown():
+		// markDown is only ever set once the folder is open.
+		v, _ := r.native()
+		r.Logger.Debug("call served", "op", op, "backend", Native)
+		return call(v)
+	}
+	res, err := call(r.App)
+	if !unreachable(err) {
+		r.markDown(false)
+		r.learn(ctx)
+		r.Logger.Debug("call served", "op", op, "backend", CLI)
+		return res, err
+	}
+	if !fallback {
+		return zero, withWayOut(err)
+	}
+	v, verr := r.native()
+	if v == nil {
+		if verr != nil {
+			r.Logger.Warn("Obsidian is not answering and the vault folder cannot be opened", "err", verr)
+		}
+		return zero, withWayOut(err)
+	}
+	r.markDown(true)
+	r.Logger.Info("Obsidian is not answering; serving calls from the vault folder", "dir", v.Dir(), "reason", errors.From(err).Kind)
+	r.Logger.Debug("call served", "op", op, "backend", Native)
+	return call(v)
+}
+
+// learn asks the app for the vault folder once, after its first answer, so
+// that the folder is known before the app goes away.
+func (r *Router) learn(ctx context.Context) {
+	r.mu.Lock()
+	if r.learned || r.VaultPath != "" || r.Mode != Auto {
+		r.mu.Unlock()
+		return
+	}
+	r.learned = true
+	r.mu.Unlock()
+	if dir := r.App.LearnVaultDir(ctx); dir != "" {
+		r.Logger.Debug("vault folder learned from the app", "dir", dir)
+	}
+}
+
+// withWayOut adds to an app-unreachable error the other way out: the
+// vault folder.
+func withWayOut(err error) error {
+	if !unreachable(err) {
+		return err
+	}
+	e := *errors.From(err)
+	e.Hint += " Or set --vault-path / OBSIDIAN_VAULT_PATH to the vault's folder, and the server works on the notes without the app."
+	return &e
+}
+
+// Create implements tools.Backend.
+func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+	return serve(ctx, r, "create", true, func(b tools.Backend) (note.Created, error) { return b.Create(ctx, req) })
+}
+
+// Read implements tools.Backend.
+func (r *Router) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	return serve(ctx, r, "read", true, func(b tools.Backend) (note.Content, error) { return b.Read(ctx, loc) })
+}
+
+// Append implements tools.Backend.
+func (r *Router) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return serve(ctx, r, "append", true, func(b tools.Backend) (note.Written, error) { return b.Append(ctx, loc, content, inline) })
+}
+
+// Prepend implements tools.Backend.
+func (r *Router) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	return serve(ctx, r, "prepend", true, func(b tools.Backend) (note.Written, error) { return b.Prepend(ctx, loc, content, inline) })
+}
+
+// Delete implements tools.Backend.
+func (r *Router) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+	return serve(ctx, r, "delete", true, func(b tools.Backend) (note.Deleted, error) { return b.Delete(ctx, loc, permanent) })
+}
+
+// Move implements tools.Backend.
+func (r *Router) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	return serve(ctx, r, "move", true, func(b tools.Backend) (note.Moved, error) { return b.Move(ctx, loc, to) })
+}
+
+// Rename implements tools.Backend.
+func (r *Router) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	return serve(ctx, r, "rename", true, func(b tools.Backend) (note.Moved, error) { return b.Rename(ctx, loc, newName) })
+}
+
+// Open implements tools.Backend. Only the app can show a note, so it never
+// falls back.
+func (r *Router) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+	return serve(ctx, r, "open", false, func(b tools.Backend) (note.Opened, error) { return b.Open(ctx, loc, newTab) })
+}
+
+// FileInfo implements tools.Backend.
+func (r *Router) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+	return serve(ctx, r, "file_info", true, func(b tools.Backend) (note.Info, error) { return b.FileInfo(ctx, loc) })
+}
