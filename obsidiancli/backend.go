@@ -251,6 +251,9 @@ func (b *Backend) Delete(ctx context.Context, loc note.Locator, permanent bool) 
 
 // Move moves the note to a folder or full path; Obsidian updates links.
 func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	if err := vault.CheckDestination(to); err != nil {
+		return note.Moved{}, err
+	}
 	p, err := b.locate(ctx, loc)
 	if err != nil {
 		return note.Moved{}, err
@@ -264,6 +267,9 @@ func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.M
 
 // Rename renames the note in its folder, keeping its extension.
 func (b *Backend) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	if err := vault.CheckNewName(newName); err != nil {
+		return note.Moved{}, err
+	}
 	p, err := b.locate(ctx, loc)
 	if err != nil {
 		return note.Moved{}, err

@@ -181,8 +181,8 @@ func (v *Vault) rename(from, to string) error {
 // Move moves the note to a folder or a full new path and rewrites the
 // links that pointed at it.
 func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	if msg := note.CheckFolder(to); msg != "" && !strings.HasSuffix(strings.ToLower(to), ".md") {
-		return note.Moved{}, invalid("to", msg)
+	if err := CheckDestination(to); err != nil {
+		return note.Moved{}, err
 	}
 	p, err := v.locate(ctx, loc)
 	if err != nil {
@@ -194,8 +194,8 @@ func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Mov
 // Rename renames the note in its folder, keeping its extension, and
 // rewrites the links that pointed at it.
 func (v *Vault) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	if msg := note.CheckNewName(newName); msg != "" {
-		return note.Moved{}, invalid("new_name", msg)
+	if err := CheckNewName(newName); err != nil {
+		return note.Moved{}, err
 	}
 	p, err := v.locate(ctx, loc)
 	if err != nil {

@@ -103,6 +103,22 @@ func CheckWritable(field, p string) error {
 	return nil
 }
 
+// CheckDestination checks a move's `to`: a folder or a full path.
+func CheckDestination(to string) error {
+	if msg := note.CheckFolder(to); msg != "" {
+		return invalid("to", msg)
+	}
+	return nil
+}
+
+// CheckNewName checks a rename's new file name.
+func CheckNewName(name string) error {
+	if msg := note.CheckNewName(name); msg != "" {
+		return invalid("new_name", msg)
+	}
+	return nil
+}
+
 func hidden(p string) bool {
 	for _, seg := range strings.Split(p, "/") {
 		if strings.HasPrefix(seg, ".") {

@@ -1,0 +1,455 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
+)
+
+func TestMain(m *testing.M) { obsidiantest.Main(m) }
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// A subject is a backend under test, built on a vault folder.
+type subject struct {
+	name string
+	new  func(t *testing.T, dir string) tools.Backend
+}
+
+var subjects = []subject{
+	{"native", func(t *testing.T, dir string) tools.Backend {
+		v, err := vault.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		return v
+	}},
+	{"cli", func(t *testing.T, dir string) tools.Backend {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
+		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
+	}},
+	{"auto-app-closed", func(t *testing.T, dir string) tools.Backend {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
+		r := &backend.Router{
+			Mode:      backend.Auto,
+			App:       &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard},
+			VaultPath: dir,
+			Logger:    discard,
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	}},
+}
+
+// baseVault is every scenario's starting point.
+var baseVault = map[string]string{
+	".obsidian/app.json":       `{}`,
+	".obsidian/templates.json": `{"folder":"Templates"}`,
+	"Templates/Meeting.md":     "## {{title}}\n",
+	"Welcome.md":               "---\ntitle: Welcome\n---\n# Welcome\nSee [[Plan]], [[Projects/Plan#Goals|the goals]] and ![[Plan#^b1]].\n",
+	"Projects/Plan.md":         "# Plan\n## Goals\nship it ^b1\n",
+	"Projects/Index.md":        "- [plan](Plan.md)\n- [plan again](<Plan.md#Goals>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n",
+	"Notes/Dup.md":             "notes dup",
+	"Other/Dup.md":             "other dup",
+	"Daily/2026-11-21.md":      "no final newline",
+	"Attachments/pic.png":      "\x89PNG\r\n\x1a\n",
+	"Refs/Links.md":            "[[Dup]] [[Notes/Dup]] [[Missing note]]",
+}
+
+type scenario struct {
+	name  string
+	setup func(t *testing.T, dir string) // extra preparation
+	call  func(ctx context.Context, b tools.Backend) (any, error)
+	// want is the result; fields a backend may leave unset (links,
+	// trash_path, times) are compared only through check.
+	want any
+	kind errors.Kind
+	// kinds overrides kind for named subjects.
+	kinds map[string]errors.Kind
+	// files maps paths to their expected content afterwards; gone marks
+	// a path that must not exist.
+	files map[string]string
+	check func(t *testing.T, subject string, got any, dir string)
+}
+
+const gone = "\x00gone"
+
+// adversarial is content that must survive every backend byte for byte.
+var adversarial = "---\ntags: [a]\n---\nLaTeX \\frac{a}{b}, literal \\n and \\t, C:\\path\\to\r\nCRLF line\r\nnul\x00byte, tab\tand ünïcödé 🎉\n" + strings.Repeat("long line ", 1000)
+
+var scenarios = []scenario{
+	// read
+	{name: "read by path", call: read(note.ByPath("Daily/2026-11-21.md")),
+		want: note.Content{Path: "Daily/2026-11-21.md", Content: "no final newline"}},
+	{name: "read by name, any case", call: read(note.ByName("welcome")),
+		want: note.Content{Path: "Welcome.md", Content: baseVault["Welcome.md"]}},
+	{name: "read by folder-suffixed name", call: read(note.ByName("projects/plan.md")),
+		want: note.Content{Path: "Projects/Plan.md", Content: baseVault["Projects/Plan.md"]}},
+	{name: "read non-note needs extension", call: read(note.ByName("pic")), kind: errors.FileNotFound},
+	{name: "read ambiguous name", call: read(note.ByName("Dup")), kind: errors.AmbiguousName,
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if e := got.(*errors.Error); !reflect.DeepEqual(e.Candidates, []string{"Notes/Dup.md", "Other/Dup.md"}) {
+				t.Errorf("candidates = %q", e.Candidates)
+			}
+		}},
+	{name: "read missing", call: read(note.ByPath("Nope.md")), kind: errors.FileNotFound},
+	{name: "read a folder", call: read(note.ByPath("Projects")), kind: errors.FileNotFound},
+	{name: "read hidden config", call: read(note.ByPath(".obsidian/app.json")), kind: errors.FileNotFound},
+	{name: "read traversal", call: read(note.ByPath("../outside.md")), kind: errors.InvalidParams},
+	{name: "read absolute", call: read(note.ByPath("/etc/passwd")), kind: errors.InvalidParams},
+	{name: "read through a symlink out of the vault", setup: symlinkOut("Escape.md"),
+		call: read(note.ByPath("Escape.md")), kind: errors.PermissionDenied},
+	{name: "read through a symlinked folder out of the vault", setup: symlinkOut("Out"),
+		call: read(note.ByPath("Out/secret.md")), kind: errors.PermissionDenied},
+
+	// create
+	{name: "create adversarial content", call: create(note.CreateRequest{Path: "New/Deep/A.md", Content: adversarial}),
+		want: note.Created{Path: "New/Deep/A.md", Size: len(adversarial)}, files: map[string]string{"New/Deep/A.md": adversarial}},
+	{name: "create short content", call: create(note.CreateRequest{Name: "Idea", Folder: "Ideas/", Content: "one\ntwo"}),
+		want: note.Created{Path: "Ideas/Idea.md", Size: 7}, files: map[string]string{"Ideas/Idea.md": "one\ntwo"}},
+	{name: "create never clobbers", call: create(note.CreateRequest{Path: "Projects/Plan.md", Content: "x"}),
+		kind: errors.FileExists, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Projects/Plan 1.md": gone}},
+	{name: "create overwrite keeps the mode", setup: chmod("Projects/Plan.md", 0o600),
+		call: create(note.CreateRequest{Path: "Projects/Plan.md", Content: "new\\plan", Overwrite: true}),
+		want: note.Created{Path: "Projects/Plan.md", Overwrote: true, Size: 8}, files: map[string]string{"Projects/Plan.md": "new\\plan"},
+		check: func(t *testing.T, _ string, _ any, dir string) { wantMode(t, dir, "Projects/Plan.md", 0o600) }},
+	{name: "create from template", call: create(note.CreateRequest{Path: "Meetings/Standup.md", Template: "Meeting", Content: "notes"}),
+		want: note.Created{Path: "Meetings/Standup.md", Size: 5}, files: map[string]string{"Meetings/Standup.md": "## Standup\nnotes"}},
+	{name: "create in .obsidian", call: create(note.CreateRequest{Path: ".obsidian/evil.md", Content: "x"}),
+		kind: errors.PermissionDenied, files: map[string]string{".obsidian/evil.md": gone}},
+	{name: "create in .trash", call: create(note.CreateRequest{Path: ".trash/x.md"}), kind: errors.PermissionDenied},
+	{name: "create hidden file", call: create(note.CreateRequest{Path: "Notes/.secret.md"}), kind: errors.PermissionDenied},
+	{name: "create traversal", call: create(note.CreateRequest{Path: "a/../../x.md"}), kind: errors.InvalidParams},
+	{name: "create through a symlinked folder out of the vault", setup: symlinkOut("Out"),
+		call: create(note.CreateRequest{Path: "Out/new.md", Content: "x"}), kind: errors.PermissionDenied},
+
+	// append / prepend
+	{name: "append adds a line break", call: appendTo(note.ByPath("Daily/2026-11-21.md"), "- item", false),
+		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 6}, files: map[string]string{"Daily/2026-11-21.md": "no final newline\n- item"}},
+	{name: "append inline", call: appendTo(note.ByName("2026-11-21"), "!", true),
+		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 1}, files: map[string]string{"Daily/2026-11-21.md": "no final newline!"}},
+	{name: "append adversarial", call: appendTo(note.ByPath("Projects/Plan.md"), adversarial, false),
+		want: note.Written{Path: "Projects/Plan.md", Bytes: len(adversarial)}, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"] + adversarial}},
+	{name: "append missing", call: appendTo(note.ByName("Nope"), "x", false), kind: errors.FileNotFound},
+	{name: "append ambiguous changes nothing", call: appendTo(note.ByName("dup"), "x", false), kind: errors.AmbiguousName,
+		files: map[string]string{"Notes/Dup.md": "notes dup", "Other/Dup.md": "other dup"}},
+	{name: "prepend after frontmatter", call: prependTo(note.ByPath("Welcome.md"), "> top", false),
+		want:  note.Written{Path: "Welcome.md", Bytes: 5},
+		files: map[string]string{"Welcome.md": "---\ntitle: Welcome\n---\n> top\n# Welcome\nSee [[Plan]], [[Projects/Plan#Goals|the goals]] and ![[Plan#^b1]].\n"}},
+	{name: "prepend without frontmatter", call: prependTo(note.ByPath("Notes/Dup.md"), "first", false),
+		want: note.Written{Path: "Notes/Dup.md", Bytes: 5}, files: map[string]string{"Notes/Dup.md": "first\nnotes dup"}},
+	{name: "prepend hidden", call: prependTo(note.ByPath(".obsidian/app.json"), "x", false), kind: errors.FileNotFound,
+		files: map[string]string{".obsidian/app.json": "{}"}},
+
+	// delete
+	{name: "delete to the trash", call: del(note.ByName("Plan"), false), want: note.Deleted{Path: "Projects/Plan.md"},
+		files: map[string]string{"Projects/Plan.md": gone, ".trash/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "delete keeps trashed names unique", setup: write(".trash/Dup.md", "older"),
+		call: del(note.ByPath("Notes/Dup.md"), false), want: note.Deleted{Path: "Notes/Dup.md"},
+		files: map[string]string{".trash/Dup.md": "older", ".trash/Dup 1.md": "notes dup", "Notes/Dup.md": gone}},
+	{name: "delete permanently", call: del(note.ByPath("Notes/Dup.md"), true), want: note.Deleted{Path: "Notes/Dup.md", Permanent: true},
+		files: map[string]string{"Notes/Dup.md": gone, ".trash/Dup.md": gone}},
+	{name: "delete missing", call: del(note.ByPath("Notes/Nope.md"), false), kind: errors.FileNotFound},
+	{name: "delete ambiguous", call: del(note.ByName("Dup"), true), kind: errors.AmbiguousName,
+		files: map[string]string{"Notes/Dup.md": "notes dup", "Other/Dup.md": "other dup"}},
+
+	// move / rename, with links kept
+	{name: "rename rewrites links", call: rename(note.ByPath("Projects/Plan.md"), "Roadmap"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Projects/Roadmap.md"},
+		files: map[string]string{
+			"Projects/Plan.md":    gone,
+			"Projects/Roadmap.md": baseVault["Projects/Plan.md"],
+			"Welcome.md":          "---\ntitle: Welcome\n---\n# Welcome\nSee [[Roadmap]], [[Roadmap#Goals|the goals]] and ![[Roadmap#^b1]].\n",
+			"Projects/Index.md":   "- [plan](Roadmap.md)\n- [plan again](<Roadmap.md#Goals>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n",
+		},
+		check: wantLinks(5, 2)},
+	{name: "move to a folder rewrites path links", call: move(note.ByName("Plan"), "Archive/2026"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Archive/2026/Plan.md"},
+		files: map[string]string{
+			"Archive/2026/Plan.md": baseVault["Projects/Plan.md"],
+			"Welcome.md":           "---\ntitle: Welcome\n---\n# Welcome\nSee [[Plan]], [[Plan#Goals|the goals]] and ![[Plan#^b1]].\n",
+			"Projects/Index.md":    "- [plan](Plan.md)\n- [plan again](<Plan.md#Goals>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n",
+		},
+		check: wantLinks(1, 1)},
+	{name: "move to a taken name picks the unambiguous form", call: move(note.ByPath("Projects/Plan.md"), "Other/Dup.md"),
+		kind: errors.FileExists, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Other/Dup.md": "other dup"}},
+	{name: "move into a clash of names", call: move(note.ByPath("Projects/Plan.md"), "Archive/Dup.md"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Archive/Dup.md"},
+		files: map[string]string{
+			"Welcome.md":    "---\ntitle: Welcome\n---\n# Welcome\nSee [[Archive/Dup]], [[Archive/Dup#Goals|the goals]] and ![[Archive/Dup#^b1]].\n",
+			"Refs/Links.md": "[[Dup]] [[Notes/Dup]] [[Missing note]]",
+		}},
+	{name: "move with spaces encodes markdown links", call: move(note.ByPath("Projects/Plan.md"), "Projects/Big Plan (v2).md"),
+		want:  note.Moved{From: "Projects/Plan.md", To: "Projects/Big Plan (v2).md"},
+		files: map[string]string{"Projects/Index.md": "- [plan](Big%20Plan%20%28v2%29.md)\n- [plan again](<Big Plan (v2).md#Goals>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n"}},
+	{name: "move a note with relative links", setup: write("Projects/Rel.md", "[up](../Welcome.md) [[Plan]]"),
+		call: move(note.ByPath("Projects/Rel.md"), "Deep/er"), want: note.Moved{From: "Projects/Rel.md", To: "Deep/er/Rel.md"},
+		files: map[string]string{"Deep/er/Rel.md": "[up](Welcome.md) [[Plan]]"}},
+	{name: "move onto itself is a no-op", call: move(note.ByPath("Projects/Plan.md"), "Projects"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Projects/Plan.md"}, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "move into .obsidian", call: move(note.ByPath("Projects/Plan.md"), ".obsidian"), kind: errors.PermissionDenied,
+		files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "move traversal", call: move(note.ByPath("Projects/Plan.md"), "../elsewhere"), kind: errors.InvalidParams},
+	{name: "move missing", call: move(note.ByName("Nope"), "A"), kind: errors.FileNotFound},
+	{name: "rename to a taken name", call: rename(note.ByPath("Notes/Dup.md"), "../Other/Dup"), kind: errors.InvalidParams},
+	{name: "rename onto an existing note", setup: write("Projects/Roadmap.md", "taken"),
+		call: rename(note.ByPath("Projects/Plan.md"), "Roadmap"), kind: errors.FileExists,
+		files: map[string]string{"Projects/Roadmap.md": "taken", "Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "rename to a hidden name", call: rename(note.ByPath("Projects/Plan.md"), ".Plan"), kind: errors.PermissionDenied},
+	{name: "rename changes case only", call: rename(note.ByPath("Notes/Dup.md"), "dup"),
+		want: note.Moved{From: "Notes/Dup.md", To: "Notes/dup.md"}, files: map[string]string{"Notes/dup.md": "notes dup"}},
+
+	// open / file_info
+	{name: "open", call: open(note.ByName("Welcome")), want: note.Opened{Path: "Welcome.md"},
+		kinds: map[string]errors.Kind{"native": errors.Unsupported, "auto-app-closed": errors.NotRunning}},
+	{name: "file info", call: info(note.ByName("2026-11-21")),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			i := got.(note.Info)
+			if i.Path != "Daily/2026-11-21.md" || i.Name != "2026-11-21" || i.Extension != "md" || i.Size != 16 {
+				t.Errorf("info = %+v", i)
+			}
+			if time.Since(i.Modified) > time.Hour || i.Created.After(i.Modified) || i.Modified.Location() != time.UTC {
+				t.Errorf("times: created %v, modified %v", i.Created, i.Modified)
+			}
+		}},
+	{name: "file info of an attachment", call: info(note.ByPath("Attachments/pic.png")),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if i := got.(note.Info); i.Name != "pic" || i.Extension != "png" || i.Size != 8 {
+				t.Errorf("info = %+v", i)
+			}
+		}},
+	{name: "file info missing", call: info(note.ByPath("x.md")), kind: errors.FileNotFound},
+}
+
+func TestConformance(t *testing.T) {
+	for _, sub := range subjects {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					for p, c := range baseVault {
+						writeFile(t, dir, p, c)
+					}
+					if sc.setup != nil {
+						sc.setup(t, dir)
+					}
+					b := sub.new(t, dir)
+					got, err := sc.call(t.Context(), b)
+					wantKind := sc.kind
+					if k, ok := sc.kinds[sub.name]; ok {
+						wantKind = k
+					}
+					if wantKind != "" {
+						e := errors.From(err)
+						if err == nil || e.Kind != wantKind {
+							t.Fatalf("got %+v, %v; want a %s error", got, err, wantKind)
+						}
+						if e.Message == "" || e.Code() != wantKind.Code() {
+							t.Errorf("error %+v lacks a message or has the wrong code", e)
+						}
+						got = e
+					} else if err != nil {
+						t.Fatalf("unexpected error: %v", err)
+					} else if sc.want != nil {
+						if diff := compare(got, sc.want); diff != "" {
+							t.Errorf("result: %s", diff)
+						}
+					}
+					for p, want := range sc.files {
+						data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+						switch {
+						case want == gone && err == nil && !caseOnlyTwin(dir, p):
+							t.Errorf("%s exists, want it gone", p)
+						case want != gone && err != nil:
+							t.Errorf("%s: %v", p, err)
+						case want != gone && string(data) != want:
+							t.Errorf("%s =\n%q\nwant\n%q", p, data, want)
+						}
+					}
+					if sc.check != nil && (wantKind == "" || sc.kind != "") {
+						sc.check(t, sub.name, got, dir)
+					}
+					noTempFiles(t, dir)
+				})
+			}
+		})
+	}
+}
+
+// compare checks a result against want, ignoring what a backend may leave
+// unset: the links a move rewrote (absent when Obsidian did it) and where
+// the trash put a note.
+func compare(got, want any) string {
+	switch g := got.(type) {
+	case note.Moved:
+		g.Links = nil
+		got = g
+	case note.Deleted:
+		g.TrashPath = ""
+		got = g
+	}
+	if !reflect.DeepEqual(got, want) {
+		return fmt.Sprintf("got %+v, want %+v", got, want)
+	}
+	return ""
+}
+
+// wantLinks checks the counts a backend that rewrites links reports.
+func wantLinks(links, notes int) func(*testing.T, string, any, string) {
+	return func(t *testing.T, subject string, got any, _ string) {
+		m := got.(note.Moved)
+		if m.Links == nil {
+			if subject == "cli" {
+				return // Obsidian rewrote them and reports no counts
+			}
+			t.Fatalf("%s reported no link changes", subject)
+		}
+		if m.Links.Links != links || m.Links.Notes != notes || len(m.Links.Paths) != notes {
+			t.Errorf("links = %+v, want %d links in %d notes", *m.Links, links, notes)
+		}
+	}
+}
+
+func read(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Read(ctx, loc) }
+}
+
+func create(req note.CreateRequest) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Create(ctx, req) }
+}
+
+func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Append(ctx, loc, content, inline) }
+}
+
+func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Prepend(ctx, loc, content, inline) }
+}
+
+func del(loc note.Locator, permanent bool) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Delete(ctx, loc, permanent) }
+}
+
+func move(loc note.Locator, to string) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Move(ctx, loc, to) }
+}
+
+func rename(loc note.Locator, name string) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Rename(ctx, loc, name) }
+}
+
+func open(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Open(ctx, loc, false) }
+}
+
+func info(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
+	return func(ctx context.Context, b tools.Backend) (any, error) { return b.FileInfo(ctx, loc) }
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(rel, content string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) { writeFile(t, dir, rel, content) }
+}
+
+func chmod(rel string, mode os.FileMode) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(rel)), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// symlinkOut makes rel a symlink to a file or folder outside the vault.
+func symlinkOut(rel string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if runtime.GOOS == "windows" {
+			t.Skip("symlinks need privileges on Windows")
+		}
+		outside := t.TempDir()
+		writeFile(t, outside, "secret.md", "secret")
+		target := outside
+		if strings.HasSuffix(rel, ".md") {
+			target = filepath.Join(outside, "secret.md")
+		}
+		if err := os.Symlink(target, filepath.Join(dir, rel)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if data, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(data) != "secret" {
+				t.Error("the file outside the vault was changed")
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+				t.Errorf("files were written outside the vault: %v", entries)
+			}
+		})
+	}
+}
+
+func wantMode(t *testing.T, dir, rel string, mode os.FileMode) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return
+	}
+	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != mode {
+		t.Errorf("%s mode = %v, want %v", rel, fi.Mode().Perm(), mode)
+	}
+}
+
+// caseOnlyTwin reports whether p exists only as another spelling of a
+// file on a case-insensitive file system.
+func caseOnlyTwin(dir, p string) bool {
+	entries, err := os.ReadDir(filepath.Dir(filepath.Join(dir, filepath.FromSlash(p))))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() == filepath.Base(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// noTempFiles checks that no write left a temporary file behind.
+func noTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
