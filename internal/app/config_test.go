@@ -3,6 +3,8 @@ package app
 import (
 	"flag"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,18 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.Vault != "Flag" || c.Timeout != time.Minute || c.LogLevel != slog.LevelWarn {
 		t.Fatalf("flags must win: %+v, %v", c, err)
 	}
+	if c.Backend != "auto" || c.VaultPath != "" {
+		t.Errorf("backend defaults = %q %q", c.Backend, c.VaultPath)
+	}
+	dir := t.TempDir()
+	c, err = ParseConfig([]string{"--backend", "NATIVE"}, env("OBSIDIAN_VAULT_PATH", dir))
+	if err != nil || c.Backend != "native" || c.VaultPath != dir {
+		t.Errorf("native with a folder = %+v, %v", c, err)
+	}
+	home, _ := os.UserHomeDir()
+	if c, err := ParseConfig([]string{"--vault-path", "~/"}, env()); home != "" && (err != nil || c.VaultPath != filepath.Clean(home)) {
+		t.Errorf("~ expansion = %q, %v", c.VaultPath, err)
+	}
 	if _, err := ParseConfig([]string{"--help"}, env()); err != flag.ErrHelp {
 		t.Errorf("--help: %v", err)
 	}
@@ -51,6 +65,9 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--vault", "a\nb"}, nil, "one line"},
 		{[]string{"--bogus"}, nil, "flag provided but not defined"},
 		{[]string{"serve"}, nil, `unexpected argument "serve"`},
+		{[]string{"--backend", "app"}, nil, "must be auto, cli or native"},
+		{[]string{"--backend", "native"}, nil, "--backend native needs the vault folder"},
+		{nil, []string{"OBSIDIAN_VAULT_PATH", "/nonexistent/vault"}, `invalid OBSIDIAN_VAULT_PATH "/nonexistent/vault": is not an existing folder`},
 	}
 	for _, b := range bad {
 		_, err := ParseConfig(b.args, env(b.env...))

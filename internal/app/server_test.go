@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
@@ -45,6 +46,14 @@ var transcripts = []struct {
 		f.Update(func(sc *obsidiantest.Scenario) {
 			sc.Canned = &obsidiantest.Canned{Stdout: "Error: EACCES: permission denied, unlink '/vault/Welcome.md'\n"}
 		})
+	}},
+	{name: "native", setup: func(f *obsidiantest.Fake, c *Config) {
+		// No CLI at all: everything comes from the folder.
+		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
+	}},
+	{name: "auto_fallback", setup: func(f *obsidiantest.Fake, c *Config) {
+		f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
+		c.VaultPath = f.Vault
 	}},
 	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {

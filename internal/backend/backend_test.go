@@ -1,0 +1,215 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+)
+
+func TestMain(m *testing.M) { obsidiantest.Main(m) }
+
+// logBuffer collects debug logs safely across goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// setup installs a fake CLI on a vault holding one note and returns a
+// router over it in mode, with vaultPath as the given folder.
+func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*Router, *obsidiantest.Fake, *logBuffer) {
+	t.Helper()
+	f := obsidiantest.Install(t, sc)
+	f.WriteNote("Note.md", "hello")
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r := &Router{
+		Mode:   mode,
+		App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: logger}, Logger: logger},
+		Logger: logger,
+	}
+	if givePath {
+		r.VaultPath = f.Vault
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, f, logs
+}
+
+func servedBy(logs *logBuffer) []string {
+	var out []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "call served") {
+			_, b, _ := strings.Cut(line, "backend=")
+			out = append(out, strings.Fields(b)[0])
+		}
+	}
+	return out
+}
+
+func TestAutoUsesTheAppWhileItAnswers(t *testing.T) {
+	r, f, logs := setup(t, Auto, obsidiantest.Scenario{}, true)
+	if _, err := r.FileInfo(t.Context(), note.ByPath("Note.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := servedBy(logs); len(got) != 1 || got[0] != "cli" {
+		t.Errorf("served by %q, want cli", got)
+	}
+	if len(f.Calls()) == 0 {
+		t.Error("the CLI was never run")
+	}
+}
+
+func TestAutoFallsBackToTheGivenFolder(t *testing.T) {
+	r, f, logs := setup(t, Auto, obsidiantest.Scenario{NotRunning: true}, true)
+	got, err := r.Append(t.Context(), note.ByName("note"), "world", false)
+	if err != nil || got.Path != "Note.md" {
+		t.Fatalf("Append = %+v, %v", got, err)
+	}
+	if content, _ := f.Note("Note.md"); content != "hello\nworld" {
+		t.Errorf("note = %q", content)
+	}
+	if by := servedBy(logs); len(by) != 1 || by[0] != "native" {
+		t.Errorf("served by %q, want native", by)
+	}
+	if !strings.Contains(logs.String(), "serving calls from the vault folder") {
+		t.Error("the switch to the folder was not logged")
+	}
+}
+
+func TestAutoRetriesTheAppAfterRecheck(t *testing.T) {
+	r, f, logs := setup(t, Auto, obsidiantest.Scenario{NotRunning: true}, true)
+	r.Recheck = time.Hour
+	for range 3 {
+		if _, err := r.Read(t.Context(), note.ByPath("Note.md")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.Calls()); n != 1 {
+		t.Errorf("the app was asked %d times while known to be down, want 1", n)
+	}
+	// The app comes back: after the recheck period it serves again.
+	f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = false })
+	r.mu.Lock()
+	r.downUntil = time.Now().Add(-time.Second)
+	r.mu.Unlock()
+	if _, err := r.Read(t.Context(), note.ByPath("Note.md")); err != nil {
+		t.Fatal(err)
+	}
+	if by := servedBy(logs); len(by) != 4 || by[3] != "cli" {
+		t.Errorf("served by %q, want native ×3 then cli", by)
+	}
+}
+
+func TestAutoFallsBackToTheFolderLearnedFromTheApp(t *testing.T) {
+	r, f, logs := setup(t, Auto, obsidiantest.Scenario{}, false)
+	if _, err := r.FileInfo(t.Context(), note.ByPath("Note.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
+	got, err := r.FileInfo(t.Context(), note.ByName("Note"))
+	if err != nil || got.Size != 5 {
+		t.Fatalf("FileInfo after the app closed = %+v, %v", got, err)
+	}
+	if by := servedBy(logs); len(by) != 2 || by[1] != "native" {
+		t.Errorf("served by %q, want cli then native", by)
+	}
+}
+
+func TestAutoWithNeitherNamesBothWaysOut(t *testing.T) {
+	for name, sc := range map[string]obsidiantest.Scenario{
+		"not running":   {NotRunning: true},
+		"not installed": {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, f, _ := setup(t, Auto, sc, false)
+			if name == "not installed" {
+				r.App.(*obsidiancli.Backend).CLI.Bin = filepath.Join(t.TempDir(), "obsidian")
+			}
+			_, err := r.Read(t.Context(), note.ByPath("Note.md"))
+			e := errors.From(err)
+			if err == nil || e.Code() != -32001 {
+				t.Fatalf("err = %v, want -32001", err)
+			}
+			if !strings.Contains(e.Hint, "--vault-path") || !(strings.Contains(e.Hint, "Start Obsidian") || strings.Contains(e.Hint, "--obsidian-bin")) {
+				t.Errorf("hint %q does not name both ways out", e.Hint)
+			}
+			_ = f
+		})
+	}
+}
+
+func TestOpenNeverFallsBack(t *testing.T) {
+	r, _, logs := setup(t, Auto, obsidiantest.Scenario{NotRunning: true}, true)
+	_, err := r.Open(t.Context(), note.ByPath("Note.md"), false)
+	if e := errors.From(err); e.Kind != errors.NotRunning || !strings.Contains(e.Hint, "Start Obsidian") {
+		t.Errorf("open with the app closed: %v (hint %q)", err, e.Hint)
+	}
+	if by := servedBy(logs); len(by) != 0 {
+		t.Errorf("open was served by %q", by)
+	}
+}
+
+func TestCLIModeNeverUsesTheFolder(t *testing.T) {
+	r, _, _ := setup(t, CLI, obsidiantest.Scenario{NotRunning: true}, true)
+	_, err := r.Read(t.Context(), note.ByPath("Note.md"))
+	if e := errors.From(err); e.Kind != errors.NotRunning || strings.Contains(e.Hint, "--vault-path") {
+		t.Errorf("cli mode: %v (hint %q)", err, e.Hint)
+	}
+}
+
+func TestNativeModeNeverRunsTheCLI(t *testing.T) {
+	r, f, logs := setup(t, Native, obsidiantest.Scenario{}, true)
+	r.App = nil
+	if _, err := r.Create(context.Background(), note.CreateRequest{Path: "New.md", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if calls := f.Calls(); len(calls) != 0 {
+		t.Errorf("native mode ran the CLI: %q", calls)
+	}
+	if _, err := os.Stat(filepath.Join(f.Vault, "New.md")); err != nil {
+		t.Error(err)
+	}
+	if by := servedBy(logs); len(by) != 1 || by[0] != "native" {
+		t.Errorf("served by %q", by)
+	}
+	_, err := r.Open(t.Context(), note.ByPath("New.md"), false)
+	if e := errors.From(err); e.Kind != errors.Unsupported || !strings.Contains(e.Message, "needs the Obsidian app") {
+		t.Errorf("native open: %v", err)
+	}
+}
+
+func TestTimeoutIsNotAFallback(t *testing.T) {
+	// A call that timed out may have run: serving it again from the folder
+	// could apply it twice.
+	r, f, _ := setup(t, Auto, obsidiantest.Scenario{Hang: []string{"append"}}, true)
+	r.App.(*obsidiancli.Backend).CLI.Timeout = 300 * time.Millisecond
+	_, err := r.Append(t.Context(), note.ByPath("Note.md"), "x", false)
+	if kind := errors.From(err).Kind; kind != errors.Timeout {
+		t.Fatalf("err = %v, want TIMEOUT", err)
+	}
+	if content, _ := f.Note("Note.md"); content != "hello" {
+		t.Errorf("note = %q: the folder served a call the app may have run", content)
+	}
+}
