@@ -27,8 +27,8 @@ golden: ## rewrite tool-schema snapshots, transcripts and README sections; revie
 docs: ## rewrite the README's generated sections
 	go test ./internal/app -run TestREADME -update
 
-bench: ## per-call overhead benchmarks (not run by CI)
-	go test -run '^$$' -bench . -benchmem -count 5 ./internal/app
+bench: ## per-call overhead and native-engine benchmarks (not run by CI)
+	go test -run '^$$' -bench . -benchmem -count 5 ./internal/app ./vault
 
 tidy-check: ## fail if go.mod/go.sum are not tidy
 	go mod tidy -diff
