@@ -52,7 +52,9 @@ func (v *Vault) retarget(files []string, moves map[string]string) *note.LinkChan
 	var next sync.Mutex
 	n := 0
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	// The work is mostly waiting on the disk (reads, and an fsync per
+	// rewritten note), so more workers than cores pay off.
+	for range max(8, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
