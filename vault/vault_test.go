@@ -284,3 +284,30 @@ func TestTemplateVariables(t *testing.T) {
 		t.Errorf("missing template: %v", err)
 	}
 }
+
+func TestMoveReportsNotesItCouldNotRewrite(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{"Target.md": "t", "Free.md": "[[Target]]", "Locked.md": "see [[Target]]"} {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(dir, "Locked.md"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	m, err := v.Rename(context.Background(), note.ByName("Target"), "Goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Links.Links != 1 || m.Links.Notes != 1 || !slices.Equal(m.Links.Failed, []string{"Locked.md"}) {
+		t.Errorf("links = %+v, want 1 rewritten and Locked.md failed", *m.Links)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "Locked.md")); string(got) != "see [[Target]]" {
+		t.Errorf("read-only note changed: %q", got)
+	}
+}

@@ -18,7 +18,9 @@ import (
 const DefaultPerm fs.FileMode = 0o644
 
 // Replace atomically sets name's content to data, creating it (and its
-// folders) if needed. An existing file keeps its mode.
+// folders) if needed. An existing file keeps its mode, and one its owner
+// may not write (read-only) is refused with fs.ErrPermission: a rename
+// would otherwise replace it, which a plain write could not.
 func Replace(root *os.Root, name string, data []byte) error {
 	perm := DefaultPerm
 	if fi, err := root.Stat(name); err == nil {
@@ -26,6 +28,9 @@ func Replace(root *os.Root, name string, data []byte) error {
 			return &fs.PathError{Op: "replace", Path: name, Err: errors.New("not a regular file")}
 		}
 		perm = fi.Mode().Perm()
+		if perm&0o200 == 0 {
+			return &fs.PathError{Op: "replace", Path: name, Err: fs.ErrPermission}
+		}
 	}
 	tmp, err := writeTemp(root, name, data, perm)
 	if err != nil {

@@ -100,3 +100,19 @@ func TestRootJail(t *testing.T) {
 		t.Errorf("files written outside the root: %v", entries)
 	}
 }
+
+func TestReplaceRefusesReadOnlyFiles(t *testing.T) {
+	t.Parallel()
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "locked.md")
+	if err := os.WriteFile(p, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(root, "locked.md", []byte("changed")); !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("Replace(read-only) = %v, want fs.ErrPermission", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "keep" {
+		t.Errorf("content = %q", got)
+	}
+	noTemps(t, dir)
+}

@@ -147,6 +147,11 @@ var scenarios = []scenario{
 		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 1}, files: map[string]string{"Daily/2026-11-21.md": "no final newline!"}},
 	{name: "append adversarial", call: appendTo(note.ByPath("Projects/Plan.md"), adversarial, false),
 		want: note.Written{Path: "Projects/Plan.md", Bytes: len(adversarial)}, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"] + adversarial}},
+	{name: "append to a read-only note", setup: chmod("Daily/2026-11-21.md", 0o444),
+		call: appendTo(note.ByPath("Daily/2026-11-21.md"), `x\y`, false), kind: errors.PermissionDenied,
+		files: map[string]string{"Daily/2026-11-21.md": "no final newline"}},
+	{name: "create in a read-only folder", setup: readOnlyDir("Locked"),
+		call: create(note.CreateRequest{Path: "Locked/new.md", Content: "x"}), kind: errors.PermissionDenied},
 	{name: "append missing", call: appendTo(note.ByName("Nope"), "x", false), kind: errors.FileNotFound},
 	{name: "append ambiguous changes nothing", call: appendTo(note.ByName("dup"), "x", false), kind: errors.AmbiguousName,
 		files: map[string]string{"Notes/Dup.md": "notes dup", "Other/Dup.md": "other dup"}},
@@ -385,6 +390,20 @@ func chmod(rel string, mode os.FileMode) func(*testing.T, string) {
 		if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(rel)), mode); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// readOnlyDir makes a folder nobody may write to; root may, so it skips.
+func readOnlyDir(rel string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+			t.Skip("needs a user the permission bits apply to")
+		}
+		p := filepath.Join(dir, rel)
+		if err := os.Mkdir(p, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(p, 0o755) })
 	}
 }
 
