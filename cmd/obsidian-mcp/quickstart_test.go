@@ -41,10 +41,16 @@ func TestQuickStart(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("quick start failed: %v\nstderr:\n%s", err, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], `{"jsonrpc":"2.0","id":2,"result":`) ||
-		!strings.Contains(lines[1], "This is the example vault that ships with obsidian-mcp.") {
-		t.Errorf("stdout =\n%s\nwant the initialize answer, then the note Welcome", stdout.String())
+	// Answers are matched to requests by id; they may come in any order.
+	byID := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		_, rest, _ := strings.Cut(line, `"id":`)
+		id, _, _ := strings.Cut(rest, ",")
+		byID[id] = line
+	}
+	if len(byID) != 2 || !strings.Contains(byID["1"], `"result":{"protocolVersion"`) ||
+		!strings.Contains(byID["2"], `"result":`) || !strings.Contains(byID["2"], "This is the example vault that ships with obsidian-mcp.") {
+		t.Errorf("stdout =\n%s\nwant the initialize answer and the note Welcome", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "backend=native") {
 		t.Errorf("stderr does not log the native backend:\n%s", stderr.String())
