@@ -55,6 +55,14 @@ func (r CreateRequest) Target() string {
 	return trimSlashes(r.Folder) + "/" + WithDefaultExt(r.Name)
 }
 
+// TargetField names the argument that gave the target, for errors.
+func (r CreateRequest) TargetField() string {
+	if r.Path != "" {
+		return "path"
+	}
+	return "name"
+}
+
 // Created reports a create.
 type Created struct {
 	Path string `json:"path" jsonschema:"vault-relative path of the note"`

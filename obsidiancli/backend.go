@@ -51,11 +51,7 @@ func argSafe(content string) bool {
 // Create creates a note and never clobbers or side-copies one.
 func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	target := req.Target()
-	field := "path"
-	if req.Path == "" {
-		field = "name"
-	}
-	if err := vault.CheckWritable(field, target); err != nil {
+	if err := vault.CheckWritable(req.TargetField(), target); err != nil {
 		return note.Created{}, err
 	}
 	if !req.Overwrite {

@@ -21,11 +21,7 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 		return note.Created{}, err
 	}
 	target := req.Target()
-	field := "path"
-	if req.Path == "" {
-		field = "name"
-	}
-	if err := CheckWritable(field, target); err != nil {
+	if err := CheckWritable(req.TargetField(), target); err != nil {
 		return note.Created{}, err
 	}
 	data := []byte(req.Content)

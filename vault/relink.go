@@ -43,12 +43,7 @@ func (v *Vault) retarget(files []string, moves map[string]string) *note.LinkChan
 			jobs = append(jobs, job{f, after[i]})
 		}
 	}
-	type result struct {
-		path  string
-		links int
-		err   error
-	}
-	results := make([]result, len(jobs))
+	results := make([]relinked, len(jobs))
 	var next sync.Mutex
 	n := 0
 	var wg sync.WaitGroup
@@ -91,13 +86,16 @@ func (v *Vault) retarget(files []string, moves map[string]string) *note.LinkChan
 	return changes
 }
 
+// relinked is what happened to one note's links.
+type relinked struct {
+	path  string
+	links int // links rewritten
+	err   error
+}
+
 // relinkNote rewrites one note's links; before and now are its paths
 // before and after the moves.
-func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r struct {
-	path  string
-	links int
-	err   error
-}) {
+func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
 	r.path = now
 	data, err := v.root.ReadFile(now)
 	if err != nil {

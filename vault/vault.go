@@ -13,7 +13,6 @@ package vault
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -208,5 +207,3 @@ func (v *Vault) templatesFolder() string {
 	}
 	return strings.Trim(path.Clean("/"+cfg.Folder), "/")
 }
-
-func (v *Vault) String() string { return fmt.Sprintf("vault(%s)", v.dir) }
