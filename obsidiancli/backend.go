@@ -34,12 +34,14 @@ var errNoLocalVault = errors.New("the vault folder is not reachable from this ma
 type Backend struct {
 	CLI    *Client
 	Logger *slog.Logger
-	// VaultPath is the vault folder; "" means ask the CLI (vault info=path)
-	// the first time direct file access is needed.
-	VaultPath string
+	// Folder is the vault folder, when the user gave it; nil means ask the
+	// CLI (vault info=path) the first time direct file access is needed.
+	// The server shares one engine between this backend and the router, so
+	// edits through either are serialised together.
+	Folder *vault.Vault
 
 	rootMu  sync.Mutex
-	root    *vault.Vault // the folder, through the native engine
+	root    *vault.Vault // the folder learned from the CLI
 	rootErr error
 }
 
@@ -412,25 +414,27 @@ func (b *Backend) mustNotExist(ctx context.Context, p string) error {
 	}
 }
 
-// VaultDir is the vault folder when known: given in VaultPath, or learned
-// from the CLI and reachable from this machine. The auto backend uses it
-// to carry on natively when the app stops answering.
-func (b *Backend) VaultDir() string {
+// KnownFolder is the vault folder when known without asking the app:
+// given in Folder, or learned earlier from the CLI and reachable from this
+// machine; nil otherwise. The router carries on with it when the app stops
+// answering.
+func (b *Backend) KnownFolder() *vault.Vault {
+	if b.Folder != nil {
+		return b.Folder
+	}
 	b.rootMu.Lock()
 	defer b.rootMu.Unlock()
-	if b.root != nil {
-		return b.root.Dir()
-	}
-	return b.VaultPath
+	return b.root
 }
 
-// LearnVaultDir asks the app where the vault folder is (once; see
-// vaultRoot) and returns it when this machine can open it, else "".
-func (b *Backend) LearnVaultDir(ctx context.Context) string {
-	if _, err := b.vaultRoot(ctx); err != nil {
-		return ""
+// LearnFolder asks the app where the vault folder is (once; see vaultRoot)
+// and returns it when this machine can open it, else nil.
+func (b *Backend) LearnFolder(ctx context.Context) *vault.Vault {
+	root, err := b.vaultRoot(ctx)
+	if err != nil {
+		return nil
 	}
-	return b.VaultDir()
+	return root
 }
 
 // vaultRoot opens the vault folder, asking the CLI where it is the first
@@ -438,19 +442,19 @@ func (b *Backend) LearnVaultDir(ctx context.Context) string {
 // another file system, as from WSL) is remembered as errNoLocalVault; CLI
 // failures are not remembered, so a later call can succeed.
 func (b *Backend) vaultRoot(ctx context.Context) (*vault.Vault, error) {
+	if b.Folder != nil {
+		return b.Folder, nil
+	}
 	b.rootMu.Lock()
 	defer b.rootMu.Unlock()
 	if b.root != nil || b.rootErr != nil {
 		return b.root, b.rootErr
 	}
-	dir := b.VaultPath
-	if dir == "" {
-		out, err := b.CLI.Run(ctx, "vault", "info=path")
-		if err != nil {
-			return nil, err
-		}
-		dir = strings.TrimSpace(out)
+	out, err := b.CLI.Run(ctx, "vault", "info=path")
+	if err != nil {
+		return nil, err
 	}
+	dir := strings.TrimSpace(out)
 	root, err := vault.Open(dir)
 	if err != nil {
 		b.rootErr = fmt.Errorf("%w (%q: %v)", errNoLocalVault, dir, err)

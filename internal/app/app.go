@@ -22,6 +22,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // Name is the server's name in initialize.
@@ -108,16 +109,21 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 		RetryDelay:      500 * time.Millisecond,
 		Logger:          logger,
 	}
-	router := &backend.Router{
-		Mode:      cfg.Backend,
-		VaultPath: cfg.VaultPath,
-		Recheck:   cfg.Recheck,
-		Logger:    logger,
+	// One engine on the folder serves both backends, so their edits are
+	// serialised together and the file list is cached once.
+	var folder *vault.Vault
+	if cfg.VaultPath != "" {
+		v, err := vault.Open(cfg.VaultPath)
+		if err != nil {
+			return err
+		}
+		defer v.Close()
+		folder = v
 	}
+	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger}
 	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, VaultPath: cfg.VaultPath}
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder}
 	}
-	defer router.Close()
 
 	// A tool call runs a handful of CLI commands at most, and stops at the
 	// first that fails, so two timeouts bound it.

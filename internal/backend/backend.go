@@ -30,11 +30,12 @@ const (
 // App is the CLI backend as the router needs it.
 type App interface {
 	tools.Backend
-	// VaultDir is the vault folder when known, "" otherwise.
-	VaultDir() string
-	// LearnVaultDir asks the app where the vault folder is, and returns it
-	// when this machine can open it.
-	LearnVaultDir(ctx context.Context) string
+	// KnownFolder is the vault folder when known without asking the app,
+	// nil otherwise.
+	KnownFolder() *vault.Vault
+	// LearnFolder asks the app where the vault folder is, and returns it
+	// when this machine can open it, else nil.
+	LearnFolder(ctx context.Context) *vault.Vault
 }
 
 // Router implements tools.Backend by routing every call per Mode.
@@ -42,9 +43,9 @@ type Router struct {
 	Mode Mode
 	// App serves calls through Obsidian; nil in native mode.
 	App App
-	// VaultPath is the vault folder given by the user; "" to rely on what
-	// the app reports.
-	VaultPath string
+	// Folder is the vault folder given by the user; nil to rely on what
+	// the app reports. Its owner closes it.
+	Folder *vault.Vault
 	// Recheck is how long, after the app failed to answer, calls go
 	// straight to the folder before the app is tried again. It spares a
 	// CLI round trip (up to a second on Windows) per call while the app
@@ -53,41 +54,19 @@ type Router struct {
 	Logger  *slog.Logger
 
 	mu        sync.Mutex
-	folder    *vault.Vault
 	downUntil time.Time
 	learned   bool
 }
 
-// Close releases the vault folder.
-func (r *Router) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.folder != nil {
-		return r.folder.Close()
+// native is the vault folder when known: given, or learned from the app.
+func (r *Router) native() *vault.Vault {
+	if r.Folder != nil {
+		return r.Folder
+	}
+	if r.App != nil {
+		return r.App.KnownFolder()
 	}
 	return nil
-}
-
-// native opens the vault folder once, from VaultPath or the app's answer.
-func (r *Router) native() (*vault.Vault, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.folder != nil {
-		return r.folder, nil
-	}
-	dir := r.VaultPath
-	if dir == "" && r.App != nil {
-		dir = r.App.VaultDir()
-	}
-	if dir == "" {
-		return nil, nil
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	r.folder = v
-	return v, nil
 }
 
 func (r *Router) appDown() bool {
@@ -119,10 +98,7 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	var zero R
 	switch {
 	case r.Mode == Native:
-		v, err := r.native()
-		if err != nil {
-			return zero, err
-		}
+		v := r.native()
 		if v == nil {
 			return zero, errors.E(errors.Internal, "the native backend has no vault folder").
 				WithHint("Set --vault-path / OBSIDIAN_VAULT_PATH.")
@@ -133,8 +109,8 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 		r.Logger.Debug("call served", "op", op, "backend", CLI)
 		return call(r.App)
 	case fallback && r.appDown():
-		// markDown is only ever set once the folder is open.
-		v, _ := r.native()
+		// markDown is only ever set once the folder is known.
+		v := r.native()
 		r.Logger.Debug("call served", "op", op, "backend", Native)
 		return call(v)
 	}
@@ -148,11 +124,8 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	if !fallback {
 		return zero, withWayOut(err)
 	}
-	v, verr := r.native()
+	v := r.native()
 	if v == nil {
-		if verr != nil {
-			r.Logger.Warn("Obsidian is not answering and the vault folder cannot be opened", "err", verr)
-		}
 		return zero, withWayOut(err)
 	}
 	r.markDown(true)
@@ -165,14 +138,14 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 // that the folder is known before the app goes away.
 func (r *Router) learn(ctx context.Context) {
 	r.mu.Lock()
-	if r.learned || r.VaultPath != "" || r.Mode != Auto {
+	if r.learned || r.Folder != nil || r.Mode != Auto {
 		r.mu.Unlock()
 		return
 	}
 	r.learned = true
 	r.mu.Unlock()
-	if dir := r.App.LearnVaultDir(ctx); dir != "" {
-		r.Logger.Debug("vault folder learned from the app", "dir", dir)
+	if v := r.App.LearnFolder(ctx); v != nil {
+		r.Logger.Debug("vault folder learned from the app", "dir", v.Dir())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 func TestMain(m *testing.M) { obsidiantest.Main(m) }
@@ -38,22 +39,24 @@ func (l *logBuffer) String() string {
 }
 
 // setup installs a fake CLI on a vault holding one note and returns a
-// router over it in mode, with vaultPath as the given folder.
+// router over it in mode, given the vault folder when givePath.
 func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*Router, *obsidiantest.Fake, *logBuffer) {
 	t.Helper()
 	f := obsidiantest.Install(t, sc)
 	f.WriteNote("Note.md", "hello")
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r := &Router{
-		Mode:   mode,
-		App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: logger}, Logger: logger},
-		Logger: logger,
-	}
+	app := &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: logger}, Logger: logger}
+	r := &Router{Mode: mode, App: app, Logger: logger}
 	if givePath {
-		r.VaultPath = f.Vault
+		// As the server does: one engine for both backends.
+		v, err := vault.Open(f.Vault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		r.Folder, app.Folder = v, v
 	}
-	t.Cleanup(func() { _ = r.Close() })
 	return r, f, logs
 }
 
@@ -102,7 +105,7 @@ func TestAutoRetriesTheAppAfterRecheck(t *testing.T) {
 	r, f, logs := setup(t, Auto, obsidiantest.Scenario{NotRunning: true}, true)
 	r.Recheck = time.Hour
 	for range 3 {
-		if _, err := r.Read(t.Context(), note.ByPath("Note.md")); err != nil {
+		if _, err := r.FileInfo(t.Context(), note.ByPath("Note.md")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,7 +117,7 @@ func TestAutoRetriesTheAppAfterRecheck(t *testing.T) {
 	r.mu.Lock()
 	r.downUntil = time.Now().Add(-time.Second)
 	r.mu.Unlock()
-	if _, err := r.Read(t.Context(), note.ByPath("Note.md")); err != nil {
+	if _, err := r.FileInfo(t.Context(), note.ByPath("Note.md")); err != nil {
 		t.Fatal(err)
 	}
 	if by := servedBy(logs); len(by) != 4 || by[3] != "cli" {
@@ -171,9 +174,9 @@ func TestOpenNeverFallsBack(t *testing.T) {
 	}
 }
 
-func TestCLIModeNeverUsesTheFolder(t *testing.T) {
+func TestCLIModeNeverFallsBack(t *testing.T) {
 	r, _, _ := setup(t, CLI, obsidiantest.Scenario{NotRunning: true}, true)
-	_, err := r.Read(t.Context(), note.ByPath("Note.md"))
+	_, err := r.FileInfo(t.Context(), note.ByPath("Note.md"))
 	if e := errors.From(err); e.Kind != errors.NotRunning || strings.Contains(e.Hint, "--vault-path") {
 		t.Errorf("cli mode: %v (hint %q)", err, e.Hint)
 	}

@@ -47,14 +47,17 @@ var subjects = []subject{
 	}},
 	{"auto-app-closed", func(t *testing.T, dir string) tools.Backend {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
-		r := &backend.Router{
-			Mode:      backend.Auto,
-			App:       &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard},
-			VaultPath: dir,
-			Logger:    discard,
+		v, err := vault.Open(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = r.Close() })
-		return r
+		t.Cleanup(func() { _ = v.Close() })
+		return &backend.Router{
+			Mode:   backend.Auto,
+			App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard, Folder: v},
+			Folder: v,
+			Logger: discard,
+		}
 	}},
 }
 
