@@ -361,7 +361,7 @@ func (v *vault) move(c call, out *strings.Builder) {
 		do, verb = v.eng.Rename, "Renamed"
 	}
 	m, err := do(context.Background(), note.ByPath(p), arg)
-	if errors.From(err) != nil && errors.From(err).Kind == errors.FileExists {
+	if e := errors.From(err); err != nil && e.Kind == errors.FileExists {
 		out.WriteString("Error: Destination file already exists!\n")
 		return
 	}
