@@ -13,6 +13,7 @@ import (
 	stderrors "errors"
 	"fmt"
 	"io/fs"
+	"strings"
 )
 
 // Is reports whether any error in err's tree matches target (std errors.Is).
@@ -146,6 +147,24 @@ type Error struct {
 // E builds an Error of kind k with a formatted message.
 func E(k Kind, format string, args ...any) *Error {
 	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidFields is the INVALID_PARAMS error naming each bad argument.
+// Fields sharing one message (path and name, for the locator rule) are
+// named together rather than repeating it.
+func InvalidFields(fields ...Field) *Error {
+	var parts []string
+	for i := 0; i < len(fields); {
+		j, names := i, []string{}
+		for ; j < len(fields) && fields[j].Message == fields[i].Message; j++ {
+			names = append(names, "`"+fields[j].Field+"`")
+		}
+		parts = append(parts, strings.Join(names, " and ")+": "+fields[i].Message)
+		i = j
+	}
+	e := E(InvalidParams, "invalid arguments: %s", strings.Join(parts, "; "))
+	e.Fields = fields
+	return e
 }
 
 // WithHint sets the hint and returns e.

@@ -70,3 +70,11 @@ func TestDataAndCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestInvalidFields(t *testing.T) {
+	e := InvalidFields(Field{"path", "must not be empty"}, Field{"name", "must not be empty"}, Field{"to", "must be a folder"})
+	want := "invalid arguments: `path` and `name`: must not be empty; `to`: must be a folder"
+	if e.Kind != InvalidParams || e.Message != want || len(e.Fields) != 3 {
+		t.Errorf("InvalidFields = %q (%s, %d fields), want %q", e.Message, e.Kind, len(e.Fields), want)
+	}
+}

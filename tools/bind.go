@@ -87,7 +87,7 @@ func bind[A any](v *validator.Validate, req mcp.CallToolRequest) (A, error) {
 	if len(raw) == 0 && req.Params.Arguments != nil {
 		var err error
 		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-			return args, invalid(errors.Field{Field: "arguments", Message: "must be a JSON object"})
+			return args, errors.InvalidFields(errors.Field{Field: "arguments", Message: "must be a JSON object"})
 		}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -96,7 +96,7 @@ func bind[A any](v *validator.Validate, req mcp.CallToolRequest) (A, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
-		return args, invalid(decodeField(err, argNames(reflect.TypeFor[A]())))
+		return args, errors.InvalidFields(decodeField(err, argNames(reflect.TypeFor[A]())))
 	}
 	if err := v.Struct(args); err != nil {
 		var verrs validator.ValidationErrors
@@ -107,26 +107,9 @@ func bind[A any](v *validator.Validate, req mcp.CallToolRequest) (A, error) {
 		for _, fe := range verrs {
 			fields = append(fields, errors.Field{Field: fe.Field(), Message: fieldMessage(fe)})
 		}
-		return args, invalid(fields...)
+		return args, errors.InvalidFields(fields...)
 	}
 	return args, nil
-}
-
-func invalid(fields ...errors.Field) *errors.Error {
-	// Fields sharing one message (path and name, for the locator rule) are
-	// named together rather than repeating it.
-	var parts []string
-	for i := 0; i < len(fields); {
-		j, names := i, []string{}
-		for ; j < len(fields) && fields[j].Message == fields[i].Message; j++ {
-			names = append(names, "`"+fields[j].Field+"`")
-		}
-		parts = append(parts, strings.Join(names, " and ")+": "+fields[i].Message)
-		i = j
-	}
-	e := errors.E(errors.InvalidParams, "invalid arguments: %s", strings.Join(parts, "; "))
-	e.Fields = fields
-	return e
 }
 
 func fieldMessage(fe validator.FieldError) string {

@@ -128,9 +128,7 @@ func hidden(p string) bool {
 }
 
 func invalid(field, msg string) *errors.Error {
-	e := errors.E(errors.InvalidParams, "invalid arguments: `%s`: %s", field, msg)
-	e.Fields = []errors.Field{{Field: field, Message: msg}}
-	return e
+	return errors.InvalidFields(errors.Field{Field: field, Message: msg})
 }
 
 // FileError maps a file-system error on vault path p to the tools' kinds.
