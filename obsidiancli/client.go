@@ -12,9 +12,7 @@ package obsidiancli
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -40,17 +38,15 @@ const waitDelay = 500 * time.Millisecond
 
 // DefaultBin is the CLI's executable name. On Windows it must be the console
 // redirector Obsidian.com: Obsidian.exe is a GUI binary whose stdout is lost.
-func DefaultBin() string {
-	if runtime.GOOS == "windows" {
-		return "Obsidian.com"
-	}
-	return "obsidian"
-}
+func DefaultBin() string { return defaultBin(runtime.GOOS) }
 
 // Client runs CLI commands. The zero value is not usable; set at least Logger.
 type Client struct {
-	// Bin is the CLI's path, or a name looked up on PATH; "" means DefaultBin.
+	// Bin is the CLI's path, or a name looked up on PATH; "" means search
+	// PATH and Obsidian's install locations (Finder.Find).
 	Bin string
+	// Finder finds the CLI; the zero value looks at this machine.
+	Finder Finder
 	// Vault, when set, is sent as vault=<name> before every command.
 	Vault string
 	// Timeout bounds each call; 0 means DefaultTimeout.
@@ -167,31 +163,25 @@ func (c *Client) resolve() (string, error) {
 	if c.path != "" {
 		return c.path, nil
 	}
-	bin := c.Bin
-	if bin == "" {
-		bin = DefaultBin()
-	}
-	var (
-		p   string
-		err error
-	)
-	if strings.ContainsAny(bin, `/\`) {
-		p = bin
-		var fi os.FileInfo
-		if fi, err = os.Stat(bin); err == nil && fi.IsDir() {
-			err = fs.ErrInvalid
-		}
-	} else {
-		p, err = exec.LookPath(bin)
-	}
+	found, tried, err := c.Finder.Find(c.Bin)
 	if err != nil {
-		return "", notStartable(bin, err)
+		return "", notFound(c.Bin, tried, err)
 	}
+	p := found.Path
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
+	c.Logger.Debug("obsidian cli found", "path", p, "how", found.How)
 	c.path = p
 	return p, nil
+}
+
+func notFound(bin string, tried []string, err error) *errors.Error {
+	if bin != "" {
+		return notStartable(bin, err)
+	}
+	return errors.E(errors.CLINotFound, "cannot find the Obsidian CLI: %v", err).WithCause(err).
+		WithHint("Install Obsidian 1.12 or later and enable Settings → General → Command line interface, or set --obsidian-bin (OBSIDIAN_BIN) to the CLI's full path. `obsidian-mcp doctor` shows where it looked.")
 }
 
 func notStartable(bin string, err error) *errors.Error {

@@ -3,8 +3,11 @@ package obsidiancli
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +63,46 @@ func TestRunCLINotFound(t *testing.T) {
 		if e.Kind != errors.CLINotFound || e.Code() != -32001 || !strings.Contains(e.Hint, "--obsidian-bin") {
 			t.Errorf("Bin=%q: err = %v (%s), want OBSIDIAN_CLI_NOT_FOUND", bin, err, e.Kind)
 		}
+	}
+}
+
+func TestRunCLINotFoundListsWhereItLooked(t *testing.T) {
+	t.Parallel()
+	c := &Client{Logger: discard(), Finder: Finder{GOOS: "linux", Getenv: func(string) string { return "" },
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist },
+		Stat:     func(p string) (fs.FileInfo, error) { return nil, fs.ErrNotExist }}}
+	_, err := c.Run(t.Context(), "version")
+	e := errors.From(err)
+	if e.Kind != errors.CLINotFound || !strings.Contains(e.Message, "/usr/local/bin/obsidian") || !strings.Contains(e.Hint, "obsidian-mcp doctor") {
+		t.Fatalf("err = %v (%s, hint %q), want OBSIDIAN_CLI_NOT_FOUND naming the places and doctor", err, e.Kind, e.Hint)
+	}
+}
+
+// TestRunFindsInstalledCLI: with no --obsidian-bin and nothing on PATH, the
+// client runs the CLI from Obsidian's install location.
+func TestRunFindsInstalledCLI(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("uses Linux's install location")
+	}
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(f.Bin), filepath.Join(home, ".local", "bin")); err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{Logger: discard(), Finder: Finder{
+		Getenv:   func(k string) string { return map[string]string{"HOME": home}[k] },
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist },
+	}}
+	out, err := c.Run(t.Context(), "version")
+	if err != nil || out != "1.12.7 (installer 1.12.7)\n" {
+		t.Fatalf("Run = %q, %v", out, err)
+	}
+	if len(f.Calls()) != 1 {
+		t.Errorf("the fake ran %d times, want 1", len(f.Calls()))
 	}
 }
 

@@ -86,6 +86,35 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 }
 
+// TestDoctorCommand: `obsidian-mcp doctor` is a command, not the server: it
+// reports on stdout and its exit status says whether the server could work.
+func TestDoctorCommand(t *testing.T) {
+	vault := t.TempDir()
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(binary, append([]string{"doctor"}, args...)...)
+		cmd.Env = append(os.Environ(), "PATH="+t.TempDir(), "HOME="+t.TempDir())
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	out, errOut, code := run("--backend", "native", "--vault-path", vault)
+	if code != 0 || errOut != "" || !strings.Contains(out, "✓ obsidian-mcp 9.9.9-test") || !strings.Contains(out, "✓ ready") ||
+		!strings.Contains(out, `"command": "`+binary+`"`) {
+		t.Errorf("native doctor: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	out, _, code = run()
+	if code != 1 || !strings.Contains(out, "✗ Obsidian CLI not found") || !strings.Contains(out, "✗ not ready") {
+		t.Errorf("bare doctor with no CLI: exit %d, stdout:\n%s", code, out)
+	}
+}
+
 // TestEOFAnswersEverything: a client writes its requests, closes stdin and
 // reads; the process answers all of them on stdout, logs only on stderr,
 // and exits 0.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/lmittmann/tint"
@@ -47,19 +48,29 @@ type Streams struct {
 // ctx), 2 for bad flags or environment, 1 for any other failure.
 func Main(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
 	version = resolveVersion(version)
+	if len(args) > 0 && args[0] == "doctor" {
+		exe, _ := os.Executable() // only shown; "" prints as unknown
+		return Doctor(ctx, args[1:], getenv, std.Out, version, Machine{Executable: exe})
+	}
 	cfg, err := ParseConfig(args, getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(std.Out, Usage())
 		return 0
 	case err != nil:
-		fmt.Fprintf(std.Err, "obsidian-mcp: %v\n", err)
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(std.Err, "obsidian-mcp: %s\n", line)
+		}
+		fmt.Fprintln(std.Err, "obsidian-mcp: `obsidian-mcp doctor` checks the whole setup")
 		return 2
 	case cfg.ShowVersion:
 		fmt.Fprintf(std.Out, "obsidian-mcp %s\n", version)
 		return 0
 	}
 	logger := NewLogger(std.Err, cfg.LogLevel)
+	for _, note := range cfg.Ignored {
+		logger.Warn("ignored " + note)
+	}
 	if err := Serve(ctx, cfg, std.In, std.Out, logger, version); err != nil {
 		logger.Error("server stopped", "err", err)
 		return 1

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
-	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 )
 
 // Config is the server's configuration. Each setting comes from a flag or
@@ -26,6 +28,10 @@ type Config struct {
 	LogLevel        slog.Level
 	ToolErrors      string // "protocol" or "result"
 	ShowVersion     bool
+	// Settings says where each option's value came from, in option order.
+	Settings []Setting
+	// Ignored lists environment variables holding unsubstituted placeholders.
+	Ignored []string
 	// Recheck is how long auto mode serves from the folder after the app
 	// failed to answer before trying the app again (not a flag).
 	Recheck time.Duration
@@ -83,7 +89,7 @@ func options() []option {
 				c.VaultPath = abs
 				return nil
 			}},
-		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. Default: `" + obsidiancli.DefaultBin() + "` on PATH (on Windows `Obsidian.com`, never `Obsidian.exe`).",
+		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. By default `obsidian` (on Windows `Obsidian.com`, never `Obsidian.exe`) is looked up on PATH, then where Obsidian installs it: macOS `/usr/local/bin/obsidian` and `Obsidian.app/Contents/MacOS/obsidian-cli`; Linux `~/.local/bin/obsidian`; Windows `%LOCALAPPDATA%\\Programs\\Obsidian` and `Program Files\\Obsidian`. `obsidian-mcp doctor` shows what was found.",
 			func(c *Config, v string) error { c.ObsidianBin = v; return nil }},
 		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault.",
 			func(c *Config, v string) error {
@@ -93,7 +99,7 @@ func options() []option {
 				c.Vault = v
 				return nil
 			}},
-		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`). On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
+		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`) or a number of seconds. On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
 			func(c *Config, v string) error {
 				d, err := positiveDuration(v)
 				c.Timeout = d
@@ -145,16 +151,38 @@ func options() []option {
 	}
 }
 
+// positiveDuration reads a Go duration, or a bare number of seconds (what an
+// MCPB number field delivers).
 func positiveDuration(v string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 || secs > 1e6 {
+			return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m")
+		return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
 	}
 	return d, nil
 }
 
+// Setting is where one option's effective value came from, for doctor.
+type Setting struct {
+	Flag, Env string
+	Value     string // as given, or the default
+	Source    string // "--flag", the environment variable, or "default"
+}
+
+// placeholder matches an install-time variable a host left unsubstituted:
+// MCPB hosts pass "${user_config.x}" through literally when the user left an
+// optional field empty (modelcontextprotocol/mcpb#250).
+var placeholder = regexp.MustCompile(`^\$\{[^}]+\}$`)
+
 // ParseConfig reads flags from args and, for flags not given, environment
-// variables through getenv. It returns flag.ErrHelp for --help.
+// variables through getenv. It returns flag.ErrHelp for --help. Every
+// invalid setting is reported, joined, with the best configuration it could
+// make of the rest.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	c := Config{Recheck: defaultRecheck}
 	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
@@ -176,25 +204,32 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
 	for i, o := range opts {
-		v, source := o.def, ""
-		switch {
+		v, source := o.def, "default"
+		switch env := getenv(o.env); {
 		case given[o.flag]:
 			v, source = *values[i], "--"+o.flag
-		case getenv(o.env) != "":
-			v, source = getenv(o.env), o.env
+		case placeholder.MatchString(env):
+			c.Ignored = append(c.Ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", o.env, env))
+		case env != "":
+			v, source = env, o.env
 		}
 		if err := o.set(&c, v); err != nil {
-			if source == "" {
-				source = "default of --" + o.flag
+			what := source
+			if source == "default" {
+				what = "default of --" + o.flag
 			}
-			return c, fmt.Errorf("invalid %s %q: %v", source, v, err)
+			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, v, err))
+		} else if o.flag == "vault-path" {
+			v = c.VaultPath // absolute, ~ expanded: what the server uses
 		}
+		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: v, Source: source})
 	}
-	if c.Backend == backend.Native && c.VaultPath == "" {
-		return c, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)")
+	if c.Backend == backend.Native && c.VaultPath == "" && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
 	}
-	return c, nil
+	return c, errors.Join(errs...)
 }
 
 // Usage is the --help text.
@@ -208,7 +243,8 @@ interface enabled) and, when the app is closed or absent, works on the vault
 folder directly (--vault-path). Logs go to stderr.
 
 Usage:
-  obsidian-mcp [flags]
+  obsidian-mcp [flags]          serve MCP over stdio
+  obsidian-mcp doctor [flags]   check the setup and say how to fix it
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)

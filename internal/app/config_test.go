@@ -102,3 +102,53 @@ func TestLoggerPlainWhenNotATerminal(t *testing.T) {
 		t.Errorf("log output = %q; want plain text at info level", got)
 	}
 }
+
+func TestParseConfigSourcesAndPlaceholders(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"OBSIDIAN_VAULT":       "${user_config.vault}", // left unfilled at install
+		"OBSIDIAN_BIN":         "${user_config.obsidian_bin}",
+		"OBSIDIAN_MCP_TIMEOUT": "45", // an MCPB number field: seconds
+		"OBSIDIAN_MCP_BACKEND": "cli",
+	}
+	c, err := ParseConfig([]string{"--backend", "auto"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Vault != "" || c.ObsidianBin != "" || c.Timeout != 45*time.Second || c.Backend != "auto" {
+		t.Errorf("config = %+v", c)
+	}
+	if len(c.Ignored) != 2 || !strings.Contains(c.Ignored[0]+c.Ignored[1], "OBSIDIAN_VAULT=${user_config.vault}") {
+		t.Errorf("Ignored = %q", c.Ignored)
+	}
+	sources := map[string]string{}
+	for _, s := range c.Settings {
+		sources[s.Flag] = s.Source + "=" + s.Value
+	}
+	for flag, want := range map[string]string{"backend": "--backend=auto", "timeout": "OBSIDIAN_MCP_TIMEOUT=45", "vault": "default=", "log-level": "default=info"} {
+		if sources[flag] != want {
+			t.Errorf("setting %s = %q, want %q", flag, sources[flag], want)
+		}
+	}
+	if len(c.Settings) != len(options()) {
+		t.Errorf("%d settings for %d options", len(c.Settings), len(options()))
+	}
+}
+
+func TestParseConfigReportsEveryError(t *testing.T) {
+	t.Parallel()
+	c, err := ParseConfig([]string{"--timeout", "-1", "--log-level", "loud"}, func(k string) string {
+		return map[string]string{"OBSIDIAN_VAULT_PATH": "/nonexistent/vault"}[k]
+	})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`invalid --timeout "-1"`, `invalid --log-level "loud"`, `invalid OBSIDIAN_VAULT_PATH "/nonexistent/vault"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v; lacks %q", err, want)
+		}
+	}
+	if c.ToolErrors != ToolErrorsProtocol || c.Backend != "auto" {
+		t.Errorf("the valid settings were not kept: %+v", c)
+	}
+}

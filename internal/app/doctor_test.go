@@ -1,0 +1,270 @@
+package app
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+)
+
+// nowhere is a machine where the CLI is not installed: nothing on PATH and
+// nothing in the install locations, while a configured path (the tests'
+// temporary folders) is looked at for real.
+var nowhere = obsidiancli.Finder{
+	GOOS:     "linux",
+	Getenv:   func(string) string { return "" },
+	LookPath: func(string) (string, error) { return "", os.ErrNotExist },
+	Stat: func(p string) (fs.FileInfo, error) {
+		if !strings.HasPrefix(p, os.TempDir()) {
+			return nil, fs.ErrNotExist
+		}
+		return os.Stat(p)
+	},
+}
+
+// onPath is a machine whose PATH holds bin as obsidian.
+func onPath(bin string) obsidiancli.Finder {
+	f := nowhere
+	f.LookPath = func(name string) (string, error) {
+		if name == "obsidian" {
+			return bin, nil
+		}
+		return "", os.ErrNotExist
+	}
+	return f
+}
+
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	// vaultDir is a folder Obsidian would recognise as a vault.
+	vaultDir := func(t *testing.T) string {
+		d := t.TempDir()
+		if err := os.Mkdir(filepath.Join(d, ".obsidian"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "Note.md"), []byte("hi"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	type setup struct {
+		args   []string
+		env    map[string]string
+		finder obsidiancli.Finder
+		fake   *obsidiantest.Fake // for {bin} and {vault} in want
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T) setup
+		exit    int
+		want    []string // lines (or parts of lines) that must appear, in order
+		absent  []string
+	}{
+		{
+			name: "app running, folder given: everything works",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t)})
+				return setup{args: []string{"--vault-path", f.Vault}, finder: onPath(f.Bin), fake: f}
+			},
+			exit: 0,
+			want: []string{
+				"✓ obsidian-mcp 1.2.3-test",
+				"✓ configuration is valid (backend auto)",
+				"✓ Obsidian CLI: {bin} (on PATH)",
+				"✓ Obsidian app: answers, version 1.12.7 (installer 1.12.7)",
+				"✓ vault: the active vault is at {vault} (the CLI acts on whichever vault is active",
+				"✓ native backend: {vault} is readable (1 file) and writable",
+				"--vault-path        {vault}",
+				`"command": "/opt/obsidian-mcp"`,
+				`"OBSIDIAN_VAULT_PATH": "{vault}"`,
+				"✓ ready: tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)",
+			},
+			absent: []string{"✗"},
+		},
+		{
+			name: "app closed, folder given: ready from the folder, with the app's fix",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t), NotRunning: true})
+				return setup{env: map[string]string{"OBSIDIAN_VAULT_PATH": f.Vault}, finder: onPath(f.Bin), fake: f}
+			},
+			exit: 0,
+			want: []string{
+				"✗ Obsidian app: not running",
+				"fix: start Obsidian and leave it running",
+				"✓ vault folder: {vault} (set by OBSIDIAN_VAULT_PATH)",
+				"✓ native backend: {vault} is readable",
+				"✓ ready: tools are served from the vault folder {vault} (backend auto)",
+			},
+		},
+		{
+			name: "app closed in cli mode: not ready",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{NotRunning: true})
+				return setup{args: []string{"--backend", "cli", "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{"✓ Obsidian CLI: {bin} (as configured)", "✗ Obsidian app: not running", "– native backend: not used (backend cli)", "✗ not ready"},
+		},
+		{
+			name: "no CLI and no folder: not ready, with both fixes",
+			prepare: func(t *testing.T) setup {
+				return setup{finder: nowhere}
+			},
+			exit: 1,
+			want: []string{
+				"✗ Obsidian CLI not found: not on PATH nor where Obsidian installs it (looked for obsidian on PATH, /usr/local/bin/obsidian, /opt/Obsidian/obsidian-cli)",
+				"fix: install Obsidian 1.12 or later, enable Settings → General → Command line interface",
+				"– Obsidian app: not asked (no CLI)",
+				"✗ vault folder: unknown",
+				"fix: set OBSIDIAN_VAULT_PATH (--vault-path)",
+				"✗ not ready",
+			},
+		},
+		{
+			name: "CLI path configured wrongly",
+			prepare: func(t *testing.T) setup {
+				return setup{env: map[string]string{"OBSIDIAN_BIN": "/nonexistent/obsidian"}, finder: obsidiancli.Finder{}}
+			},
+			exit: 1,
+			want: []string{"✗ Obsidian CLI not found: stat /nonexistent/obsidian", "fix: point OBSIDIAN_BIN (--obsidian-bin) at the CLI itself", "OBSIDIAN_BIN"},
+		},
+		{
+			name: "vault name unknown to Obsidian",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{VaultName: "Work"})
+				return setup{args: []string{"--vault", "Personal", "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{"✓ Obsidian app: answers", `✗ Obsidian does not know vault "Personal"`, "fix: set OBSIDIAN_VAULT (--vault) to a vault name Obsidian lists", "✗ not ready"},
+		},
+		{
+			name: "named vault found; its folder is learned for the native backend",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t), VaultName: "Work"})
+				return setup{args: []string{"--vault", "Work", "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 0,
+			want: []string{
+				`✓ vault: vault "Work" is at {vault}`,
+				"✓ native backend: {vault} is readable (1 file) and writable (learned from the app; set OBSIDIAN_VAULT_PATH to it",
+				`"OBSIDIAN_VAULT": "Work"`,
+				`"OBSIDIAN_VAULT_PATH": "{vault}"`,
+				"✓ ready: tools are served by the Obsidian app",
+			},
+			absent: []string{"✗"},
+		},
+		{
+			name: "folder given is another vault than the app's",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t)})
+				return setup{args: []string{"--vault-path", vaultDir(t), "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{"but Obsidian's the active vault is at {vault}: with the app closed the server would work on a different vault", "fix: make them the same vault: set OBSIDIAN_VAULT_PATH to {vault}", "✗ not ready"},
+		},
+		{
+			name: "the same vault through a symlink is no mismatch",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t)})
+				link := filepath.Join(t.TempDir(), "link")
+				if err := os.Symlink(f.Vault, link); err != nil {
+					t.Skip(err)
+				}
+				return setup{args: []string{"--vault-path", link, "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit:   0,
+			absent: []string{"✗"},
+		},
+		{
+			name: "Obsidian older than the CLI",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Canned: &obsidiantest.Canned{Stdout: "1.11.4 (installer 1.11.4)\n"}})
+				return setup{args: []string{"--backend", "cli", "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{`✗ Obsidian app: version "1.11.4 (installer 1.11.4)", older than 1.12`, "fix: update Obsidian"},
+		},
+		{
+			name: "app frozen: reported within the probe timeout",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
+				return setup{args: []string{"--backend", "cli", "--obsidian-bin", f.Bin, "--timeout", "300ms"}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{"✗ Obsidian app: no answer within 300ms", "fix: bring Obsidian to the front"},
+		},
+		{
+			name: "folder without .obsidian is flagged but works",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", t.TempDir()}, finder: nowhere}
+			},
+			exit: 0,
+			want: []string{"– Obsidian CLI: not used (backend native)", "has no .obsidian folder", "fix: point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+		},
+		{
+			name: "invalid settings are each reported, the rest still checked",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--timeout", "soon", "--vault-path", "/nonexistent/v"}, env: map[string]string{"OBSIDIAN_VAULT": "${user_config.vault}"}, finder: nowhere}
+			},
+			exit: 1,
+			want: []string{
+				"– ignored OBSIDIAN_VAULT=${user_config.vault} (an unfilled install setting; treated as unset)",
+				`✗ configuration: invalid --vault-path "/nonexistent/v": is not an existing folder`,
+				`✗ configuration: invalid --timeout "soon"`,
+				"✗ Obsidian CLI not found",
+				"✗ not ready",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := tt.prepare(t)
+			var out strings.Builder
+			code := Doctor(t.Context(), s.args, func(k string) string { return s.env[k] }, &out, "1.2.3-test",
+				Machine{Finder: s.finder, Executable: "/opt/obsidian-mcp", GOOS: "linux"})
+			got := out.String()
+			if code != tt.exit {
+				t.Errorf("exit %d, want %d", code, tt.exit)
+			}
+			placeholders := strings.NewReplacer()
+			if s.fake != nil {
+				placeholders = strings.NewReplacer("{bin}", s.fake.Bin, "{vault}", s.fake.Vault)
+			}
+			rest := got
+			for _, w := range tt.want {
+				w = placeholders.Replace(w)
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("output lacks %q (in order)", w)
+					continue
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("output has %q", a)
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestAtLeast(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{
+		"1.12.7 (installer 1.12.7)": true, "1.13.0": true, "2.0.1": true, "1.11.9 (installer 1.11.9)": false,
+		"0.15.9": false, "": false, "garbage": false, "1.x": false,
+	} {
+		if got := atLeast(v, [2]int{1, 12}); got != want {
+			t.Errorf("atLeast(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
