@@ -5,7 +5,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test lint golden docs bench tidy-check clean
+.PHONY: help build test lint golden docs bench bundle tidy-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -21,7 +21,7 @@ lint: ## gofmt, go vet and staticcheck
 	go vet ./...
 	go run $(STATICCHECK) ./...
 
-golden: ## rewrite tool-schema snapshots, transcripts and README sections; review the diff
+golden: ## rewrite tool-schema snapshots, transcripts, README sections and manifest tools; review the diff
 	go test ./tools ./internal/app -update
 
 docs: ## rewrite the README's generated sections
@@ -29,6 +29,9 @@ docs: ## rewrite the README's generated sections
 
 bench: ## per-call overhead and native-engine benchmarks (not run by CI)
 	go test -run '^$$' -bench . -benchmem -count 5 ./internal/app ./vault
+
+bundle: ## release into dist/: binaries for 6 platforms, universal macOS, the .mcpb (verified), SHA256SUMS
+	scripts/bundle
 
 tidy-check: ## fail if go.mod/go.sum are not tidy
 	go mod tidy -diff

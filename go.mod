@@ -15,6 +15,8 @@ require (
 	github.com/go-playground/universal-translator v0.18.2 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/konoui/go-qsort v0.1.0 // indirect
+	github.com/konoui/lipo v0.10.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
@@ -22,3 +24,5 @@ require (
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+tool github.com/konoui/lipo
