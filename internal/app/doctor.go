@@ -120,7 +120,6 @@ type appState struct {
 	client    *obsidiancli.Client
 	reachable bool
 	vaultOK   bool
-	path      string // the vault folder the app reported
 }
 
 // app finds the CLI and asks the app for its version.
