@@ -56,7 +56,7 @@ func options() []option {
 	return []option{
 		{"backend", "OBSIDIAN_MCP_BACKEND", string(backend.Auto), "Which backend serves the tools: `auto` uses the Obsidian app through its CLI while it answers, and the vault folder directly when the app is closed or not installed (if the folder is known: `--vault-path`, or learned from the app); `cli` only the app; `native` only the folder (needs `--vault-path`; works without Obsidian).",
 			func(c *Config, v string) error {
-				switch m := backend.Mode(strings.ToLower(v)); m {
+				switch m := backend.Mode(strings.ToLower(strings.TrimSpace(v))); m {
 				case backend.Auto, backend.CLI, backend.Native:
 					c.Backend = m
 					return nil

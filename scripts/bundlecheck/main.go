@@ -65,6 +65,7 @@ func main() {
 		tools = append(tools, t.Name)
 	}
 	ran := 0
+	checked := map[string]bool{}
 	for _, file := range flag.Args() {
 		var c config
 		if err := readJSON(file, &c); err != nil {
@@ -74,10 +75,13 @@ func main() {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			fail("%s: command %s is outside the bundle", c.Platform, c.Command)
 		}
-		if err := checkBinary(c.Platform, c.Command); err != nil {
-			fail("%s: %s: %v", c.Platform, rel, err)
+		if !checked[c.Command] {
+			if err := checkBinary(c.Platform, c.Command); err != nil {
+				fail("%s: %s: %v", c.Platform, rel, err)
+			}
+			fmt.Printf("ok   %-6s %s is %s\n", c.Platform, rel, describe(c.Platform))
+			checked[c.Command] = true
 		}
-		fmt.Printf("ok   %-6s %s is %s\n", c.Platform, rel, describe(c.Platform))
 		if c.Platform == hostPlatform() {
 			if err := run(c, *version, tools); err != nil {
 				fail("%s: running %s with env %v: %v", c.Platform, rel, c.Env, err)
