@@ -170,7 +170,7 @@ func positiveDuration(v string) (time.Duration, error) {
 // Setting is where one option's effective value came from, for doctor.
 type Setting struct {
 	Flag, Env string
-	Value     string // as given, or the default
+	Value     string // as given or the default; the vault folder made absolute
 	Source    string // "--flag", the environment variable, or "default"
 }
 
@@ -205,6 +205,7 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
+	vaultPathBad := false
 	for i, o := range opts {
 		v, source := o.def, "default"
 		switch env := getenv(o.env); {
@@ -221,12 +222,13 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 				what = "default of --" + o.flag
 			}
 			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, v, err))
+			vaultPathBad = vaultPathBad || o.flag == "vault-path"
 		} else if o.flag == "vault-path" {
 			v = c.VaultPath // absolute, ~ expanded: what the server uses
 		}
 		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: v, Source: source})
 	}
-	if c.Backend == backend.Native && c.VaultPath == "" && len(errs) == 0 {
+	if c.Backend == backend.Native && c.VaultPath == "" && !vaultPathBad {
 		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
 	}
 	return c, errors.Join(errs...)

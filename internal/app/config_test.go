@@ -67,6 +67,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"serve"}, nil, `unexpected argument "serve"`},
 		{[]string{"--backend", "app"}, nil, "must be auto, cli or native"},
 		{[]string{"--backend", "native"}, nil, "--backend native needs the vault folder"},
+		{[]string{"--backend", "native", "--timeout", "x"}, nil, "--backend native needs the vault folder"},
 		{nil, []string{"OBSIDIAN_VAULT_PATH", "/nonexistent/vault"}, `invalid OBSIDIAN_VAULT_PATH "/nonexistent/vault": is not an existing folder`},
 	}
 	for _, b := range bad {

@@ -64,7 +64,9 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	case backend.CLI:
 		ready = configOK && appOK
 	default:
-		ready = configOK && (appOK || (nativeOK && cfg.VaultPath != ""))
+		// The router falls back to the folder only when the app cannot be
+		// reached at all; an app that answers wrongly is not bypassed.
+		ready = configOK && (appOK || (app.fallsBack && nativeOK && cfg.VaultPath != ""))
 	}
 	ready = ready && !folder.mismatch
 	d.settings(cfg)
@@ -118,8 +120,9 @@ func (d *doctor) config(cfg Config, err error) bool {
 // appState is what the app said.
 type appState struct {
 	client    *obsidiancli.Client
-	reachable bool
-	vaultOK   bool
+	reachable bool // it answered `version`, 1.12 or later
+	vaultOK   bool // and knows the vault
+	fallsBack bool // auto mode would use the folder: no CLI, or the app is closed
 }
 
 // app finds the CLI and asks the app for its version.
@@ -139,7 +142,7 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 		}
 		d.fail(fmt.Sprintf("Obsidian CLI not found: %v", err), fix)
 		d.skip("Obsidian app: not asked (no CLI)")
-		return appState{}
+		return appState{fallsBack: true}
 	}
 	how := map[string]string{
 		obsidiancli.FoundConfigured: "as configured",
@@ -164,6 +167,7 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 		e := errors.From(err)
 		switch e.Kind {
 		case errors.NotRunning:
+			st.fallsBack = true
 			d.fail("Obsidian app: not running (the CLI cannot reach it)", "start Obsidian and leave it running: the CLI does not start it. To work while it is closed, set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
 		case errors.Timeout:
 			d.fail(fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")

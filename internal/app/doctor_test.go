@@ -158,6 +158,23 @@ func TestDoctor(t *testing.T) {
 			absent: []string{"✗"},
 		},
 		{
+			name: "auto mode does not bypass an app that answers with an unknown vault",
+			prepare: func(t *testing.T) setup {
+				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t), VaultName: "Work"})
+				return setup{args: []string{"--vault", "Personal", "--vault-path", f.Vault, "--obsidian-bin", f.Bin}, finder: nowhere, fake: f}
+			},
+			exit: 1,
+			want: []string{`✗ Obsidian does not know vault "Personal"`, "✓ native backend: {vault} is readable", "✗ not ready"},
+		},
+		{
+			name: "CLI missing, folder given: auto serves from the folder",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--vault-path", vaultDir(t)}, finder: nowhere}
+			},
+			exit: 0,
+			want: []string{"✗ Obsidian CLI not found", "– Obsidian app: not asked (no CLI)", "✓ vault folder:", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+		},
+		{
 			name: "folder given is another vault than the app's",
 			prepare: func(t *testing.T) setup {
 				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t)})
