@@ -94,7 +94,11 @@ func (f Finder) Find(bin string) (found Found, tried []string, err error) {
 // refused rather than run into empty answers.
 func (f Finder) configured(bin string) (string, error) {
 	if !strings.ContainsAny(bin, `/\`) {
-		return f.lookPath(bin)
+		p, err := f.lookPath(bin)
+		if err != nil {
+			return "", err
+		}
+		bin = p
 	}
 	if f.goos() == "windows" && strings.EqualFold(base(bin), "Obsidian.exe") {
 		if com := bin[:len(bin)-len(".exe")] + ".com"; f.isExecutable(com) {

@@ -164,6 +164,7 @@ func TestFinderSearchOrder(t *testing.T) {
 			goos:   "linux",
 			bin:    "obsidian-1.12",
 			onPath: map[string]string{"obsidian-1.12": "/usr/local/bin/obsidian-1.12"},
+			files:  fakeFS{"/usr/local/bin/obsidian-1.12": exe},
 			want:   Found{"/usr/local/bin/obsidian-1.12", FoundConfigured},
 		},
 		{
@@ -172,6 +173,14 @@ func TestFinderSearchOrder(t *testing.T) {
 			bin:   `C:\Program Files\Obsidian\Obsidian.exe`,
 			files: fakeFS{`C:\Program Files\Obsidian\Obsidian.com`: plain, `C:\Program Files\Obsidian\Obsidian.exe`: plain},
 			want:  Found{`C:\Program Files\Obsidian\Obsidian.com`, FoundConfigured},
+		},
+		{
+			name:   "windows: configured bare Obsidian.exe found on PATH also means Obsidian.com",
+			goos:   "windows",
+			bin:    "Obsidian.exe",
+			onPath: map[string]string{"Obsidian.exe": `C:\Obsidian\Obsidian.exe`},
+			files:  fakeFS{`C:\Obsidian\Obsidian.com`: plain, `C:\Obsidian\Obsidian.exe`: plain},
+			want:   Found{`C:\Obsidian\Obsidian.com`, FoundConfigured},
 		},
 		{
 			name:    "windows: configured Obsidian.exe without Obsidian.com is refused",
