@@ -172,6 +172,7 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 		case errors.Timeout:
 			d.fail(fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")
 		default:
+			st.fallsBack = e.Kind == errors.CLINotFound // found but cannot be started
 			d.fail("Obsidian app: "+e.Message, orDefault(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
 		}
 		return st
