@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,10 +34,6 @@ const maxOutput = 256 << 20
 // after the process has exited or been killed, when a grandchild still holds
 // them (go.dev/issue/23019, go.dev/issue/59541).
 const waitDelay = 500 * time.Millisecond
-
-// DefaultBin is the CLI's executable name. On Windows it must be the console
-// redirector Obsidian.com: Obsidian.exe is a GUI binary whose stdout is lost.
-func DefaultBin() string { return defaultBin(runtime.GOOS) }
 
 // Client runs CLI commands. The zero value is not usable; set at least Logger.
 type Client struct {
@@ -163,9 +158,9 @@ func (c *Client) resolve() (string, error) {
 	if c.path != "" {
 		return c.path, nil
 	}
-	found, tried, err := c.Finder.Find(c.Bin)
+	found, _, err := c.Finder.Find(c.Bin) // err names every place tried
 	if err != nil {
-		return "", notFound(c.Bin, tried, err)
+		return "", notFound(c.Bin, err)
 	}
 	p := found.Path
 	if abs, err := filepath.Abs(p); err == nil {
@@ -176,7 +171,7 @@ func (c *Client) resolve() (string, error) {
 	return p, nil
 }
 
-func notFound(bin string, tried []string, err error) *errors.Error {
+func notFound(bin string, err error) *errors.Error {
 	if bin != "" {
 		return notStartable(bin, err)
 	}

@@ -166,6 +166,8 @@ func (f Finder) InstallLocations() []string {
 	}
 }
 
+// defaultBin is the CLI's executable name. On Windows it must be the console
+// redirector Obsidian.com: Obsidian.exe is a GUI binary whose stdout is lost.
 func defaultBin(goos string) string {
 	if goos == "windows" {
 		return "Obsidian.com"
