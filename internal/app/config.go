@@ -82,8 +82,7 @@ func options() []option {
 				if err != nil {
 					return err
 				}
-				fi, err := os.Stat(abs)
-				if err != nil || !fi.IsDir() {
+				if !isDir(abs) {
 					return fmt.Errorf("is not an existing folder")
 				}
 				c.VaultPath = abs
@@ -205,7 +204,6 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
-	vaultPathBad := false
 	for i, o := range opts {
 		v, source := o.def, "default"
 		switch env := getenv(o.env); {
@@ -222,16 +220,31 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 				what = "default of --" + o.flag
 			}
 			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, v, err))
-			vaultPathBad = vaultPathBad || o.flag == "vault-path"
 		} else if o.flag == "vault-path" {
 			v = c.VaultPath // absolute, ~ expanded: what the server uses
 		}
 		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: v, Source: source})
 	}
-	if c.Backend == backend.Native && c.VaultPath == "" && !vaultPathBad {
+	// A folder that was given but is invalid has been reported already.
+	if c.Backend == backend.Native && c.setting("vault-path").Value == "" {
 		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
 	}
 	return c, errors.Join(errs...)
+}
+
+// setting returns the Setting of the option named flag.
+func (c Config) setting(flag string) Setting {
+	for _, s := range c.Settings {
+		if s.Flag == flag {
+			return s
+		}
+	}
+	return Setting{Flag: flag, Source: "default"}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // Usage is the --help text.

@@ -187,17 +187,17 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 	return st
 }
 
-// folderState is the vault folder as doctor determined it.
+// folderState is the vault folder as doctor determined it: the configured
+// one, else the one the app reported.
 type folderState struct {
 	path     string // "" when unknown
-	source   string
-	mismatch bool // the app's vault is not the configured folder
+	mismatch bool   // the app's vault is not the configured folder
 }
 
 // vault checks the vault the CLI targets and the folder the native backend
 // would use, and that they are the same vault. It sets app.vaultOK.
 func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderState {
-	f := folderState{path: cfg.VaultPath, source: "set by " + cfg.source("vault-path")}
+	f := folderState{path: cfg.VaultPath}
 	if app.reachable {
 		name := "the active vault"
 		if cfg.Vault != "" {
@@ -226,7 +226,7 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 					"make them the same vault: set OBSIDIAN_VAULT_PATH to "+p+", or OBSIDIAN_VAULT to the name of the vault at "+cfg.VaultPath)
 			}
 			if f.path == "" {
-				f.path, f.source = p, "learned from the app"
+				f.path = p
 			}
 		}
 	}
@@ -237,15 +237,10 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 	case !isDir(filepath.Join(f.path, ".obsidian")):
 		d.fail(fmt.Sprintf("vault folder %s has no .obsidian folder, so it is not a vault's top folder", f.path),
 			"point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/ (Obsidian's vault switcher shows each vault's location)")
-	case !app.vaultOK:
-		d.ok("vault folder: %s (%s)", f.path, f.source)
+	case !app.vaultOK: // so the folder is the configured one
+		d.ok("vault folder: %s (set by %s)", f.path, cfg.setting("vault-path").Source)
 	}
 	return f
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // native checks that the native backend could work on the folder: it can
@@ -296,16 +291,6 @@ func permissionFix(goos, dir string) string {
 		fix += "; on macOS also allow the MCP host (e.g. Claude) in System Settings → Privacy & Security → Files and Folders (or Full Disk Access) when the vault is in Documents, Desktop or iCloud Drive"
 	}
 	return fix
-}
-
-// source says where a setting came from.
-func (c Config) source(flag string) string {
-	for _, s := range c.Settings {
-		if s.Flag == flag {
-			return s.Source
-		}
-	}
-	return "default"
 }
 
 // settings prints the effective configuration and where each value came from.
