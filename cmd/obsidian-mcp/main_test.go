@@ -77,12 +77,9 @@ func TestVersionAndHelp(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "OBSIDIAN_MCP_TIMEOUT") {
 		t.Errorf("--help = %q, %v", out, err)
 	}
-	cmd := exec.Command(binary, "--tool-errors", "maybe")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "--tool-errors") {
-		t.Errorf("bad flag: err %v, stderr %q; want exit 2 naming the flag", err, stderr.String())
+	_, stderr, code := obsidiantest.RunCommand(t, exec.Command(binary, "--tool-errors", "maybe"))
+	if code != 2 || !strings.Contains(stderr, "--tool-errors") {
+		t.Errorf("bad flag: exit %d, stderr %q; want exit 2 naming the flag", code, stderr)
 	}
 }
 
@@ -93,16 +90,7 @@ func TestDoctorCommand(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(binary, append([]string{"doctor"}, args...)...)
 		cmd.Env = append(os.Environ(), "PATH="+t.TempDir(), "HOME="+t.TempDir())
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return stdout.String(), stderr.String(), code
+		return obsidiantest.RunCommand(t, cmd)
 	}
 	out, errOut, code := run("--backend", "native", "--vault-path", vault)
 	if code != 0 || errOut != "" || !strings.Contains(out, "✓ obsidian-mcp 9.9.9-test") || !strings.Contains(out, "✓ ready") ||

@@ -12,17 +12,7 @@ func TestMain(m *testing.M) { Main(m) }
 // stderr and the exit status.
 func run(t *testing.T, f *Fake, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(f.Bin, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return RunCommand(t, exec.Command(f.Bin, args...))
 }
 
 // TestFakeMatchesReference pins the behaviours obsidian-cli.md reports for

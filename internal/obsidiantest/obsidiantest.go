@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -173,6 +174,21 @@ func (f *Fake) Calls() [][]string {
 
 // ResetCalls forgets the calls so far.
 func (f *Fake) ResetCalls() { _ = os.Remove(f.sc.Log) }
+
+// RunCommand runs cmd to the end and returns its stdout, stderr and exit
+// status, as a user at a shell would see them; failing to start it fails t.
+func RunCommand(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
 
 // WriteNote writes a note into the vault, making folders.
 func (f *Fake) WriteNote(rel, content string) {
