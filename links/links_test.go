@@ -172,3 +172,15 @@ func TestEncode(t *testing.T) {
 		t.Fatalf("Encode = %q, want %q", got, want)
 	}
 }
+
+// TestTextKeepsExtensionWhenNeeded: the fallback link to B.md.md cannot
+// drop .md, since [[B.md]] is B.md (found by FuzzRetarget).
+func TestTextKeepsExtensionWhenNeeded(t *testing.T) {
+	ix := NewIndex([]string{"B.md", "B.md.md"})
+	for _, f := range []Format{Shortest, Relative, Absolute} {
+		got := ix.Text("B.md.md", "Source.md", f, false)
+		if ix.Resolve(got, "Source.md") != "B.md.md" {
+			t.Errorf("%s: [[%s]] does not resolve to B.md.md", f, got)
+		}
+	}
+}

@@ -120,8 +120,8 @@ const (
 // Text returns the link path to write in the note at source so that it
 // resolves to target, in format. Wikilinks omit the .md extension;
 // Markdown links keep it (the caller encodes it). Whatever the format, the
-// result is checked to resolve to target, with the full vault path as the
-// fallback that always does.
+// result is checked to resolve to target, with the full vault path (with
+// its extension when needed) as the fallback that always does.
 func (ix *Index) Text(target, source string, format Format, markdown bool) string {
 	full := target
 	if !markdown {
@@ -138,6 +138,11 @@ func (ix *Index) Text(target, source string, format Format, markdown bool) strin
 	}
 	if ix.Resolve(cand, source) == target {
 		return cand
+	}
+	if full != target && ix.Resolve(full, source) != target {
+		// Without its extension the path names another file: B.md.md's
+		// [[B.md]] is B.md (found by FuzzRetarget). With it, it is exact.
+		return target
 	}
 	return full
 }

@@ -183,3 +183,17 @@ func TestTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestJoin(t *testing.T) {
+	for _, c := range [][3]string{
+		{"", "Plan.md", "Plan.md"},
+		{"/", "Plan.md", "Plan.md"},
+		{"Projects", "Plan.md", "Projects/Plan.md"},
+		{"Projects/", "Plan.md", "Projects/Plan.md"},
+		{"a/b/", "c.md", "a/b/c.md"},
+	} {
+		if got := Join(c[0], c[1]); got != c[2] {
+			t.Errorf("Join(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}

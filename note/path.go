@@ -52,8 +52,12 @@ func Numbered(p string, taken func(string) bool) string {
 	return p
 }
 
-// Join joins a folder ("" for the root) and a file name.
+// Join joins a folder ("" or "/" for the root) and a file name. A trailing
+// '/' on the folder, which CheckFolder tolerates, is dropped: folder
+// "Projects/" once made "Projects//Plan.md" and "/" made "//Plan.md", both
+// then refused as paths (found by FuzzPathChecks).
 func Join(folder, name string) string {
+	folder = strings.TrimSuffix(folder, "/")
 	if folder == "" {
 		return name
 	}

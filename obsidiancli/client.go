@@ -142,6 +142,13 @@ func (c *Client) exec(ctx context.Context, bin, command string, argv []string, d
 			return outcome{err: notStartable(bin, err)}
 		}
 	}
+	if sig := signalName(cmd.ProcessState); sig != "" {
+		// Not our timeout or cancellation (handled above): the CLI crashed
+		// or the system stopped it, maybe halfway through its answer.
+		return outcome{err: errors.E(errors.CLIError, "obsidian %s was killed by signal %s before it finished; its partial output was discarded", command, sig).
+			WithHint("The Obsidian CLI crashed or was stopped by the system. Whether a write took effect is unknown: check the note (read or file_info) before retrying. If it recurs, run `obsidian-mcp doctor`.").
+			With("signal", sig)}
+	}
 	if stdout.overflow {
 		return outcome{err: errors.E(errors.CLIError, "obsidian %s printed more than %d MiB; the answer was discarded", command, maxOutput>>20)}
 	}

@@ -3,8 +3,12 @@
 package obsidiancli
 
 import (
+	"os"
 	"os/exec"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -21,4 +25,16 @@ func configureProcessGroup(cmd *exec.Cmd) {
 		}
 		return err
 	}
+}
+
+// signalName names the signal that ended the process, or "" when it exited.
+func signalName(ps *os.ProcessState) string {
+	if ps == nil {
+		return ""
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	return strings.ToUpper(strings.TrimPrefix(unix.SignalName(ws.Signal()), "SIG"))
 }

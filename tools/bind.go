@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
@@ -139,7 +140,11 @@ func decodeField(err error, names []string) errors.Field {
 		return errors.Field{Field: field, Message: fmt.Sprintf("must be %s, not %s", jsonType(typeErr.Type), article(typeErr.Value))}
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
+		// encoding/json quotes the name Go-style: "\x7f" for a DEL key
+		// (found by FuzzArguments). Report the key as the client sent it.
+		if unquoted, err := strconv.Unquote(name); err == nil {
+			name = unquoted
+		}
 		return errors.Field{Field: name, Message: "is not an argument of this tool; valid arguments: " + strings.Join(names, ", ")}
 	}
 	if errors.As(err, &typeErr) {

@@ -13,6 +13,7 @@ package vault
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -95,11 +96,28 @@ func CheckWritable(field, p string) error {
 	if msg := note.CheckPath(p); msg != "" {
 		return invalid(field, msg)
 	}
+	if seg, ok := spacedSegment(p); ok {
+		return invalid(field, fmt.Sprintf("%q starts or ends with a space; Obsidian trims link text, so no link could reach this note (and Windows cannot store such names): remove the space", seg))
+	}
 	if hidden(p) {
 		return errors.E(errors.PermissionDenied, "refused to write %s: names starting with '.' (such as .obsidian/ and .trash/) belong to Obsidian, not to the vault's notes", p).
 			WithHint("Choose a path whose folders and file name do not start with '.'.").With("path", p)
 	}
 	return nil
+}
+
+// spacedSegment finds a folder name or file stem that starts or ends with
+// white space (found by fuzzing link rewriting: a note moved to " .md" had
+// its backlinks rewritten to "[[ ]]", which is no link at all).
+func spacedSegment(p string) (string, bool) {
+	segs := strings.Split(p, "/")
+	segs[len(segs)-1] = note.Stem(segs[len(segs)-1])
+	for _, seg := range segs {
+		if seg != strings.TrimSpace(seg) {
+			return seg, true
+		}
+	}
+	return "", false
 }
 
 // CheckDestination checks a move's `to`: a folder or a full path.

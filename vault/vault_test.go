@@ -311,3 +311,30 @@ func TestMoveReportsNotesItCouldNotRewrite(t *testing.T) {
 		t.Errorf("read-only note changed: %q", got)
 	}
 }
+
+// TestCheckWritableSpacedNames: a folder or file stem with a space at
+// either end cannot be linked to (Obsidian trims link text), so it is never
+// written. Found by FuzzRetarget (links/testdata/fuzz), where moving A.md to
+// " .md" turned [[A]] into [[ ]].
+func TestCheckWritableSpacedNames(t *testing.T) {
+	for p, bad := range map[string]bool{
+		" .md":            true,
+		"Note .md":        true,
+		" Note.md":        true,
+		"Folder /Note.md": true,
+		"a/ b/Note.md":    true,
+		"Note\t.md":       true,
+		"My Note.md":      false,
+		"a b/c d.md":      false,
+		"Note. md":        false, // the extension is " md": odd, but linkable as [[Note. md]]
+	} {
+		err := CheckWritable("path", p)
+		if got := err != nil; got != bad {
+			t.Errorf("CheckWritable(%q) = %v, want refused: %v", p, err, bad)
+			continue
+		}
+		if bad && errors.From(err).Kind != errors.InvalidParams {
+			t.Errorf("CheckWritable(%q): kind %s, want INVALID_PARAMS", p, errors.From(err).Kind)
+		}
+	}
+}

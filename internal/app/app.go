@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -143,8 +144,17 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 		longest = max(longest, d)
 	}
 	sess := wire.New(logger, 2*longest+5*time.Second)
+	// A client that goes away mid-call must not leave its calls (and their
+	// CLI processes) running until they time out.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sess.OnDisconnect(stop, func() bool { return outputClosed(out) })
 
-	s := NewServer(router, sess, cfg.ToolErrors, logger, version)
+	// Start-up stays lazy: the tool list (JSON Schema reflection over every
+	// tool's arguments, a few milliseconds) is built after initialize is
+	// answered, or when a request needs it (wire.Session.Defer).
+	s := newServer(sess, cfg.ToolErrors, logger, version)
+	sess.Defer(func() { s.AddTools(tools.All(router)...) })
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
@@ -152,6 +162,10 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	logger.Info("obsidian-mcp ready", "version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
 		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors)
 	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
+	if sess.Lost() {
+		logger.Info("client disconnected; exiting")
+		return nil
+	}
 	if errors.Is(err, context.Canceled) {
 		logger.Info("stopped by signal")
 		return nil
@@ -165,17 +179,44 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 // NewServer builds the MCP server with every tool on backend. Tool errors
 // reach the client through sess (protocol mode) or as isError results.
 func NewServer(backend tools.Backend, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
+	s := newServer(sess, toolErrors, logger, version)
+	s.AddTools(tools.All(backend)...)
+	return s
+}
+
+// newServer is NewServer without tools.
+func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(sess.OnError)
-	s := server.NewMCPServer(Name, version,
+	var s *server.MCPServer
+	hooks.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
+		// mcp-go ignores notifications/cancelled for a call still queued
+		// for a worker (mcp-go-notes.md §1) and would run it anyway. The
+		// session remembers such cancellations; replaying one here, once
+		// the call is registered, cancels its context before the handler
+		// starts, so it runs nothing and starts no CLI process.
+		if sess.Cancelled(id) {
+			s.HandleMessage(ctx, cancelNotification(id))
+		}
+	})
+	s = server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false), // the tool set never changes
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
 		server.WithInstructions(instructions),
 		server.WithTitle("Obsidian"),
 	)
-	s.AddTools(tools.All(backend)...)
 	return s
+}
+
+// cancelNotification is the notifications/cancelled message for request id.
+func cancelNotification(id any) json.RawMessage {
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": mcp.JSONRPC_VERSION,
+		"method":  mcp.MethodNotificationCancelled,
+		"params":  map[string]any{"requestId": id, "reason": "cancelled while queued"},
+	})
+	return msg
 }
 
 // callMiddleware logs every call, recovers panics, and renders failures:
@@ -211,6 +252,11 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 				}
 				res, err = nil, e
 			}()
+			if ctx.Err() != nil {
+				// Cancelled while queued (see the BeforeCallTool hook).
+				err = errors.E(errors.Cancelled, "%s was cancelled before it started; nothing was done", tool).WithCause(ctx.Err())
+				return nil, err
+			}
 			return next(ctx, req)
 		}
 	}

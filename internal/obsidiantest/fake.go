@@ -50,7 +50,21 @@ func runFake(args []string, stdout, stderr io.Writer) int {
 		out.WriteString("2026-11-21 10:00:00 Loading updated app package /tmp/obsidian-1.12.7.asar\n")
 		out.WriteString("Your Obsidian installer is out of date. Please download the latest installer from https://obsidian.md/download\n")
 	}
-	defer func() { _, _ = io.WriteString(stdout, out.String()) }()
+	defer func() {
+		answer := out.String()
+		if sc.Flood > 0 {
+			filler := strings.Repeat(strings.Repeat("x", 99)+"\n", sc.Flood/100+1)[:sc.Flood]
+			answer = filler + answer
+		}
+		if sc.InvalidUTF8 {
+			answer = "\xff\xfe" + answer + "\xc3\x28\n"
+		}
+		if sc.Crash != "" {
+			_, _ = io.WriteString(stdout, answer[:len(answer)/2])
+			crash(sc.Crash) // does not return
+		}
+		_, _ = io.WriteString(stdout, answer)
+	}()
 
 	c, vaultArg, hasVault := parse(args)
 	if slices.Contains(sc.Hang, c.command) || slices.Contains(sc.Hang, "*") {

@@ -47,6 +47,13 @@ type Scenario struct {
 	// Invisible paths are answered "not found" by `file` although they exist,
 	// to recreate the race between our existence check and create.
 	Invisible []string `json:"invisible,omitempty"`
+	// Flood prints this many bytes of filler lines before every answer.
+	Flood int `json:"flood,omitempty"`
+	// InvalidUTF8 puts bytes that are not UTF-8 around every answer.
+	InvalidUTF8 bool `json:"invalid_utf8,omitempty"`
+	// Crash, a signal name (KILL, TERM, INT), makes the fake print the
+	// first half of its answer and then die by that signal.
+	Crash string `json:"crash,omitempty"`
 	// Canned, when set, is printed instead of running the command.
 	Canned *Canned `json:"canned,omitempty"`
 	// Log is where every invocation's argv is appended as a JSON line.

@@ -5,6 +5,7 @@ package obsidiantest
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,20 @@ func WaitGone(t testing.TB, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("process %d is still alive", pid)
+}
+
+// crash makes the fake die by the named signal, as a CLI killed by the
+// system or crashing would. The Go runtime's own handler is reset first,
+// so the process really ends by the signal rather than by a Go exit.
+func crash(name string) {
+	sig := map[string]syscall.Signal{"KILL": syscall.SIGKILL, "TERM": syscall.SIGTERM, "INT": syscall.SIGINT}[name]
+	if sig == 0 {
+		fmt.Fprintf(os.Stderr, "fake obsidian: unknown crash signal %q\n", name)
+		os.Exit(2)
+	}
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	select {} // the signal is on its way
 }
 
 // Kill ends pid, for grandchildren a test leaves running on purpose.

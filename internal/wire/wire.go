@@ -25,6 +25,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -46,6 +47,15 @@ type Session struct {
 	idle      chan struct{} // closed while nothing is pending
 	errs      map[string]*errors.Error
 	cancelled map[string]bool
+
+	// stop and gone are OnDisconnect's; lost is set once the client is.
+	stop func()
+	gone func() bool
+	lost atomic.Bool
+
+	// prepare is the work Defer put off; prepared is set once it started.
+	prepare  func()
+	prepared atomic.Bool
 }
 
 // New returns a session. drainTimeout bounds the wait at end of input.
@@ -74,6 +84,52 @@ func (s *Session) OnError(_ context.Context, id any, method mcp.MCPMethod, _ any
 		s.errs[key] = e
 		s.mu.Unlock()
 	}
+}
+
+// Defer puts work off the start-up path: prepare runs once, in the
+// background as soon as the first answer (normally initialize's) is written,
+// or before Input passes on the first request other than initialize and
+// ping, whichever comes first; that request, and everything read after it,
+// waits for prepare to finish. A server can so answer initialize before
+// building what other requests need (the tool list). Call it before the
+// first Read.
+func (s *Session) Defer(prepare func()) { s.prepare = sync.OnceFunc(prepare) }
+
+// startPrepare runs the deferred work in the background, once.
+func (s *Session) startPrepare() {
+	if s.prepare != nil && !s.prepared.Swap(true) {
+		go s.prepare()
+	}
+}
+
+// OnDisconnect handles a client that goes away (it crashed or closed the
+// connection) instead of just ending its input: stop is called as soon as
+// an answer cannot be written, or when input ends and gone reports that
+// nobody reads the output any more (gone may be nil). Answering pending
+// requests would then be pointless; stop cancels them, which stops their
+// CLI processes. Call it before the first Read.
+func (s *Session) OnDisconnect(stop func(), gone func() bool) { s.stop, s.gone = stop, gone }
+
+// Lost reports whether the client went away (see OnDisconnect).
+func (s *Session) Lost() bool { return s.lost.Load() }
+
+func (s *Session) lose(why string) {
+	if s.lost.Swap(true) {
+		return
+	}
+	s.logger.Warn("client disconnected; cancelling its requests", "why", why, "pending", s.Pending())
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// Cancelled reports whether the client cancelled request id (as mcp-go
+// hands it to hooks) while it was pending.
+func (s *Session) Cancelled(id any) bool {
+	key := idKey(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return key != "" && s.cancelled[key]
 }
 
 // Pending reports how many requests await their response.
@@ -127,6 +183,10 @@ func (s *Session) drain(ctx context.Context) {
 	s.mu.Lock()
 	idle, n := s.idle, s.total
 	s.mu.Unlock()
+	if n > 0 && s.gone != nil && s.gone() {
+		s.lose("input ended and the output is closed")
+		return
+	}
 	if n > 0 {
 		s.logger.Debug("input closed; answering pending requests before exiting", "pending", n)
 	}
@@ -171,13 +231,22 @@ func (in *input) Read(p []byte) (int, error) {
 		if line[len(line)-1] != '\n' {
 			line = append(line, '\n') // a last line without its newline still counts
 		}
+		// A line that is not JSON gets mcp-go's id-less parse error, even if
+		// it starts like a request: counting it would leave a request that
+		// no answer can settle, and end of input would wait for it in vain
+		// (found by FuzzServe: a request line with a stray byte at its end).
 		f, ok := peek(line)
+		ok = ok && json.Valid(line)
 		switch {
 		case ok && f.method == "exit" && f.id == "":
 			in.done = true // graceful shutdown, as at end of input
 			continue
 		case ok && f.isRequest():
 			in.s.begin(f.id)
+			if in.s.prepare != nil && f.method != string(mcp.MethodInitialize) && f.method != string(mcp.MethodPing) {
+				in.s.prepared.Store(true)
+				in.s.prepare() // waits if the background run is under way
+			}
 		case ok && f.method == string(mcp.MethodNotificationCancelled) && f.cancelled != "":
 			in.s.cancel(f.cancelled)
 		}
@@ -223,8 +292,10 @@ func (o *output) Write(p []byte) (int, error) {
 	o.mu.Unlock()
 	if key != "" {
 		o.s.finish(key)
+		o.s.startPrepare()
 	}
 	if err != nil {
+		o.s.lose("writing an answer failed: " + err.Error())
 		return 0, err
 	}
 	return len(p), nil

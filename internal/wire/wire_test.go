@@ -1,13 +1,16 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,5 +205,61 @@ func TestOutputSerialisesWrites(t *testing.T) {
 		if line+"\n" != msg {
 			t.Fatal("interleaved write")
 		}
+	}
+}
+
+// TestMalformedRequestNotCounted: a line that begins like a request but is
+// not JSON is answered by mcp-go with an id-less parse error, so it must
+// not be awaited at end of input (found by FuzzServe).
+func TestMalformedRequestNotCounted(t *testing.T) {
+	s := New(discard(), time.Minute)
+	in := s.Input(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"`+"\xff\n"))
+	if _, err := io.ReadAll(in); err != nil {
+		t.Fatal(err)
+	}
+	if s.Pending() != 0 {
+		t.Fatalf("the malformed line was counted: %d pending", s.Pending())
+	}
+}
+
+// TestDefer: initialize and ping pass while the deferred work has not
+// run; the first other request waits for it; the first answer written
+// starts it in the background.
+func TestDefer(t *testing.T) {
+	s := New(discard(), time.Second)
+	release := make(chan struct{})
+	var ran atomic.Int32
+	s.Defer(func() { <-release; ran.Add(1) })
+	pr, pw := io.Pipe()
+	in := bufio.NewReader(s.Input(context.Background(), pr))
+	go func() {
+		fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+		fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		pw.Close()
+	}()
+	for _, want := range []string{`"id":1`, `"id":2`} {
+		line, err := in.ReadString('\n')
+		if err != nil || !strings.Contains(line, want) {
+			t.Fatalf("got %q, %v; want the line with %s at once", line, err, want)
+		}
+	}
+	got := make(chan string)
+	go func() { line, _ := in.ReadString('\n'); got <- line }()
+	select {
+	case line := <-got:
+		t.Fatalf("tools/list passed before the deferred work ran: %q", line)
+	case <-time.After(50 * time.Millisecond):
+	}
+	// The answer to initialize starts the work; it finishes once released.
+	if _, err := s.Output(io.Discard).Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if line := <-got; !strings.Contains(line, `"id":3`) {
+		t.Fatalf("got %q after the work ran", line)
+	}
+	if ran.Load() != 1 {
+		t.Fatalf("the deferred work ran %d times", ran.Load())
 	}
 }

@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// FuzzArguments: whatever arguments a client sends to whichever tool, the
+// call either reaches the backend with a locator and paths that pass the
+// note package's checks, or fails with INVALID_PARAMS naming fields that
+// exist (or "arguments"); it never panics and never reaches the backend
+// with something the checks refuse.
+func FuzzArguments(f *testing.F) {
+	seeds := []string{
+		`{"path":"A.md"}`, `{"name":"Plan"}`, `{"path":"A.md","name":"A"}`, `{}`, `null`, `[]`, `"x"`,
+		`{"path":"../x.md"}`, `{"path":"/etc/passwd"}`, `{"path":"C:\\x.md"}`, `{"path":"a\u0000b.md"}`,
+		`{"name":"x","folder":"../up","content":"c"}`, `{"path":"A.md","to":"B/"}`, `{"path":"A.md","new_name":"a/b"}`,
+		`{"path":"A.md","content":"x","inline":"yes"}`, `{"path":7}`, `{"path":"A.md","bogus":1}`, `{"path":".obsidian/app.json"}`,
+	}
+	for i, s := range seeds {
+		f.Add(uint8(i), s)
+	}
+	// One tool set for every input (building it takes milliseconds);
+	// inputs run one at a time, so the guard is reset for each.
+	b := &guard{}
+	tools := All(b)
+	f.Fuzz(func(t *testing.T, which uint8, args string) {
+		if !json.Valid([]byte(args)) {
+			t.Skip() // mcp-go hands tools only arguments from a well-formed message
+		}
+		b.t, b.reached = t, false
+		st := tools[int(which)%len(tools)]
+		_, err := call(t, st, args)
+		if err == nil {
+			if !b.reached {
+				t.Fatalf("%s %s: success without reaching the backend", st.Tool.Name, args)
+			}
+			return
+		}
+		var e *errors.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%s %s: untyped error %v", st.Tool.Name, args, err)
+		}
+		if e.Kind != errors.InvalidParams {
+			t.Fatalf("%s %s: %s, want INVALID_PARAMS (the fake backend never fails)", st.Tool.Name, args, e.Kind)
+		}
+		allowed := argumentNames(t, st.Tool.InputSchema.Properties, st.Tool.RawInputSchema)
+		var sent map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(args), &sent)
+		for k := range sent {
+			allowed = append(allowed, k) // an unknown argument is named as sent
+		}
+		if len(e.Fields) == 0 {
+			t.Fatalf("%s %s: INVALID_PARAMS naming no field", st.Tool.Name, args)
+		}
+		for _, fe := range e.Fields {
+			if fe.Field != "arguments" && !slices.Contains(allowed, fe.Field) {
+				t.Fatalf("%s %s: field %q is neither an argument nor sent (%v)", st.Tool.Name, args, fe.Field, allowed)
+			}
+			if fe.Message == "" {
+				t.Fatalf("%s %s: field %q without a fix", st.Tool.Name, args, fe.Field)
+			}
+		}
+	})
+}
+
+// argumentNames lists a tool's argument names from its input schema.
+func argumentNames(t *testing.T, props map[string]any, raw json.RawMessage) []string {
+	var names []string
+	for k := range props {
+		names = append(names, k)
+	}
+	if len(raw) > 0 {
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for k := range schema.Properties {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("a tool without arguments in its schema")
+	}
+	return names
+}
+
+// guard is a backend that checks what reaches it.
+type guard struct {
+	fakeBackend
+	t       *testing.T
+	reached bool
+}
+
+func (g *guard) loc(l note.Locator) {
+	g.reached = true
+	switch {
+	case (l.Path == "") == (l.Name == ""):
+		g.t.Fatalf("locator with both or neither of path and name: %+v", l)
+	case l.Path != "" && note.CheckPath(l.Path) != "":
+		g.t.Fatalf("unsafe path reached the backend: %q (%s)", l.Path, note.CheckPath(l.Path))
+	case l.Name != "" && note.CheckName(l.Name) != "":
+		g.t.Fatalf("bad name reached the backend: %q (%s)", l.Name, note.CheckName(l.Name))
+	}
+}
+
+func (g *guard) Create(ctx context.Context, r note.CreateRequest) (note.Created, error) {
+	g.reached = true
+	if msg := note.CheckPath(r.Target()); msg != "" {
+		g.t.Fatalf("unsafe create target reached the backend: %q (%s)", r.Target(), msg)
+	}
+	return g.fakeBackend.Create(ctx, r)
+}
+func (g *guard) Read(ctx context.Context, l note.Locator) (note.Content, error) {
+	g.loc(l)
+	return g.fakeBackend.Read(ctx, l)
+}
+func (g *guard) Append(ctx context.Context, l note.Locator, c string, inline bool) (note.Written, error) {
+	g.loc(l)
+	return g.fakeBackend.Append(ctx, l, c, inline)
+}
+func (g *guard) Prepend(ctx context.Context, l note.Locator, c string, inline bool) (note.Written, error) {
+	g.loc(l)
+	return g.fakeBackend.Prepend(ctx, l, c, inline)
+}
+func (g *guard) Delete(ctx context.Context, l note.Locator, permanent bool) (note.Deleted, error) {
+	g.loc(l)
+	return g.fakeBackend.Delete(ctx, l, permanent)
+}
+func (g *guard) Move(ctx context.Context, l note.Locator, to string) (note.Moved, error) {
+	g.loc(l)
+	if msg := note.CheckFolder(to); msg != "" {
+		g.t.Fatalf("unsafe destination reached the backend: %q (%s)", to, msg)
+	}
+	return g.fakeBackend.Move(ctx, l, to)
+}
+func (g *guard) Rename(ctx context.Context, l note.Locator, n string) (note.Moved, error) {
+	g.loc(l)
+	if msg := note.CheckNewName(n); msg != "" {
+		g.t.Fatalf("bad new name reached the backend: %q (%s)", n, msg)
+	}
+	return g.fakeBackend.Rename(ctx, l, n)
+}
+func (g *guard) Open(ctx context.Context, l note.Locator, newTab bool) (note.Opened, error) {
+	g.loc(l)
+	return g.fakeBackend.Open(ctx, l, newTab)
+}
+func (g *guard) FileInfo(ctx context.Context, l note.Locator) (note.Info, error) {
+	g.loc(l)
+	return g.fakeBackend.FileInfo(ctx, l)
+}
