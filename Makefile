@@ -5,7 +5,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test lint golden docs bench bundle tidy-check clean
+.PHONY: help build test lint golden docs bench fuzz bundle tidy-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -27,8 +27,11 @@ golden: ## rewrite tool-schema snapshots, transcripts, README sections and manif
 docs: ## rewrite the README's generated sections
 	go test ./internal/app -run TestREADME -update
 
-bench: ## per-call overhead and native-engine benchmarks (not run by CI)
-	go test -run '^$$' -bench . -benchmem -count 5 ./internal/app ./vault
+bench: ## side by side with the floor and the npm peers, then the Go benchmarks; see docs/benchmarks.md (not run by CI)
+	scripts/bench
+
+fuzz: ## every fuzz target for FUZZTIME each (default 2m; CI runs 5s)
+	scripts/fuzz $(or $(FUZZTIME),2m)
 
 bundle: ## release into dist/: binaries for 6 platforms, universal macOS, the .mcpb (verified), SHA256SUMS
 	scripts/bundle
@@ -37,4 +40,4 @@ tidy-check: ## fail if go.mod/go.sum are not tidy
 	go mod tidy -diff
 
 clean: ## remove build output
-	rm -rf bin dist
+	rm -rf bin dist bench-out

@@ -4,7 +4,10 @@ package main
 
 import (
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,5 +43,45 @@ func TestSignalStopsPromptly(t *testing.T) {
 		t.Fatalf("still running 10s after SIGTERM")
 	}
 	t.Logf("stopped %v after SIGTERM", time.Since(start))
+	obsidiantest.WaitGone(t, pid)
+}
+
+// TestClientGoneMidCall: the client stops reading (closes its end of
+// stdout) while a call hangs on the CLI. The next answer's write fails
+// with EPIPE rather than killing the process by SIGPIPE, which would
+// orphan the CLI: the server cancels the call, stops the CLI and exits 0.
+func TestClientGoneMidCall(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`+"\n")
+	pid := obsidiantest.GrandchildPID(t, pidfile)
+	stdout.Close()                                                         // the client stops reading
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n") // its answer cannot be written
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after the client went away: %v (stderr %s)", err, stderr.String())
+		}
+	case <-time.After(time.Minute): // far below the 10-minute CLI timeout
+		t.Fatalf("still running a minute after the client went away (stderr %s)", stderr.String())
+	}
 	obsidiantest.WaitGone(t, pid)
 }

@@ -119,11 +119,7 @@ func TestCLIGrandchildHoldsPipes(t *testing.T) {
 // nobody reads stdout) while a call waits on a hung CLI. The server cancels
 // the call, stops the CLI and exits cleanly, without waiting the timeout.
 func TestClientDisconnectsMidCall(t *testing.T) {
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
-	fixture(f)
-	cfg := testConfig(f)
-	cfg.Backend = backend.CLI
-	cfg.Timeout = 10 * time.Minute
+	f, cfg := hungCLI(t, 10*time.Minute)
 	goroutines := runtime.NumGoroutine()
 
 	inR, inW, err := os.Pipe()
@@ -137,19 +133,11 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test") }()
-	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
-	waitFor(t, "the CLI to start", func() bool { return len(processesOf(f.Bin)) > 0 })
+	startHungCall(t, f, inW)
 
 	inW.Close()
 	outR.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(time.Minute): // a hang guard, far below the 10-minute timeout
-		t.Fatalf("the server kept waiting for the hung call\n%s", logs.String())
-	}
+	awaitServe(t, done, logs)
 	inR.Close()
 	outW.Close()
 	if !strings.Contains(logs.String(), "client disconnected") {
@@ -161,27 +149,16 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 // TestStopSignalMidCall: SIGINT/SIGTERM (the ctx main cancels) during a
 // hung call stops the CLI and returns cleanly.
 func TestStopSignalMidCall(t *testing.T) {
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
-	fixture(f)
-	cfg := testConfig(f)
-	cfg.Backend = backend.CLI
-	cfg.Timeout = 10 * time.Minute
+	f, cfg := hungCLI(t, 10*time.Minute)
 	goroutines := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(t.Context())
 	inR, inW := io.Pipe()
+	logs := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg, inR, io.Discard, NewLogger(io.Discard, cfg.LogLevel), "test") }()
-	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
-	waitFor(t, "the CLI to start", func() bool { return len(processesOf(f.Bin)) > 0 })
+	go func() { done <- Serve(ctx, cfg, inR, io.Discard, NewLogger(logs, cfg.LogLevel), "test") }()
+	startHungCall(t, f, inW)
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the server did not stop")
-	}
+	awaitServe(t, done, logs)
 	inW.Close() // releases mcp-go's reader, blocked on input that never came
 	checkNoLeaks(t, f, goroutines)
 }
@@ -191,13 +168,9 @@ func TestStopSignalMidCall(t *testing.T) {
 // process, the queued call never starts one, none is answered (MCP: a
 // cancelled request gets no response), and the connection carries on.
 func TestCancelRunningAndQueuedCalls(t *testing.T) {
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
-	fixture(f)
-	cfg := testConfig(f)
-	cfg.Backend = backend.CLI
 	// Long enough to outlast the test, short enough that a queued call run
 	// despite its cancellation fails the test instead of hanging it.
-	cfg.Timeout = 20 * time.Second
+	f, cfg := hungCLI(t, 20*time.Second)
 	goroutines := runtime.NumGoroutine()
 	s := startServer(t, cfg)
 	s.initialize()
@@ -245,6 +218,41 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 		t.Errorf("%d calls logged as cancelled, want %d:\n%s", n, workers+1, s.logs.String())
 	}
 	checkNoLeaks(t, f, goroutines)
+}
+
+// hungCLI installs a fake CLI that never answers, and returns a CLI-backend
+// configuration for it with the given timeout.
+func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, Config) {
+	t.Helper()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
+	fixture(f)
+	cfg := testConfig(f)
+	cfg.Backend = backend.CLI
+	cfg.Timeout = timeout
+	return f, cfg
+}
+
+// startHungCall sends a tool call to the server's input and waits until
+// its CLI process runs.
+func startHungCall(t *testing.T, f *obsidiantest.Fake, in io.Writer) {
+	t.Helper()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
+	waitFor(t, "the CLI to start", func() bool { return len(processesOf(f.Bin)) > 0 })
+}
+
+// awaitServe waits for Serve to return nil. The minute is a hang guard,
+// far below the hung call's timeout: a server that waits for the call
+// instead of stopping it fails here.
+func awaitServe(t *testing.T, done <-chan error, logs *syncBuffer) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("the server kept waiting for the hung call\n%s", logs.String())
+	}
 }
 
 // stopServer closes the server's input and waits for a clean exit.

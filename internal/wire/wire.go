@@ -12,7 +12,12 @@
 //     hook, records our typed error by request id, and Output swaps it in.
 //   - Output drops the response to a request the client cancelled, as MCP
 //     asks, and serialises every write, including those mcp-go makes without
-//     its own lock.
+//     its own lock. Cancelled remembers cancellations of calls still queued,
+//     which mcp-go ignores, so the server can replay them.
+//   - A client that goes away (a failed write, or output closed at end of
+//     input) stops the server at once instead of after every pending call
+//     (OnDisconnect); work the first answer does not need can wait until it
+//     is written (Defer).
 //
 // Nothing here knows about tools or Obsidian.
 package wire
