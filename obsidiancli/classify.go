@@ -4,17 +4,25 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
+// The patterns compile on first use, not at process start: start-up is
+// measured (docs/benchmarks.md), and native mode never classifies CLI output.
+
 // Noise lines some installs print before the real answer (obsidian-cli.md §3).
-var noiseRE = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} Loading updated app package|Your Obsidian installer is out of date)`)
+var noiseRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} Loading updated app package|Your Obsidian installer is out of date)`)
+})
 
 var (
-	fileNotFoundRE = regexp.MustCompile(`^File "(.*)" not found\.?$`)
-	commandRE      = regexp.MustCompile(`^Command "([^"]*)" not found`)
-	jsErrorRE      = regexp.MustCompile(`^(Uncaught )?(TypeError|ReferenceError|SyntaxError|RangeError|Error)\b[^:]*: `)
+	fileNotFoundRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^File "(.*)" not found\.?$`) })
+	commandRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Command "([^"]*)" not found`) })
+	jsErrorRE      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(Uncaught )?(TypeError|ReferenceError|SyntaxError|RangeError|Error)\b[^:]*: `)
+	})
 )
 
 // maxQuoted bounds how much CLI output an error message quotes.
@@ -47,15 +55,15 @@ func classify(command string, exitCode int, stdout, stderr string, data bool) ou
 		return outcome{err: errors.E(errors.VaultNotFound, "Obsidian has no vault by the configured name")}
 	case strings.HasPrefix(first, "Error: "):
 		msg := strings.TrimPrefix(first, "Error: ")
-		if m := commandRE.FindStringSubmatch(msg); m != nil && m[1] == command {
+		if m := commandRE().FindStringSubmatch(msg); m != nil && m[1] == command {
 			return outcome{coldStart: true, err: errors.E(errors.CLIError, "obsidian %s: %s", command, msg).
 				WithHint("Obsidian answered that it does not know this command: the vault may still be loading (retry in a few seconds) or this Obsidian is older than 1.12.")}
 		}
-		if data && fileNotFoundRE.FindStringSubmatch(msg) == nil && !strings.HasPrefix(msg, "No active file") {
+		if data && fileNotFoundRE().FindStringSubmatch(msg) == nil && !strings.HasPrefix(msg, "No active file") {
 			return outcome{out: out}
 		}
 		return outcome{err: reported(command, msg, out)}
-	case !data && jsErrorRE.MatchString(first):
+	case !data && jsErrorRE().MatchString(first):
 		return outcome{err: errors.E(errors.CLIError, "obsidian %s failed inside Obsidian: %s", command, first).
 			WithHint("Obsidian raised an internal error for these arguments; check the path and names, or retry after restarting Obsidian.")}
 	}
@@ -67,8 +75,8 @@ func reported(command, msg, out string) *errors.Error {
 	lower := strings.ToLower(msg)
 	var e *errors.Error
 	switch {
-	case fileNotFoundRE.MatchString(msg):
-		e = errors.E(errors.FileNotFound, "note not found: %s", fileNotFoundRE.FindStringSubmatch(msg)[1])
+	case fileNotFoundRE().MatchString(msg):
+		e = errors.E(errors.FileNotFound, "note not found: %s", fileNotFoundRE().FindStringSubmatch(msg)[1])
 	case strings.HasPrefix(msg, "Destination file already exists"):
 		e = errors.E(errors.FileExists, "the destination already exists; nothing was changed")
 	case isPermission(lower):
@@ -121,7 +129,7 @@ func stripNoise(s string, blank bool) string {
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
 		line = strings.TrimSuffix(line, "\r")
-		if !noiseRE.MatchString(line) && !(blank && strings.TrimSpace(line) == "") {
+		if !noiseRE().MatchString(line) && !(blank && strings.TrimSpace(line) == "") {
 			break
 		}
 		s = rest

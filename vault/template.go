@@ -3,6 +3,7 @@ package vault
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -11,7 +12,7 @@ import (
 
 // templateVar matches the core Templates plugin's variables: {{title}},
 // {{date}}, {{time}}, and {{date:FORMAT}} / {{time:FORMAT}}.
-var templateVar = regexp.MustCompile(`\{\{\s*(title|date|time)\s*(?::([^}]*))?\}\}`)
+var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*(title|date|time)\s*(?::([^}]*))?\}\}`) })
 
 // template reads the template called name from the folder the Templates
 // plugin is set to use, and fills in its variables as the plugin does.
@@ -43,8 +44,8 @@ func (v *Vault) template(name, title string, now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, FileError(err, folder+"/"+rel)
 	}
-	return templateVar.ReplaceAllFunc(data, func(m []byte) []byte {
-		sub := templateVar.FindSubmatch(m)
+	return templateVar().ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := templateVar().FindSubmatch(m)
 		format := string(sub[2])
 		switch string(sub[1]) {
 		case "title":

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -176,7 +177,7 @@ type Setting struct {
 // placeholder matches an install-time variable a host left unsubstituted:
 // MCPB hosts pass "${user_config.x}" through literally when the user left an
 // optional field empty (modelcontextprotocol/mcpb#250).
-var placeholder = regexp.MustCompile(`^\$\{[^}]+\}$`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{[^}]+\}$`) })
 
 // ParseConfig reads flags from args and, for flags not given, environment
 // variables through getenv. It returns flag.ErrHelp for --help. Every
@@ -209,7 +210,7 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 		switch env := getenv(o.env); {
 		case given[o.flag]:
 			v, source = *values[i], "--"+o.flag
-		case placeholder.MatchString(env):
+		case placeholder().MatchString(env):
 			c.Ignored = append(c.Ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", o.env, env))
 		case env != "":
 			v, source = env, o.env
