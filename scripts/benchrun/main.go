@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,7 +51,7 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "vault of %d notes in %s (%s)\n", n, dir, time.Since(t0).Round(time.Millisecond))
 		b := &bench{vault: dir, notes: n, starts: *starts, calls: *calls}
-		res, err := b.run(servers(dir, *bin, *fake, *peers))
+		res, err := b.run(servers(dir, n, *bin, *fake, *peers))
 		if err != nil {
 			fatal(err)
 		}
@@ -148,7 +149,9 @@ type server struct {
 	fakeLog string
 }
 
-func servers(vault, bin, fake, peers string) []server {
+func servers(vault string, notes int, bin, fake, peers string) []server {
+	// sample spreads reads over the vault's folders and notes.
+	sample := func(i int) int { return (i * 97) % notes }
 	ours := filepath.Join(bin, "obsidian-mcp")
 	readOurs := func(i int) (string, any) {
 		return "obsidian_read_note", map[string]any{"path": notePath(sample(i), true)}
@@ -221,9 +224,6 @@ func servers(vault, bin, fake, peers string) []server {
 }
 
 const newContent = "---\ntags: [bench]\n---\n# New\n\nWritten by the benchmark. Links to [[Note 00001]].\n"
-
-// sample spreads reads over the vault's folders.
-func sample(i int) int { return (i * 97) % 1000 }
 
 // result is one server's figures on one vault.
 type result struct {
@@ -469,13 +469,39 @@ type conn struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	out     *bufio.Reader
+	stderr  *tail
 	started time.Time
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
 }
 
 func dial(s server) (*conn, error) {
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Env = append(os.Environ(), s.env...)
-	cmd.Stderr = io.Discard
+	c := &conn{cmd: cmd, stderr: &tail{max: 2000}}
+	// Kept, not shown: a server that dies before answering says why here.
+	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -484,7 +510,7 @@ func dial(s server) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	c.in, c.out = in, bufio.NewReaderSize(out, 1<<20)
 	c.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -507,7 +533,9 @@ func (c *conn) call(id int, line string) ([]byte, error) {
 	for {
 		resp, err := c.out.ReadBytes('\n')
 		if err != nil {
-			return nil, fmt.Errorf("reading the answer to id %d: %w", id, err)
+			// Give the process a moment to finish writing why it stopped.
+			time.Sleep(100 * time.Millisecond)
+			return nil, fmt.Errorf("reading the answer to id %d: %w; its stderr: %q", id, err, c.stderr.String())
 		}
 		var m struct {
 			ID     json.RawMessage `json:"id"`
