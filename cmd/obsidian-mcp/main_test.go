@@ -49,6 +49,14 @@ func (b *binaryMain) Run() int {
 
 func start(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *strings.Builder) {
 	t.Helper()
+	cmd, stdin, stdout, stderr := startRaw(t, env...)
+	return cmd, stdin, bufio.NewReader(stdout), stderr
+}
+
+// startRaw is start with the client's end of stdout as it is, for tests
+// that close it.
+func startRaw(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *strings.Builder) {
+	t.Helper()
 	cmd := exec.Command(binary)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
@@ -65,7 +73,7 @@ func start(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reade
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return cmd, stdin, bufio.NewReader(stdout), &stderr
+	return cmd, stdin, stdout, &stderr
 }
 
 func TestVersionAndHelp(t *testing.T) {

@@ -4,10 +4,7 @@ package main
 
 import (
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -53,22 +50,7 @@ func TestSignalStopsPromptly(t *testing.T) {
 func TestClientGoneMidCall(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "gc.pid")
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
-	cmd := exec.Command(binary)
-	cmd.Env = append(os.Environ(), "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stdin, stdout, stderr := startRaw(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`+"\n")
 	pid := obsidiantest.GrandchildPID(t, pidfile)
 	stdout.Close()                                                         // the client stops reading
