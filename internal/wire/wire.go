@@ -192,16 +192,38 @@ func (s *Session) drain(ctx context.Context) {
 		s.lose("input ended and the output is closed")
 		return
 	}
+	// A client may close its input a moment before its output, so the
+	// check above can come too early: keep checking while waiting, or a
+	// client that is gone would keep a call running until it times out.
+	var check <-chan time.Time
 	if n > 0 {
 		s.logger.Debug("input closed; answering pending requests before exiting", "pending", n)
+		if s.gone != nil {
+			t := time.NewTicker(goneCheck)
+			defer t.Stop()
+			check = t.C
+		}
 	}
-	select {
-	case <-idle:
-	case <-ctx.Done():
-	case <-timer.C:
-		s.logger.Warn("input closed; gave up waiting for pending requests", "pending", s.Pending(), "waited", s.drainTimeout)
+	for {
+		select {
+		case <-idle:
+			return
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			s.logger.Warn("input closed; gave up waiting for pending requests", "pending", s.Pending(), "waited", s.drainTimeout)
+			return
+		case <-check:
+			if s.gone() {
+				s.lose("the output closed while pending requests were answered after input ended")
+				return
+			}
+		}
 	}
 }
+
+// goneCheck is how often drain asks whether the client still reads.
+const goneCheck = 200 * time.Millisecond
 
 // Input wraps the client's stream for StdioServer.Listen. ctx ends the wait
 // for pending answers at end of input (a signal, for instance).

@@ -222,6 +222,36 @@ func TestMalformedRequestNotCounted(t *testing.T) {
 	}
 }
 
+// TestDisconnectAtEOF: input ends with a request pending and nobody
+// reads the output any more. Whether the output is already closed at end
+// of input or closes a little later (clients close their two pipes one
+// after the other), the session stops its requests instead of waiting the
+// drain timeout for them.
+func TestDisconnectAtEOF(t *testing.T) {
+	for name, closeAfter := range map[string]time.Duration{"already closed": 0, "closes while draining": 500 * time.Millisecond} {
+		t.Run(name, func(t *testing.T) {
+			s := New(discard(), time.Minute)
+			stopped := make(chan struct{})
+			start := time.Now()
+			s.OnDisconnect(func() { close(stopped) }, func() bool { return time.Since(start) >= closeAfter })
+			in := s.Input(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`+"\n"))
+			done := make(chan error, 1)
+			go func() { _, err := io.ReadAll(in); done <- err }()
+			select {
+			case <-stopped:
+			case <-time.After(30 * time.Second): // a hang guard, far below the minute's drain
+				t.Fatal("the session kept waiting for a client that is gone")
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if !s.Lost() {
+				t.Error("Lost() is false after the client went away")
+			}
+		})
+	}
+}
+
 // TestDefer: initialize and ping pass while the deferred work has not
 // run; the first other request waits for it; the first answer written
 // starts it in the background.
