@@ -4,7 +4,9 @@ package main
 
 import (
 	"io"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,8 +17,7 @@ import (
 // TestSignalStopsPromptly: SIGTERM during a hung CLI call ends the process
 // quickly, with the CLI's process stopped too.
 func TestSignalStopsPromptly(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	f, pidfile := hungCLI(t)
 	cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=1m")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 	if _, err := stdout.ReadString('\n'); err != nil {
@@ -29,16 +30,7 @@ func TestSignalStopsPromptly(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v (stderr %s)", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10s after SIGTERM")
-	}
+	awaitCleanExit(t, cmd, stderr, 10*time.Second, "SIGTERM")
 	t.Logf("stopped %v after SIGTERM", time.Since(start))
 	obsidiantest.WaitGone(t, pid)
 }
@@ -48,22 +40,36 @@ func TestSignalStopsPromptly(t *testing.T) {
 // with EPIPE rather than killing the process by SIGPIPE, which would
 // orphan the CLI: the server cancels the call, stops the CLI and exits 0.
 func TestClientGoneMidCall(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
+	f, pidfile := hungCLI(t)
 	cmd, stdin, stdout, stderr := startRaw(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`+"\n")
 	pid := obsidiantest.GrandchildPID(t, pidfile)
 	stdout.Close()                                                         // the client stops reading
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n") // its answer cannot be written
+	awaitCleanExit(t, cmd, stderr, time.Minute, "the client went away")    // far below the 10-minute CLI timeout
+	obsidiantest.WaitGone(t, pid)
+}
+
+// hungCLI installs a fake CLI that never answers and leaves a grandchild
+// holding its pipes; the grandchild writes its pid to the returned file.
+func hungCLI(t *testing.T) (*obsidiantest.Fake, string) {
+	t.Helper()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	return obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile}), pidfile
+}
+
+// awaitCleanExit waits up to limit for cmd to exit with status 0 after
+// what happened to it.
+func awaitCleanExit(t *testing.T, cmd *exec.Cmd, stderr *strings.Builder, limit time.Duration, after string) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("exit after the client went away: %v (stderr %s)", err, stderr.String())
+			t.Errorf("exit after %s: %v (stderr %s)", after, err, stderr.String())
 		}
-	case <-time.After(time.Minute): // far below the 10-minute CLI timeout
-		t.Fatalf("still running a minute after the client went away (stderr %s)", stderr.String())
+	case <-time.After(limit):
+		t.Fatalf("still running %v after %s", limit, after)
 	}
-	obsidiantest.WaitGone(t, pid)
 }

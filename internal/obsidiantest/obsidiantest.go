@@ -10,6 +10,7 @@ package obsidiantest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -161,12 +162,22 @@ func (f *Fake) Update(fn func(*Scenario)) {
 // Calls returns the argv of every invocation so far, in order.
 func (f *Fake) Calls() [][]string {
 	f.t.Helper()
-	data, err := os.ReadFile(f.sc.Log)
-	if os.IsNotExist(err) {
-		return nil
-	}
+	calls, err := ReadCalls(f.sc.Log)
 	if err != nil {
 		f.t.Fatal(err)
+	}
+	return calls
+}
+
+// ReadCalls reads a fake's call log (Scenario.Log): the argv of every
+// invocation so far, in order; none if the log does not exist yet.
+func ReadCalls(log string) ([][]string, error) {
+	data, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	var calls [][]string
 	// The fake creates the log before it writes its line (one O_APPEND
@@ -175,11 +186,11 @@ func (f *Fake) Calls() [][]string {
 	for line := range strings.Lines(string(data)) {
 		var argv []string
 		if err := json.Unmarshal([]byte(line), &argv); err != nil {
-			f.t.Fatalf("bad call log line %q: %v", line, err)
+			return nil, fmt.Errorf("bad call log line %q: %w", line, err)
 		}
 		calls = append(calls, argv)
 	}
-	return calls
+	return calls, nil
 }
 
 // ResetCalls forgets the calls so far.

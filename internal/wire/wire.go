@@ -15,7 +15,8 @@
 //     its own lock. Cancelled remembers cancellations of calls still queued,
 //     which mcp-go ignores, so the server can replay them.
 //   - A client that goes away (a failed write, or output closed at end of
-//     input) stops the server at once instead of after every pending call
+//     input or while pending calls drain) stops the server at once instead
+//     of after every pending call
 //     (OnDisconnect); work the first answer does not need can wait until it
 //     is written (Defer).
 //
@@ -109,8 +110,9 @@ func (s *Session) startPrepare() {
 
 // OnDisconnect handles a client that goes away (it crashed or closed the
 // connection) instead of just ending its input: stop is called as soon as
-// an answer cannot be written, or when input ends and gone reports that
-// nobody reads the output any more (gone may be nil). Answering pending
+// an answer cannot be written, or when, after input has ended with requests
+// pending, gone reports that nobody reads the output any more (asked at
+// once and then every goneCheck; gone may be nil). Answering pending
 // requests would then be pointless; stop cancels them, which stops their
 // CLI processes. Call it before the first Read.
 func (s *Session) OnDisconnect(stop func(), gone func() bool) { s.stop, s.gone = stop, gone }

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
 func main() {
@@ -326,22 +328,17 @@ func (b *bench) session(s server, r *result) error {
 	}
 	id := 1
 	next := func() int { id++; return id }
-	for range b.calls {
-		n := next()
-		t0 := time.Now()
-		if _, err := c.call(n, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, n)); err != nil {
-			return err
+	// tools/list, then ping: the protocol round trip alone, the floor
+	// under every call.
+	for _, method := range []string{"tools/list", "ping"} {
+		for range b.calls {
+			n := next()
+			t0 := time.Now()
+			if _, err := c.call(n, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, n, method)); err != nil {
+				return err
+			}
+			r.Samples[method] = append(r.Samples[method], ms(time.Since(t0)))
 		}
-		r.Samples["tools/list"] = append(r.Samples["tools/list"], ms(time.Since(t0)))
-	}
-	// ping: the protocol round trip alone, the floor under every call.
-	for range b.calls {
-		n := next()
-		t0 := time.Now()
-		if _, err := c.call(n, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, n)); err != nil {
-			return err
-		}
-		r.Samples["ping"] = append(r.Samples["ping"], ms(time.Since(t0)))
 	}
 	time.Sleep(200 * time.Millisecond) // let a garbage-collected runtime settle
 	r.IdleRSS, _ = procStatus(c.cmd.Process.Pid, "VmRSS")
@@ -363,7 +360,14 @@ func (b *bench) session(s server, r *result) error {
 		if op.call == nil {
 			continue
 		}
-		seen, execs := countLines(s.fakeLog), 0
+		seen, execs := 0, 0
+		if s.fakeLog != "" {
+			calls, err := obsidiantest.ReadCalls(s.fakeLog)
+			if err != nil {
+				return err
+			}
+			seen = len(calls)
+		}
 		for i := range b.calls {
 			tool, args := op.call(i)
 			req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": next(), "method": "tools/call",
@@ -383,7 +387,11 @@ func (b *bench) session(s server, r *result) error {
 			}
 			// The floor, paired with the call it belongs to: the commands
 			// this call ran, run again bare at once, output captured.
-			cmds := readLog(s.fakeLog)[seen:]
+			calls, err := obsidiantest.ReadCalls(s.fakeLog)
+			if err != nil {
+				return err
+			}
+			cmds := calls[seen:]
 			execs += len(cmds)
 			t0 = time.Now()
 			for _, argv := range cmds {
@@ -392,7 +400,7 @@ func (b *bench) session(s server, r *result) error {
 				}
 			}
 			bare := time.Since(t0)
-			seen = countLines(s.fakeLog) // the fake logs the bare runs too
+			seen = len(calls) + len(cmds) // the fake logs the bare runs too
 			r.Samples[op.name+" bare"] = append(r.Samples[op.name+" bare"], ms(bare))
 			r.Samples[op.name+" overhead"] = append(r.Samples[op.name+" overhead"], ms(d-bare))
 		}
@@ -430,24 +438,6 @@ func failed(resp []byte) error {
 		return fmt.Errorf("tool error: %s", text)
 	}
 	return nil
-}
-
-func countLines(p string) int { return len(readLog(p)) }
-
-// readLog returns the argv of every call in the fake's log.
-func readLog(p string) [][]string {
-	if p == "" {
-		return nil
-	}
-	data, _ := os.ReadFile(p)
-	var out [][]string
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var argv []string
-		if json.Unmarshal([]byte(line), &argv) == nil {
-			out = append(out, argv)
-		}
-	}
-	return out
 }
 
 // procStatus reads a kB field of /proc/<pid>/status.
