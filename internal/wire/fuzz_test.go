@@ -16,6 +16,7 @@ var messageSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
 	`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}}}`,
 	`{"params":{"a":1},"method":"ping","id":7.0,"jsonrpc":"2.0"}`,
+	`{"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}},"jsonrpc":"2.0","id":3}`, // TypeScript SDK order
 	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}}`,
 	`{"jsonrpc":"2.0","method":"exit"}`,
 	`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`,
@@ -25,28 +26,159 @@ var messageSeeds = []string{
 	`{"id":1e400,"method":"x"}`, `{"id":"\ud800","method":"x"}`, `{"id":`, "\xff\xfe", "",
 }
 
-// FuzzPeek: peek never panics, and what it reports of a message agrees with
-// a full decode by encoding/json.
+// FuzzPeek: peek never panics; on every JSON object it reports what a full
+// decode by encoding/json (mcp-go's decoder) finds; and what it reports
+// does not change when the members come in another order or with other
+// whitespace between the tokens. order drives the shuffle and the spacing.
 func FuzzPeek(f *testing.F) {
-	for _, s := range messageSeeds {
-		f.Add([]byte(s))
+	for i, s := range messageSeeds {
+		f.Add([]byte(s), []byte{byte(i), 3, 1, 2, 0})
 	}
-	f.Fuzz(func(t *testing.T, msg []byte) {
+	f.Fuzz(func(t *testing.T, msg, order []byte) {
 		got, ok := peek(msg)
-		var full struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
+		if !json.Valid(msg) {
+			return // Input refuses it whatever peek says
 		}
-		if !ok || json.Unmarshal(msg, &full) != nil {
-			return // peek may accept a prefix of a broken message; mcp-go then refuses it
+		want, isObject := decodeFacts(msg)
+		if ok != isObject {
+			t.Fatalf("peek ok=%v for %q; a full decode says object=%v", ok, msg, isObject)
 		}
-		if got.id != "" && got.id != idKeyRaw(full.ID) {
-			t.Fatalf("peek id %q, full decode %q (%s)", got.id, idKeyRaw(full.ID), full.ID)
+		if !ok {
+			return
 		}
-		if got.isRequest() && (full.Method == nil || *full.Method != got.method) {
-			t.Fatalf("peek method %q, full decode %v", got.method, full.Method)
+		if got.id != want.id || got.method != want.method || got.cancelled != want.cancelled ||
+			got.hasResult != want.hasResult || got.hasError != want.hasError {
+			t.Fatalf("peek(%q)\n got %+v\nwant %+v (full decode)", msg, got, want)
+		}
+		if shuffled, ok := reorder(msg, order); ok {
+			again, ok := peek(shuffled)
+			if !ok || again.id != got.id || again.method != got.method || again.cancelled != got.cancelled ||
+				again.hasResult != got.hasResult || again.hasError != got.hasError || string(again.rawID) != string(got.rawID) {
+				t.Fatalf("peek depends on member order or spacing:\n%q: %+v\n%q: %+v", msg, got, shuffled, again)
+			}
 		}
 	})
+}
+
+// decodeFacts is what encoding/json makes of a message, decoded into the
+// field types mcp-go uses (a string method, so null leaves it empty).
+// isObject is false for anything but a JSON object.
+func decodeFacts(msg []byte) (f facts, isObject bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(msg, &members) != nil || members == nil { // null decodes to a nil map
+		return f, false
+	}
+	var full struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(msg, &full) != nil {
+		return f, true
+	}
+	if m := bytes.TrimSpace(full.Method); len(m) > 0 && m[0] != '"' && string(m) != "null" {
+		return facts{}, false // mcp-go cannot decode it; peek refuses it
+	}
+	_ = json.Unmarshal(lastNonNull(msg, "method"), &f.method)
+	f.rawID, f.id = full.ID, idKeyRaw(full.ID)
+	f.hasResult, f.hasError = full.Result != nil, full.Error != nil
+	if f.method == "notifications/cancelled" && full.Params != nil {
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(full.Params, &p) == nil {
+			f.cancelled = idKeyRaw(p.RequestID)
+		}
+	}
+	return f, true
+}
+
+// lastNonNull is the last member named like name (as encoding/json matches
+// names) whose value is not null, or null: a null leaves a string field
+// as it was, which a RawMessage field cannot show.
+func lastNonNull(msg []byte, name string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	last := json.RawMessage("null")
+	if _, err := dec.Token(); err != nil {
+		return last
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return last
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return last
+		}
+		if key, _ := tok.(string); strings.EqualFold(key, name) && string(v) != "null" {
+			last = v
+		}
+	}
+	return last
+}
+
+// reorder rewrites a JSON object with its members shuffled and random
+// whitespace between the tokens, both driven by order. It declines
+// objects with two members of equally folding names, whose order matters.
+func reorder(msg, order []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	type kv struct {
+		key []byte
+		val json.RawMessage
+	}
+	var kvs []kv
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		for _, o := range kvs {
+			var k string
+			_ = json.Unmarshal(o.key, &k)
+			if strings.EqualFold(k, key) {
+				return nil, false
+			}
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil, false
+		}
+		k, _ := json.Marshal(key)
+		kvs = append(kvs, kv{k, v})
+	}
+	next := 0
+	pick := func(n int) int {
+		if len(order) == 0 || n <= 1 {
+			return 0
+		}
+		next++
+		return int(order[next%len(order)]) % n
+	}
+	for i := len(kvs) - 1; i > 0; i-- {
+		j := pick(i + 1)
+		kvs[i], kvs[j] = kvs[j], kvs[i]
+	}
+	space := func() string { return []string{"", " ", "\t", "\r\n", "  \n"}[pick(5)] }
+	var b bytes.Buffer
+	b.WriteString(space() + "{")
+	for i, m := range kvs {
+		if i > 0 {
+			b.WriteString(space() + ",")
+		}
+		b.WriteString(space())
+		b.Write(m.key)
+		b.WriteString(space() + ":" + space())
+		b.Write(m.val)
+	}
+	b.WriteString(space() + "}" + space())
+	return b.Bytes(), true
 }
 
 // FuzzInput: whatever the client writes, Input passes on each non-blank

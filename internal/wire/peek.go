@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -22,56 +23,63 @@ type facts struct {
 func (f facts) isRequest() bool  { return f.id != "" && f.method != "" }
 func (f facts) isResponse() bool { return f.id != "" && f.method == "" && (f.hasResult || f.hasError) }
 
-// peek reads the top-level members of a message and stops as soon as it
-// knows enough, so a 10 MB note in "params" or "result" is not scanned twice.
-// ok is false for anything that is not a JSON object.
+// peek reads the top-level members of a message, in whatever order they
+// come: JSON does not order an object's members, and clients differ (the
+// official TypeScript SDK writes method, params, jsonrpc, id; mcp-go and
+// the Go SDK write the id first). It must see them all, since the id may
+// come last, so it skips values without decoding them: a string is passed
+// over with bytes.IndexByte, which keeps a 10 MB note in "params" or
+// "result" cheap, and nothing is allocated but the method's name.
+//
+// Members are matched as encoding/json matches them to mcp-go's structs,
+// which decide what mcp-go answers: names case-insensitively ("ID" is the
+// id), escapes decoded, the last of duplicates winning, and a null method
+// leaving the one before it. Only a JSON object is ok. On input that is not
+// valid JSON peek never panics but may report anything; Input checks
+// validity, and mcp-go writes valid JSON.
 func peek(b []byte) (f facts, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	s := scanner{b: b}
+	if !s.eat('{') {
 		return f, false
 	}
-	var params json.RawMessage
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return f, false
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "id":
-			if err := dec.Decode(&f.rawID); err != nil {
+	var params []byte
+	if !s.eat('}') {
+		for {
+			key, ok := s.str()
+			if !ok || !s.eat(':') {
 				return f, false
 			}
-			f.id = idKeyRaw(f.rawID)
-		case "method":
-			if err := dec.Decode(&f.method); err != nil {
+			val, ok := s.value()
+			if !ok {
 				return f, false
 			}
-		case "result", "error":
-			f.hasResult, f.hasError = key == "result", key == "error"
-			if f.rawID != nil {
-				return f, true // the id came first, as mcp-go writes it
+			switch member(key) {
+			case "id":
+				f.rawID = val
+			case "method":
+				switch val[0] {
+				case '"':
+					f.method = unquote(val)
+				case 'n': // null: encoding/json leaves a string as it was
+				default:
+					return f, false // mcp-go cannot decode such a message
+				}
+			case "params":
+				params = val
+			case "result":
+				f.hasResult = true
+			case "error":
+				f.hasError = true
 			}
-			if err := skip(dec); err != nil {
+			if s.eat('}') {
+				break
+			}
+			if !s.eat(',') {
 				return f, false
 			}
-		case "params":
-			if f.method != "" && f.method != string(mcp.MethodNotificationCancelled) {
-				return f, true
-			}
-			if err := dec.Decode(&params); err != nil {
-				return f, false
-			}
-		default:
-			if err := skip(dec); err != nil {
-				return f, false
-			}
-		}
-		if f.id != "" && f.method != "" && f.method != string(mcp.MethodNotificationCancelled) {
-			return f, true
 		}
 	}
+	f.id = idKeyRaw(f.rawID)
 	if f.method == string(mcp.MethodNotificationCancelled) && params != nil {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -83,9 +91,148 @@ func peek(b []byte) (f facts, ok bool) {
 	return f, true
 }
 
-func skip(dec *json.Decoder) error {
-	var v json.RawMessage
-	return dec.Decode(&v)
+// members are the top-level names peek looks for.
+var members = [...]string{"id", "method", "params", "result", "error"}
+
+// member is the name among members that key (a raw JSON string, quotes
+// included) stands for, or "". encoding/json matches names with Unicode
+// simple folding, as bytes.EqualFold does: "ID", and even "paramſ" with a
+// long s, are members.
+func member(key []byte) string {
+	name := key[1 : len(key)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		name = []byte(unquote(key))
+	}
+	if len(name) < 2 || len(name) > 12 { // the longest fold of "params" is 7 bytes
+		return ""
+	}
+	for _, m := range members {
+		if bytes.EqualFold(name, []byte(m)) {
+			return m
+		}
+	}
+	return ""
+}
+
+// unquote decodes a JSON string as encoding/json does (escapes, and
+// invalid UTF-8 replaced), taking the short way for plain ASCII.
+func unquote(raw []byte) string {
+	in := raw[1 : len(raw)-1]
+	plain := true
+	for _, c := range in {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(in)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// scanner walks JSON text one token or value at a time, skipping
+// whitespace before each.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// eat consumes c if it comes next.
+func (s *scanner) eat(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str consumes a string and returns it raw, quotes included.
+func (s *scanner) str() ([]byte, bool) {
+	s.ws()
+	start := s.i
+	if start >= len(s.b) || s.b[start] != '"' {
+		return nil, false
+	}
+	i := start + 1
+	for {
+		j := bytes.IndexByte(s.b[i:], '"')
+		if j < 0 {
+			return nil, false
+		}
+		i += j
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it. Each run is looked at once, so this stays linear.
+		k := i
+		for k > start+1 && s.b[k-1] == '\\' {
+			k--
+		}
+		i++
+		if (i-1-k)%2 == 0 {
+			s.i = i
+			return s.b[start:i], true
+		}
+	}
+}
+
+// value consumes one value and returns it raw. Nested objects and arrays
+// are skipped by counting brackets outside strings; that they match is
+// left to the validity check.
+func (s *scanner) value() ([]byte, bool) {
+	s.ws()
+	start := s.i
+	if start >= len(s.b) {
+		return nil, false
+	}
+	switch s.b[start] {
+	case '"':
+		return s.str()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				if _, ok := s.str(); !ok {
+					return nil, false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					s.i++
+					return s.b[start:s.i], true
+				}
+			}
+			s.i++
+		}
+		return nil, false
+	case ',', ':', '}', ']':
+		return nil, false
+	default: // a number, true, false or null runs to the next delimiter
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return s.b[start:s.i], true
+			}
+			s.i++
+		}
+		return s.b[start:s.i], true
+	}
 }
 
 // idKeyRaw is the canonical key of a JSON id: numbers and strings never
