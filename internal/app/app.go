@@ -263,13 +263,18 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 }
 
 // errorResult is a failure as an isError result, with the same code,
-// message and data as the protocol error.
+// message and data as the protocol error, as JSON text. It carries no
+// structuredContent: every tool declares an output schema for its success,
+// which the failure cannot match, and the official TypeScript SDK checks
+// structuredContent against it even when isError is set, so the client
+// (Claude Desktop, Cursor, the MCP Inspector) would throw a schema error
+// and the model would never see the message and hint (MCP 2025-06-18:
+// structured content must conform to the output schema).
 func errorResult(e *errors.Error) *mcp.CallToolResult {
-	res, err := tools.Structured(map[string]any{"success": false, "error": wire.Object(e)})
+	text, err := json.Marshal(map[string]any{"success": false, "error": wire.Object(e)})
 	if err != nil {
 		// Unreachable for our data (see wire.errorLine); keep the flag.
-		res = &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"success":false}`)}}
+		text = []byte(`{"success":false}`)
 	}
-	res.IsError = true
-	return res
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
 }

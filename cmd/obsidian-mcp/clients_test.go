@@ -1,0 +1,700 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+)
+
+// The built server, driven by independent MCP clients, each pinned: the
+// official Go SDK (go.mod), the official TypeScript SDK and the MCP
+// Inspector's CLI (scripts/clients/package-lock.json, installed by `npm ci
+// --prefix scripts/clients`). Hand-written JSON once hid lost answers:
+// real clients order their members as they please (the TypeScript SDK puts
+// the id last) and call a tool the moment the handshake is done.
+
+// outcome is one tool call's outcome as a client reports it.
+type outcome struct {
+	Result *struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent map[string]any `json:"structuredContent"`
+		IsError           bool           `json:"isError"`
+	} `json:"result"`
+	Error *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+	Thrown string `json:"thrown"` // an error that is not a JSON-RPC error
+}
+
+func (o outcome) String() string { b, _ := json.Marshal(o); return string(b) }
+
+// step is one call every client makes, in order, on a fresh vault of the
+// fake CLI, and what its outcome must be.
+type step struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	check     func(client string, o outcome) error
+}
+
+// data is the result's structuredContent.data of a successful call.
+func data(o outcome) (map[string]any, error) {
+	if o.Result == nil || o.Result.IsError {
+		return nil, fmt.Errorf("want a result, got %s", o)
+	}
+	d, ok := o.Result.StructuredContent["data"].(map[string]any)
+	if !ok || o.Result.StructuredContent["success"] != true {
+		return nil, fmt.Errorf("no success and data in %s", o)
+	}
+	return d, nil
+}
+
+func wantData(key string, want any) func(string, outcome) error {
+	return func(_ string, o outcome) error {
+		d, err := data(o)
+		if err != nil {
+			return err
+		}
+		if got := d[key]; fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("data.%s = %v, want %v", key, got, want)
+		}
+		return nil
+	}
+}
+
+func wantContent(content string) func(string, outcome) error {
+	return func(_ string, o outcome) error {
+		if o.Result == nil || o.Result.IsError || o.Result.StructuredContent["content"] != content ||
+			len(o.Result.Content) != 1 || o.Result.Content[0].Text != content {
+			return fmt.Errorf("want the content %q, got %s", content, o)
+		}
+		return nil
+	}
+}
+
+// goSDKClosing is how the Go SDK reports an error answer whose code is
+// -32003 or -32004: its jsonrpc2 layer keeps those codes for "client is
+// closing" and "server is closing" (WireError.Is compares codes only), so
+// CallTool returns mcp.ErrConnectionClosed with our message as text and
+// the error object's data out of reach. The session itself stays usable.
+// Our codes come from the stdio contract; README ("Tested clients") says
+// what to do about it.
+const goSDKClosing = `connection closed: calling "tools/call": `
+
+func wantError(code int, errorCode, inMessage string) func(string, outcome) error {
+	return func(client string, o outcome) error {
+		if client == "go-sdk" && (code == -32003 || code == -32004) {
+			if !strings.HasPrefix(o.Thrown, goSDKClosing) || !strings.Contains(o.Thrown, inMessage) {
+				return fmt.Errorf("want the Go SDK's %q wrapping %q, got %s", goSDKClosing, inMessage, o)
+			}
+			return nil
+		}
+		e := o.Error
+		if e == nil || e.Code != code || e.Data["errorCode"] != errorCode || !strings.Contains(e.Message, inMessage) ||
+			e.Data["hint"] == nil || e.Data["hint"] == "" {
+			return fmt.Errorf("want error %d %s with a hint and %q in the message, got %s", code, errorCode, inMessage, o)
+		}
+		return nil
+	}
+}
+
+// everyTool calls each of the server's tools through the CLI backend, then
+// fails two ways. The first is sent the moment the handshake is done.
+var everyTool = []step{
+	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "content": "first"}, check: wantData("path", "Inbox/Idea.md")},
+	{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "content": "second"}, check: wantData("bytes", 6)},
+	{Tool: "obsidian_prepend_to_note", Arguments: map[string]any{"name": "Idea", "content": "zeroth"}, check: wantData("path", "Inbox/Idea.md")},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantContent("zeroth\nfirst\nsecond")},
+	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
+	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
+	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},
+	{Tool: "obsidian_move_note", Arguments: map[string]any{"path": "Inbox/Plan idea.md", "to": "Archive"}, check: wantData("to", "Archive/Plan idea.md")},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan idea"}, check: wantContent("zeroth\nfirst\nsecond")},
+	{Tool: "obsidian_delete_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantData("permanent", false)},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantError(-32003, "FILE_NOT_FOUND", "Archive/Plan idea.md")},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "../outside.md"}, check: wantError(-32602, "INVALID_PARAMS", "`path`")},
+}
+
+// checkSteps applies everyTool's checks to what client reported, and checks
+// that every tool was called and the CLI did the writes.
+func checkSteps(t *testing.T, f *obsidiantest.Fake, client string, got []outcome) {
+	t.Helper()
+	if len(got) != len(everyTool) {
+		t.Fatalf("%d outcomes for %d calls", len(got), len(everyTool))
+	}
+	called := map[string]bool{}
+	for i, s := range everyTool {
+		called[s.Tool] = true
+		if err := s.check(client, got[i]); err != nil {
+			t.Errorf("call %d, %s %v: %v", i, s.Tool, s.Arguments, err)
+		}
+	}
+	for _, name := range toolNames() {
+		if !called[name] {
+			t.Errorf("everyTool does not call %s", name)
+		}
+	}
+	commands := map[string]bool{}
+	for _, argv := range f.Calls() {
+		commands[argv[0]] = true
+	}
+	for _, c := range []string{"create", "append", "prepend", "open", "rename", "move", "delete"} {
+		if !commands[c] {
+			t.Errorf("the CLI never ran %q (it ran %v)", c, commands)
+		}
+	}
+	for _, p := range []string{"Inbox/Idea.md", "Inbox/Plan idea.md", "Archive/Plan idea.md"} {
+		if _, ok := f.Note(p); ok {
+			t.Errorf("%s is still in the vault after the rename, move and delete", p)
+		}
+	}
+}
+
+// toolNames are the registry's tools, sorted by name as tools/list gives them.
+func toolNames() []string {
+	var names []string
+	for _, st := range tools.All(nil) {
+		names = append(names, st.Tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ---- the official Go SDK ----
+
+// goSDK connects the Go SDK's client to a fresh server process.
+func goSDK(t *testing.T, terminate time.Duration, env ...string) (*mcp.ClientSession, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), env...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %s)", err, stderr)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, stderr
+}
+
+// goOutcome turns the Go SDK's answer into an outcome.
+func goOutcome(res *mcp.CallToolResult, err error) outcome {
+	var o outcome
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc):
+		o.Error = &struct {
+			Code    int            `json:"code"`
+			Message string         `json:"message"`
+			Data    map[string]any `json:"data"`
+		}{Code: int(rpc.Code), Message: rpc.Message}
+		_ = json.Unmarshal(rpc.Data, &o.Error.Data)
+	case err != nil:
+		o.Thrown = err.Error()
+	default:
+		b, _ := json.Marshal(map[string]any{"result": res})
+		_ = json.Unmarshal(b, &o)
+	}
+	return o
+}
+
+func TestGoSDKClient(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin)
+	call := func(s step) outcome {
+		return goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: s.Tool, Arguments: s.Arguments}))
+	}
+	got := []outcome{call(everyTool[0])} // at once, before any tools/list
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, toolNames()) {
+		t.Errorf("tools/list = %v, want %v", names, toolNames())
+	}
+	for _, s := range everyTool[1:] {
+		got = append(got, call(s))
+	}
+	checkSteps(t, f, "go-sdk", got)
+	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" {
+		t.Errorf("initialize result %+v", v)
+	}
+}
+
+// TestGoSDKCancel: cancelling a call's context makes the Go SDK send
+// notifications/cancelled; the server stops the call's CLI process and
+// goes on serving.
+func TestGoSDKCancel(t *testing.T) {
+	f, pidfile := hungCLI(t)
+	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}})
+		done <- err
+	}()
+	pid := obsidiantest.GrandchildPID(t, pidfile) // the call is running
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call returned %v", err)
+	}
+	obsidiantest.WaitGone(t, pid)
+	if err := cs.Ping(t.Context(), nil); err != nil {
+		t.Errorf("ping after the cancel: %v", err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "outcome=CANCELLED") {
+		t.Errorf("the server did not log the call as cancelled:\n%s", stderr)
+	}
+}
+
+// TestGoSDKCloseWithCallsInFlight: the client closes its connection while
+// calls are in flight. The Go SDK's Close waits for them before it closes
+// stdin, so each gets its answer; then the server exits by itself (status
+// 0), before the client would resort to SIGTERM.
+func TestGoSDKCloseWithCallsInFlight(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin)
+	var wg sync.WaitGroup
+	outcomes := make([]outcome, 16)
+	for i := range outcomes {
+		wg.Go(func() {
+			outcomes[i] = goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}}))
+		})
+	}
+	for len(f.Calls()) == 0 { // the server is running the calls
+		time.Sleep(time.Millisecond)
+	}
+	if err := cs.Close(); err != nil { // waits for the process to exit
+		t.Errorf("close: %v (stderr %s)", err, stderr)
+	}
+	wg.Wait()
+	for i, o := range outcomes {
+		if err := wantData("size", 5)("go-sdk", o); err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, "input closed; exiting") || strings.Contains(logs, "stopped by signal") {
+		t.Errorf("the server did not exit by itself at end of input:\n%s", logs)
+	}
+}
+
+// TestGoSDKCloseWithHungCall: a call hangs on the CLI; the program cancels
+// it and closes the connection at once, as a host shutting down does. The
+// Go SDK writes notifications/cancelled off the caller's path (go-sdk
+// issue 1150), so it may be lost when Close shuts stdin first; then the
+// call is still pending at end of input and the SDK's SIGTERM, after its
+// grace period, ends the server. Either way the server exits with status 0
+// and stops the CLI.
+func TestGoSDKCloseWithHungCall(t *testing.T) {
+	f, pidfile := hungCLI(t)
+	cs, stderr := goSDK(t, time.Second, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}})
+	}()
+	pid := obsidiantest.GrandchildPID(t, pidfile)
+	cancel()
+	<-done
+	if err := cs.Close(); err != nil { // exit status 0, or an error
+		t.Errorf("close: %v (stderr %s)", err, stderr)
+	}
+	obsidiantest.WaitGone(t, pid)
+	logs := stderr.String()
+	if !strings.Contains(logs, "input closed; exiting") && !strings.Contains(logs, "stopped by signal") {
+		t.Errorf("the server did not end cleanly:\n%s", logs)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// ---- the official TypeScript SDK and the MCP Inspector (Node.js) ----
+
+// clientsDir is where the pinned npm clients are installed.
+var clientsDir = filepath.Join("..", "..", "scripts", "clients")
+
+// node returns the pinned Node.js (the Inspector needs 22 or later) from
+// scripts/clients. Without `npm ci` there it skips, except in CI.
+func node(t *testing.T) string {
+	t.Helper()
+	bin, err := filepath.Abs(filepath.Join(clientsDir, "node_modules", ".bin", "node"))
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err != nil {
+		msg := "the npm clients are not installed: run npm ci --prefix scripts/clients"
+		if os.Getenv("CI") != "" || runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// tsClient runs scripts/clients/sdk-client.mjs in mode with plan and
+// decodes what it prints into v.
+func tsClient(t *testing.T, mode string, plan map[string]any, v any) {
+	t.Helper()
+	plan["command"] = binary
+	in, _ := json.Marshal(plan)
+	cmd := exec.CommandContext(t.Context(), node(t), "sdk-client.mjs", mode)
+	cmd.Dir = clientsDir
+	cmd.Stdin = bytes.NewReader(in)
+	out, stderr, code := obsidiantest.RunCommand(t, cmd)
+	if code != 0 {
+		t.Fatalf("sdk-client.mjs %s: exit %d\n%s", mode, code, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("sdk-client.mjs %s printed %q: %v", mode, out, err)
+	}
+}
+
+func TestTypeScriptSDKClient(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	var got struct {
+		Server struct{ Name, Version string }
+		Tools  []string
+		Steps  []outcome
+		Stderr string
+	}
+	tsClient(t, "calls", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin}, "steps": everyTool}, &got)
+	if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
+		t.Errorf("server info %+v", got.Server)
+	}
+	if !slices.Equal(got.Tools, toolNames()) {
+		t.Errorf("tools/list = %v, want %v", got.Tools, toolNames())
+	}
+	checkSteps(t, f, "typescript-sdk", got.Steps)
+	if t.Failed() {
+		t.Logf("server stderr:\n%s", got.Stderr)
+	}
+}
+
+// TestTypeScriptSDKCallAtOnce: issue 12's second reproduction, through the
+// SDK itself: fresh servers, each called the moment the handshake is done.
+func TestTypeScriptSDKCallAtOnce(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	var got struct {
+		Starts, OK int
+		Failures   []json.RawMessage
+	}
+	tsClient(t, "immediate", map[string]any{"args": []string{"--backend", "native", "--vault-path", f.Vault}, "starts": 25,
+		"steps": []step{{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}}}}, &got)
+	if got.OK != got.Starts || got.Starts != 25 {
+		t.Errorf("%d of %d fresh servers answered a call made at once; first failures: %s", got.OK, got.Starts, got.Failures)
+	}
+}
+
+func TestTypeScriptSDKCancel(t *testing.T) {
+	f, pidfile := hungCLI(t)
+	var got struct {
+		Cancelled, Ping outcome
+		Stderr          string
+	}
+	tsClient(t, "cancel", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin, "OBSIDIAN_MCP_TIMEOUT": "10m"}, "waitFile": pidfile,
+		"steps": []step{{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}}}}, &got)
+	if !strings.Contains(got.Cancelled.String(), "the user changed their mind") { // the SDK rejects with the abort reason
+		t.Errorf("the aborted call: %s", got.Cancelled)
+	}
+	if got.Ping.Result == nil {
+		t.Errorf("ping after the cancel: %s", got.Ping)
+	}
+	if !strings.Contains(got.Stderr, "outcome=CANCELLED") {
+		t.Errorf("the server did not log the call as cancelled:\n%s", got.Stderr)
+	}
+	obsidiantest.WaitGone(t, obsidiantest.GrandchildPID(t, pidfile))
+}
+
+// TestTypeScriptSDKCloseWithCallsInFlight: the TypeScript SDK's close ends
+// stdin at once, failing its own pending calls; the server still has them
+// pending at end of input, settles them and exits by itself before the
+// SDK's SIGTERM, two seconds later.
+func TestTypeScriptSDKCloseWithCallsInFlight(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	var steps []step
+	for range 16 {
+		steps = append(steps, step{Tool: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}})
+	}
+	var got struct {
+		Settled []outcome
+		Stderr  string
+	}
+	tsClient(t, "close", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin, "OBSIDIAN_MCP_LOG_LEVEL": "debug"}, "steps": steps}, &got)
+	for i, o := range got.Settled {
+		if wantData("size", 5)("typescript-sdk", o) != nil && !strings.Contains(o.Thrown, "Connection closed") {
+			t.Errorf("call %d: %s", i, o)
+		}
+	}
+	if !strings.Contains(got.Stderr, "answering pending requests before exiting") {
+		t.Errorf("no call was pending at end of input; the test proves nothing:\n%s", got.Stderr)
+	}
+	if !strings.Contains(got.Stderr, "input closed; exiting") || strings.Contains(got.Stderr, "stopped by signal") {
+		t.Errorf("the server did not exit by itself at end of input:\n%s", got.Stderr)
+	}
+}
+
+// TestTypeScriptSDKCloseWithHungCall: the TypeScript SDK closes with a call
+// hung on the CLI and, two seconds later, sends SIGTERM; the server stops
+// the CLI and exits cleanly.
+func TestTypeScriptSDKCloseWithHungCall(t *testing.T) {
+	f, pidfile := hungCLI(t)
+	var got struct {
+		Settled []outcome
+		Stderr  string
+	}
+	tsClient(t, "close", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin, "OBSIDIAN_MCP_TIMEOUT": "10m"}, "waitFile": pidfile,
+		"steps": []step{{Tool: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}}}}, &got)
+	obsidiantest.WaitGone(t, obsidiantest.GrandchildPID(t, pidfile))
+	if !strings.Contains(got.Stderr, "stopped by signal") {
+		t.Errorf("stderr:\n%s", got.Stderr)
+	}
+}
+
+// inspector runs the MCP Inspector's CLI against the server and returns
+// its stdout, stderr and exit status.
+func inspector(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	argv := []string{filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"), "--cli"}
+	for _, e := range env {
+		argv = append(argv, "-e", e)
+	}
+	argv = append(argv, binary)
+	cmd := exec.CommandContext(t.Context(), node(t), append(argv, args...)...)
+	cmd.Dir = clientsDir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // its catalog and client config
+	return obsidiantest.RunCommand(t, cmd)
+}
+
+func TestInspectorCLI(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Welcome.md", "# Welcome\n")
+	env := []string{"OBSIDIAN_BIN=" + f.Bin}
+
+	// --strict: exit 6 if a tool schema has an error-severity portability problem.
+	out, errOut, code := inspector(t, env, "--method", "tools/list", "--format", "json", "--strict")
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
+		t.Fatalf("tools/list: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	var names []string
+	for _, tool := range list.Result.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, toolNames()) {
+		t.Errorf("tools/list = %v, want %v", names, toolNames())
+	}
+
+	out, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Welcome.md", "--format", "json")
+	var o outcome
+	if code != 0 || json.Unmarshal([]byte(out), &o) != nil {
+		t.Fatalf("tools/call: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if o.Result == nil || o.Result.StructuredContent["content"] != "# Welcome\n" {
+		t.Errorf("tools/call read: %s", out)
+	}
+
+	// A failed call exits 1 with the server's message in its error envelope;
+	// an unknown tool exits 5 (the Inspector's tool-error status).
+	_, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Nope.md", "--format", "json")
+	if code != 1 || !strings.Contains(errOut, `"message":"note not found: Nope.md"`) {
+		t.Errorf("failed call: exit %d, stderr %s", code, errOut)
+	}
+	_, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_nope", "--format", "json")
+	if code != 5 || !strings.Contains(errOut, "tool_not_found") {
+		t.Errorf("unknown tool: exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestToolErrorsResultWithSDKs: with --tool-errors result, a failure is an
+// isError result that both SDKs hand over as a result, its JSON text
+// carrying the code, errorCode and hint, after the client has the tool
+// list and checks results against output schemas. (Before, the result
+// also carried the failure as structuredContent, which the TypeScript SDK
+// rejected as not matching the output schema.)
+func TestToolErrorsResultWithSDKs(t *testing.T) {
+	steps := []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}},
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Nope.md"}},
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan"}},
+	}
+	check := func(t *testing.T, got []outcome) {
+		t.Helper()
+		if err := wantContent("alpha")("", got[0]); err != nil {
+			t.Error(err)
+		}
+		for i, want := range map[int]string{1: `"code":-32003`, 2: `"code":-32004`} {
+			o := got[i]
+			if o.Result == nil || !o.Result.IsError || len(o.Result.Content) != 1 ||
+				!strings.Contains(o.Result.Content[0].Text, want) || !strings.Contains(o.Result.Content[0].Text, `"hint":`) {
+				t.Errorf("call %d: want an isError result with %s and a hint, got %s", i, want, o)
+			}
+		}
+	}
+	vault := func(t *testing.T) *obsidiantest.Fake {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{})
+		f.WriteNote("A.md", "alpha")
+		f.WriteNote("a/Plan.md", "1")
+		f.WriteNote("b/Plan.md", "2")
+		return f
+	}
+	t.Run("go-sdk", func(t *testing.T) {
+		f := vault(t)
+		cs, _ := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TOOL_ERRORS=result")
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		var got []outcome
+		for _, s := range steps {
+			got = append(got, goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: s.Tool, Arguments: s.Arguments})))
+		}
+		check(t, got)
+	})
+	t.Run("typescript-sdk", func(t *testing.T) {
+		f := vault(t)
+		var got struct{ Steps []outcome }
+		// calls sends steps[0] before tools/list; the others are checked
+		// against the output schemas.
+		tsClient(t, "calls", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin, "OBSIDIAN_MCP_TOOL_ERRORS": "result"}, "steps": steps}, &got)
+		check(t, got.Steps)
+	})
+}
+
+// tsOrder are requests byte for byte as the official TypeScript SDK
+// writes them: method, params, jsonrpc, id (issue 12).
+const (
+	tsInitialize  = `{"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ts-order","version":"1.0.0"}},"jsonrpc":"2.0","id":0}`
+	tsInitialized = `{"method":"notifications/initialized","jsonrpc":"2.0"}`
+	tsCallFormat  = `{"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}},"jsonrpc":"2.0","id":%d}`
+)
+
+// busy keeps every core spinning until the test ends, so that the server
+// is starved and scheduled late, as on a loaded machine.
+func busy(t *testing.T) {
+	ctx := t.Context()
+	for range runtime.NumCPU() {
+		go func() {
+			for ctx.Err() == nil {
+			}
+		}()
+	}
+}
+
+// TestTSOrderAllAnsweredAtEOF: issue 12's first reproduction. Thirty calls
+// in the TypeScript SDK's member order, then stdin closes: all 31 requests
+// are answered, in 100 of 100 fresh starts, and again under a busy CPU.
+func TestTSOrderAllAnsweredAtEOF(t *testing.T) {
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "A.md"), []byte("alpha"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var input strings.Builder
+	input.WriteString(tsInitialize + "\n" + tsInitialized + "\n")
+	for id := 1; id <= 30; id++ {
+		fmt.Fprintf(&input, tsCallFormat+"\n", id)
+	}
+	run := func(t *testing.T) {
+		for start := range 100 {
+			cmd := exec.Command(binary, "--backend", "native", "--vault-path", vault)
+			cmd.Stdin = strings.NewReader(input.String())
+			out, stderr, code := obsidiantest.RunCommand(t, cmd)
+			answered := map[int]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var r struct {
+					ID     *int            `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				if json.Unmarshal([]byte(line), &r) == nil && r.ID != nil && r.Result != nil {
+					answered[*r.ID] = true
+				}
+			}
+			if code != 0 || len(answered) != 31 {
+				t.Fatalf("start %d: %d of 31 requests answered, exit %d\nstderr: %s", start+1, len(answered), code, stderr)
+			}
+		}
+	}
+	t.Run("quiet", run)
+	t.Run("busy", func(t *testing.T) { busy(t); run(t) })
+}
+
+// TestTSOrderCallRightAfterInitialize: issue 12's second reproduction. The
+// client sends initialized and a tools/call the moment initialize is
+// answered, with no tools/list between (a client with a cached tool
+// list): the call is answered with the note, never "tool not found", in 100
+// of 100 fresh starts, and again under a busy CPU.
+func TestTSOrderCallRightAfterInitialize(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	run := func(t *testing.T) {
+		for n := range 100 {
+			cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin)
+			fmt.Fprintln(stdin, tsInitialize)
+			if _, err := stdout.ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(stdin, tsInitialized+"\n"+tsCallFormat+"\n", 1)
+			line, err := stdout.ReadString('\n')
+			if err != nil || !strings.Contains(line, `"structuredContent":{"path":"A.md","content":"alpha"}`) {
+				t.Fatalf("start %d: the call made at once got %q, %v\nstderr: %s", n+1, line, err, stderr)
+			}
+			stdin.Close()
+			awaitCleanExit(t, cmd, stderr, time.Minute, "end of input")
+		}
+	}
+	t.Run("quiet", run)
+	t.Run("busy", func(t *testing.T) { busy(t); run(t) })
+}
