@@ -184,11 +184,11 @@ func toolNames() []string {
 // ---- the official Go SDK ----
 
 // goSDK connects the Go SDK's client to a fresh server process.
-func goSDK(t *testing.T, terminate time.Duration, env ...string) (*mcp.ClientSession, *lockedBuffer) {
+func goSDK(t *testing.T, terminate time.Duration, env ...string) (*mcp.ClientSession, *obsidiantest.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary)
 	cmd.Env = append(os.Environ(), env...)
-	stderr := &lockedBuffer{}
+	stderr := &obsidiantest.Buffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0.0"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}, nil)
@@ -336,23 +336,6 @@ func TestGoSDKCloseWithHungCall(t *testing.T) {
 	if !strings.Contains(logs, "input closed; exiting") && !strings.Contains(logs, "stopped by signal") {
 		t.Errorf("the server did not end cleanly:\n%s", logs)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // ---- the official TypeScript SDK and the MCP Inspector (Node.js) ----

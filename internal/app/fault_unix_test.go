@@ -130,7 +130,7 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &obsidiantest.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test") }()
 	startHungCall(t, f, inW)
@@ -153,7 +153,7 @@ func TestStopSignalMidCall(t *testing.T) {
 	goroutines := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(t.Context())
 	inR, inW := io.Pipe()
-	logs := &syncBuffer{}
+	logs := &obsidiantest.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, cfg, inR, io.Discard, NewLogger(logs, cfg.LogLevel), "test") }()
 	startHungCall(t, f, inW)
@@ -243,7 +243,7 @@ func startHungCall(t *testing.T, f *obsidiantest.Fake, in io.Writer) {
 // awaitServe waits for Serve to return nil. The minute is a hang guard,
 // far below the hung call's timeout: a server that waits for the call
 // instead of stopping it fails here.
-func awaitServe(t *testing.T, done <-chan error, logs *syncBuffer) {
+func awaitServe(t *testing.T, done <-chan error, logs *obsidiantest.Buffer) {
 	t.Helper()
 	select {
 	case err := <-done:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
 // FuzzServe: whatever lines a client writes, the server ends cleanly at
@@ -53,10 +54,10 @@ func FuzzServe(f *testing.F) {
 				want[id]++
 			}
 		}
-		var out syncBuffer
+		var out obsidiantest.Buffer
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		if err := Serve(ctx, cfg, strings.NewReader(input), &out, NewLogger(&syncBuffer{}, slog.LevelError), "fuzz"); err != nil {
+		if err := Serve(ctx, cfg, strings.NewReader(input), &out, NewLogger(&obsidiantest.Buffer{}, slog.LevelError), "fuzz"); err != nil {
 			t.Fatalf("Serve: %v", err)
 		}
 		got := map[string]int{}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +38,7 @@ type testServer struct {
 	t      testing.TB
 	in     *io.PipeWriter
 	out    *bufio.Reader
-	logs   *syncBuffer
+	logs   *obsidiantest.Buffer
 	done   chan error
 	nextID int
 }
@@ -48,7 +47,7 @@ func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	logs := &syncBuffer{}
+	logs := &obsidiantest.Buffer{}
 	s := &testServer{t: t, in: inW, out: bufio.NewReader(outR), logs: logs, done: make(chan error, 1)}
 	go func() {
 		err := Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test")
@@ -156,29 +155,12 @@ func decode(t testing.TB, line string) response {
 	return r
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // serveAll runs a server on the given input, which ends (EOF) after the
 // last line, and returns every line written to stdout.
 func serveAll(t *testing.T, cfg Config, input string) []string {
 	t.Helper()
-	var out syncBuffer
-	logs := &syncBuffer{}
+	var out obsidiantest.Buffer
+	logs := &obsidiantest.Buffer{}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	if err := Serve(ctx, cfg, strings.NewReader(input), &out, NewLogger(logs, slog.LevelDebug), "test"); err != nil {

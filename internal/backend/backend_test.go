@@ -1,13 +1,11 @@
 package backend
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,31 +18,11 @@ import (
 
 func TestMain(m *testing.M) { obsidiantest.Main(m) }
 
-// logBuffer collects debug logs safely across goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// setup installs a fake CLI on a vault holding one note and returns a
-// router over it in mode, given the vault folder when givePath.
-func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*Router, *obsidiantest.Fake, *logBuffer) {
+func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*Router, *obsidiantest.Fake, *obsidiantest.Buffer) {
 	t.Helper()
 	f := obsidiantest.Install(t, sc)
 	f.WriteNote("Note.md", "hello")
-	logs := &logBuffer{}
+	logs := &obsidiantest.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	app := &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: logger}, Logger: logger}
 	r := &Router{Mode: mode, App: app, Logger: logger}
@@ -60,7 +38,7 @@ func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*R
 	return r, f, logs
 }
 
-func servedBy(logs *logBuffer) []string {
+func servedBy(logs *obsidiantest.Buffer) []string {
 	var out []string
 	for _, line := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(line, "call served") {
