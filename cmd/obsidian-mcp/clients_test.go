@@ -40,12 +40,15 @@ type outcome struct {
 		StructuredContent map[string]any `json:"structuredContent"`
 		IsError           bool           `json:"isError"`
 	} `json:"result"`
-	Error *struct {
-		Code    int            `json:"code"`
-		Message string         `json:"message"`
-		Data    map[string]any `json:"data"`
-	} `json:"error"`
-	Thrown string `json:"thrown"` // an error that is not a JSON-RPC error
+	Error  *rpcError `json:"error"`
+	Thrown string    `json:"thrown"` // an error that is not a JSON-RPC error
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data"`
 }
 
 func (o outcome) String() string { b, _ := json.Marshal(o); return string(b) }
@@ -171,6 +174,14 @@ func checkSteps(t *testing.T, f *obsidiantest.Fake, client string, got []outcome
 	}
 }
 
+// checkToolList checks that tools/list gave every tool of the registry.
+func checkToolList(t *testing.T, names []string) {
+	t.Helper()
+	if !slices.Equal(names, toolNames()) {
+		t.Errorf("tools/list = %v, want %v", names, toolNames())
+	}
+}
+
 // toolNames are the registry's tools, sorted by name as tools/list gives them.
 func toolNames() []string {
 	var names []string
@@ -205,11 +216,7 @@ func goOutcome(res *mcp.CallToolResult, err error) outcome {
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &rpc):
-		o.Error = &struct {
-			Code    int            `json:"code"`
-			Message string         `json:"message"`
-			Data    map[string]any `json:"data"`
-		}{Code: int(rpc.Code), Message: rpc.Message}
+		o.Error = &rpcError{Code: int(rpc.Code), Message: rpc.Message}
 		_ = json.Unmarshal(rpc.Data, &o.Error.Data)
 	case err != nil:
 		o.Thrown = err.Error()
@@ -235,9 +242,7 @@ func TestGoSDKClient(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, toolNames()) {
-		t.Errorf("tools/list = %v, want %v", names, toolNames())
-	}
+	checkToolList(t, names)
 	for _, s := range everyTool[1:] {
 		got = append(got, call(s))
 	}
@@ -391,9 +396,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
 		t.Errorf("server info %+v", got.Server)
 	}
-	if !slices.Equal(got.Tools, toolNames()) {
-		t.Errorf("tools/list = %v, want %v", got.Tools, toolNames())
-	}
+	checkToolList(t, got.Tools)
 	checkSteps(t, f, "typescript-sdk", got.Steps)
 	if t.Failed() {
 		t.Logf("server stderr:\n%s", got.Stderr)
@@ -518,9 +521,7 @@ func TestInspectorCLI(t *testing.T) {
 	for _, tool := range list.Result.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, toolNames()) {
-		t.Errorf("tools/list = %v, want %v", names, toolNames())
-	}
+	checkToolList(t, names)
 
 	out, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Welcome.md", "--format", "json")
 	var o outcome

@@ -103,7 +103,9 @@ func member(key []byte) string {
 	if bytes.IndexByte(name, '\\') >= 0 {
 		name = []byte(unquote(key))
 	}
-	if len(name) < 2 || len(name) > 12 { // the longest fold of "params" is 7 bytes
+	// Only s and k have folds outside ASCII (ſ, K: two and three bytes),
+	// and only "params" and "result" hold an s, once: 7 bytes at most.
+	if len(name) < 2 || len(name) > 7 {
 		return ""
 	}
 	for _, m := range members {
