@@ -70,7 +70,6 @@ func decodeFacts(msg []byte) (f facts, isObject bool) {
 	}
 	var full struct {
 		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
 		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
@@ -78,10 +77,11 @@ func decodeFacts(msg []byte) (f facts, isObject bool) {
 	if json.Unmarshal(msg, &full) != nil {
 		return f, true
 	}
-	if m := bytes.TrimSpace(full.Method); len(m) > 0 && m[0] != '"' && string(m) != "null" {
+	method, decodable := methodMember(msg)
+	if !decodable {
 		return facts{}, false // mcp-go cannot decode it; peek refuses it
 	}
-	_ = json.Unmarshal(lastNonNull(msg, "method"), &f.method)
+	_ = json.Unmarshal(method, &f.method)
 	f.rawID, f.id = full.ID, idKeyRaw(full.ID)
 	f.hasResult, f.hasError = full.Result != nil, full.Error != nil
 	if f.method == "notifications/cancelled" && full.Params != nil {
@@ -95,29 +95,36 @@ func decodeFacts(msg []byte) (f facts, isObject bool) {
 	return f, true
 }
 
-// lastNonNull is the last member named like name (as encoding/json matches
-// names) whose value is not null, or null: a null leaves a string field
-// as it was, which a RawMessage field cannot show.
-func lastNonNull(msg []byte, name string) json.RawMessage {
+// methodMember is the method as a string field gets it from encoding/json:
+// the last member named like "method" whose value is not null (a null
+// leaves a string as it was, which a RawMessage field cannot show), or
+// null. decodable is false when any such member is neither a string nor
+// null: the string field's type error fails mcp-go's whole decode, even
+// when a later member is a string.
+func methodMember(msg []byte) (last json.RawMessage, decodable bool) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
-	last := json.RawMessage("null")
+	last = json.RawMessage("null")
 	if _, err := dec.Token(); err != nil {
-		return last
+		return last, true
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return last
+			return last, true
 		}
 		var v json.RawMessage
 		if dec.Decode(&v) != nil {
-			return last
+			return last, true
 		}
-		if key, _ := tok.(string); strings.EqualFold(key, name) && string(v) != "null" {
-			last = v
+		if key, _ := tok.(string); !strings.EqualFold(key, "method") || string(v) == "null" {
+			continue
 		}
+		if v[0] != '"' {
+			return nil, false
+		}
+		last = v
 	}
-	return last
+	return last, true
 }
 
 // reorder rewrites a JSON object with its members shuffled and random
