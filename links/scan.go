@@ -281,3 +281,13 @@ func hasScheme(dest string) bool {
 	}
 	return false
 }
+
+// Prose returns the [start, end) byte ranges of text outside fenced code
+// blocks, in order: where Markdown structure (headings, tags, links) can be.
+func Prose(text []byte) [][2]int { return prose(text) }
+
+// CodeSpanEnd returns the offset just past the inline code span that opens
+// with the backtick at i (text[i] == '`'), looking no further than to; when
+// the run of backticks is never closed it is literal text, and the offset
+// just past the run is returned.
+func CodeSpanEnd(text []byte, i, to int) int { return skipCode(text, i, to) }

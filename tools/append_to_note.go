@@ -18,7 +18,7 @@ var appendToNote = spec[appendToNoteArgs, note.Written]{
 	description: "Add text at the end of an existing note (a log entry, a task, a paragraph). Locate the note by `path` or `name` (see obsidian_read_note). " +
 		"By default the text starts on a new line; `inline` joins it to the last line. The note must exist (FILE_NOT_FOUND otherwise; use obsidian_create_note). Returns {path, bytes}.",
 	hints: hints{},
-	run: func(ctx context.Context, b Backend, a appendToNoteArgs) (note.Written, error) {
-		return b.Append(ctx, a.note(), a.Content, a.Inline)
+	run: func(ctx context.Context, v Vault, a appendToNoteArgs) (note.Written, error) {
+		return v.Notes.Append(ctx, a.note(), a.Content, a.Inline)
 	},
 }

@@ -29,3 +29,54 @@ type Backend interface {
 	Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error)
 	FileInfo(ctx context.Context, loc note.Locator) (note.Info, error)
 }
+
+// Searcher ranks the vault's notes for a query.
+type Searcher interface {
+	Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error)
+}
+
+// Lister lists the vault's files and folders.
+type Lister interface {
+	List(ctx context.Context, req note.ListRequest) (note.Listing, error)
+}
+
+// LinkGraph answers questions about the links between notes.
+type LinkGraph interface {
+	Links(ctx context.Context, loc note.Locator) (note.Links, error)
+	Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error)
+	Unresolved(ctx context.Context) ([]note.Unresolved, error)
+	Orphans(ctx context.Context) ([]string, error)
+}
+
+// Metadata answers questions about tags and properties across the vault.
+type Metadata interface {
+	Tags(ctx context.Context) ([]note.TagCount, error)
+	Tagged(ctx context.Context, tag string) ([]string, error)
+	Properties(ctx context.Context) ([]note.PropertyStat, error)
+}
+
+// Vault is what the tools work on: one small interface per capability, so
+// that a backend, a test fake or a future transport provides each on its
+// own. A note's outline, sections and properties need no interface of
+// their own: the tools read them from the note's exact content.
+type Vault struct {
+	Notes  Backend
+	Search Searcher
+	Files  Lister
+	Graph  LinkGraph
+	Meta   Metadata
+}
+
+// Everything is a backend that provides every capability.
+type Everything interface {
+	Backend
+	Searcher
+	Lister
+	LinkGraph
+	Metadata
+}
+
+// On is the Vault served entirely by b.
+func On(b Everything) Vault {
+	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b}
+}

@@ -33,6 +33,7 @@ var checks = map[string]func(string) string{
 	"newname":    note.CheckNewName,
 	"folder":     note.CheckFolder,
 	"nocontrols": checkNoControls,
+	"linerange":  checkLines,
 }
 
 func checkNoControls(s string) string {
@@ -123,7 +124,20 @@ func fieldMessage(fe validator.FieldError) string {
 	case "required":
 		return "is required"
 	case "min":
+		if k := fe.Kind(); k == reflect.Int || k == reflect.Int64 {
+			return "must be at least " + fe.Param()
+		}
 		return "must not be empty"
+	case "max":
+		switch fe.Kind() {
+		case reflect.Int, reflect.Int64:
+			return "must be at most " + fe.Param()
+		case reflect.Slice:
+			return "must have at most " + fe.Param() + " items"
+		}
+		return "must be at most " + fe.Param() + " characters"
+	case "oneof":
+		return "must be one of: " + strings.ReplaceAll(fe.Param(), " ", ", ")
 	case "excluded_with":
 		return "cannot be combined with `" + strings.ToLower(fe.Param()) + "`"
 	}

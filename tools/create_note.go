@@ -23,8 +23,8 @@ var createNote = spec[createNoteArgs, note.Created]{
 		"The content is stored exactly as sent. If a note already exists there the call fails with FILE_EXISTS and changes nothing, unless `overwrite` is true; it never creates a renamed copy. " +
 		"Use obsidian_append_to_note or obsidian_prepend_to_note to add to an existing note. Returns {path, overwrote, size, opened}.",
 	hints: hints{destructive: true}, // overwrite: true replaces a note
-	run: func(ctx context.Context, b Backend, a createNoteArgs) (note.Created, error) {
-		return b.Create(ctx, note.CreateRequest{Path: a.Path, Name: a.Name, Folder: a.Folder, Content: a.Content,
+	run: func(ctx context.Context, v Vault, a createNoteArgs) (note.Created, error) {
+		return v.Notes.Create(ctx, note.CreateRequest{Path: a.Path, Name: a.Name, Folder: a.Folder, Content: a.Content,
 			Template: a.Template, Overwrite: a.Overwrite, Open: a.Open})
 	},
 }

@@ -17,7 +17,7 @@ var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 	description: "Delete a note. By default it is moved to the trash and can be restored; `permanent: true` deletes it irreversibly, so use that only when the user asked for it. " +
 		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent, trash_path}.",
 	hints: hints{destructive: true, idempotent: true},
-	run: func(ctx context.Context, b Backend, a deleteNoteArgs) (note.Deleted, error) {
-		return b.Delete(ctx, a.note(), a.Permanent)
+	run: func(ctx context.Context, v Vault, a deleteNoteArgs) (note.Deleted, error) {
+		return v.Notes.Delete(ctx, a.note(), a.Permanent)
 	},
 }

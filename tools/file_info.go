@@ -16,7 +16,7 @@ var fileInfo = spec[fileInfoArgs, note.Info]{
 	description: "Get a note's file facts without reading it: path, name, extension, size in bytes, and created and modified times (RFC 3339, UTC). " +
 		"Use it to check that a note exists or has changed. Locate the note by `path` or `name`. Returns {path, name, extension, size, created, modified}.",
 	hints: hints{readOnly: true, idempotent: true},
-	run: func(ctx context.Context, b Backend, a fileInfoArgs) (note.Info, error) {
-		return b.FileInfo(ctx, a.note())
+	run: func(ctx context.Context, v Vault, a fileInfoArgs) (note.Info, error) {
+		return v.Notes.FileInfo(ctx, a.note())
 	},
 }

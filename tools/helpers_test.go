@@ -23,6 +23,8 @@ type fakeBackend struct {
 	mu    sync.Mutex
 	calls []string
 	err   error
+	// content, when set, is what Read returns.
+	content string
 }
 
 func (f *fakeBackend) record(format string, args ...any) error {
@@ -49,6 +51,9 @@ func (f *fakeBackend) Create(_ context.Context, r note.CreateRequest) (note.Crea
 
 func (f *fakeBackend) Read(_ context.Context, l note.Locator) (note.Content, error) {
 	err := f.record("Read %s", loc(l))
+	if f.content != "" {
+		return note.Content{Path: resolved(l), Content: f.content}, err
+	}
 	return note.Content{Path: resolved(l), Content: "# Note\n\nbody with \\ and \"quotes\"\n"}, err
 }
 
@@ -88,12 +93,71 @@ func (f *fakeBackend) FileInfo(_ context.Context, l note.Locator) (note.Info, er
 	return note.Info{Path: resolved(l), Name: note.Stem(resolved(l)), Extension: "md", Size: 42, Created: t, Modified: t}, err
 }
 
+func (f *fakeBackend) Search(_ context.Context, r note.SearchRequest) (note.SearchResult, error) {
+	err := f.record("Search %+v", r)
+	res := note.SearchResult{Total: 3}
+	for i := r.Offset; i < min(3, r.Offset+r.Limit); i++ {
+		res.Hits = append(res.Hits, note.Hit{Path: fmt.Sprintf("hit%d.md", i), Score: float64(3 - i), Matched: []string{"body"},
+			Snippets: []note.Snippet{{Line: 1, Text: "a <mark>" + r.Query + "</mark>"}}})
+	}
+	return res, err
+}
+
+func (f *fakeBackend) List(_ context.Context, r note.ListRequest) (note.Listing, error) {
+	err := f.record("List %+v", r)
+	t := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	all := []note.Entry{{Path: "A", Type: "folder", Modified: t}, {Path: "A/b.md", Type: "file", Size: 3, Modified: t}, {Path: "c.md", Type: "file", Size: 4, Modified: t}}
+	l := note.Listing{Total: len(all), Entries: []note.Entry{}}
+	if r.Offset < len(all) {
+		l.Entries = all[r.Offset:min(len(all), r.Offset+r.Limit)]
+	}
+	return l, err
+}
+
+func (f *fakeBackend) Links(_ context.Context, l note.Locator) (note.Links, error) {
+	err := f.record("Links %s", loc(l))
+	return note.Links{Path: resolved(l), Links: []note.OutLink{{Target: "B", Path: "B.md", Resolved: true, Line: 2}, {Target: "Nowhere", Line: 3}}}, err
+}
+
+func (f *fakeBackend) Backlinks(_ context.Context, l note.Locator) (note.Backlinks, error) {
+	err := f.record("Backlinks %s", loc(l))
+	refs := []note.LinkRef{{Path: "a.md", Line: 1}, {Path: "b.md", Line: 4}, {Path: "c.md", Line: 9}}
+	return note.Backlinks{Path: resolved(l), Total: len(refs), Backlinks: refs}, err
+}
+
+func (f *fakeBackend) Unresolved(context.Context) ([]note.Unresolved, error) {
+	err := f.record("Unresolved")
+	return []note.Unresolved{{Target: "Nowhere", Count: 2, Sources: []note.LinkRef{{Path: "a.md", Line: 1}, {Path: "b.md", Line: 2}}}}, err
+}
+
+func (f *fakeBackend) Orphans(context.Context) ([]string, error) {
+	err := f.record("Orphans")
+	return []string{"a.md", "b.md", "c.md"}, err
+}
+
+func (f *fakeBackend) Tags(context.Context) ([]note.TagCount, error) {
+	err := f.record("Tags")
+	return []note.TagCount{{Tag: "b", Count: 1}, {Tag: "A", Count: 3}, {Tag: "a/x", Count: 2}}, err
+}
+
+func (f *fakeBackend) Tagged(_ context.Context, tag string) ([]string, error) {
+	err := f.record("Tagged %s", tag)
+	return []string{"a.md", "b.md"}, err
+}
+
+func (f *fakeBackend) Properties(context.Context) ([]note.PropertyStat, error) {
+	err := f.record("Properties")
+	return []note.PropertyStat{{Name: "status", Count: 2, Types: []string{"text"}}}, err
+}
+
 // toolCase is one row of a tool's table.
 type toolCase struct {
 	name string
 	args string // JSON arguments
 	// backend error to inject
 	err error
+	// content is the note the fake reads, when not its default
+	content string
 	// wantCall is the backend call expected; "" means none.
 	wantCall string
 	// wantData is the expected structured content, as JSON.
@@ -106,9 +170,9 @@ type toolCase struct {
 	wantMsg    string
 }
 
-func findTool(t *testing.T, name string, b Backend) server.ServerTool {
+func findTool(t *testing.T, name string, b Everything) server.ServerTool {
 	t.Helper()
-	for _, st := range All(b) {
+	for _, st := range All(On(b)) {
 		if st.Tool.Name == name {
 			return st
 		}
@@ -130,7 +194,7 @@ func runCases(t *testing.T, toolName string, cases []toolCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fb := &fakeBackend{err: tc.err}
+			fb := &fakeBackend{err: tc.err, content: tc.content}
 			res, err := call(t, findTool(t, toolName, fb), tc.args)
 			switch {
 			case tc.wantCall == "" && len(fb.calls) > 0:

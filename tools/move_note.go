@@ -22,7 +22,7 @@ var moveNote = spec[moveNoteArgs, note.Moved]{
 	description: "Move a note to another folder, or to a new full path (which can rename it too). " + linksKept +
 		" Fails with FILE_EXISTS, changing nothing, if a note is already at the destination. Locate the note by `path` or `name`. Returns {from, to, links}.",
 	hints: hints{idempotent: true},
-	run: func(ctx context.Context, b Backend, a moveNoteArgs) (note.Moved, error) {
-		return b.Move(ctx, a.note(), a.To)
+	run: func(ctx context.Context, v Vault, a moveNoteArgs) (note.Moved, error) {
+		return v.Notes.Move(ctx, a.note(), a.To)
 	},
 }

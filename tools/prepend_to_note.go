@@ -18,7 +18,7 @@ var prependToNote = spec[prependToNoteArgs, note.Written]{
 	description: "Insert text at the top of an existing note, just after its YAML frontmatter (the frontmatter stays first). Locate the note by `path` or `name` (see obsidian_read_note). " +
 		"A newline follows the text unless `inline` is true. The note must exist. Returns {path, bytes}.",
 	hints: hints{},
-	run: func(ctx context.Context, b Backend, a prependToNoteArgs) (note.Written, error) {
-		return b.Prepend(ctx, a.note(), a.Content, a.Inline)
+	run: func(ctx context.Context, v Vault, a prependToNoteArgs) (note.Written, error) {
+		return v.Notes.Prepend(ctx, a.note(), a.Content, a.Inline)
 	},
 }

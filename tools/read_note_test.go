@@ -1,21 +1,84 @@
 package tools
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
+
+const planNote = "---\ntags: [a]\n---\n# Plan\nintro\n## Risks\nfrost\n### Deep\nroots\n# Archive\n## Risks\nold\n"
 
 func TestReadNote(t *testing.T) {
 	t.Parallel()
 	body := "# Note\n\nbody with \\ and \"quotes\"\n"
+	etag := note.ETag([]byte(body))
+	planTag := note.ETag([]byte(planNote))
 	cases := []toolCase{
 		{name: "by path returns raw text", args: `{"path":"Projects/Plan.md"}`, wantCall: "Read path=Projects/Plan.md name=",
-			wantData: `{"path":"Projects/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n"}`, wantText: body},
+			wantData: `{"path":"Projects/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n","etag":"` + etag + `"}`, wantText: body},
 		{name: "by name", args: `{"name":"Plan"}`, wantCall: "Read path= name=Plan",
-			wantData: `{"path":"Resolved/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n"}`, wantText: body},
+			wantData: `{"path":"Resolved/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n","etag":"` + etag + `"}`, wantText: body},
 		{name: "ambiguous", args: `{"name":"Plan"}`, wantCall: "Read path= name=Plan",
 			err: &errors.Error{Kind: errors.AmbiguousName, Message: "the name \"Plan\" matches 2 notes", Candidates: []string{"a/Plan.md", "b/Plan.md"}}, wantKind: errors.AmbiguousName},
+		{name: "section path", args: `{"path":"P.md","section":"Plan > Risks"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantData: `{"path":"P.md","content":"## Risks\nfrost\n### Deep\nroots\n","etag":"` + planTag + `","section":"Plan > Risks","lines":{"start":6,"end":9,"total":12}}`,
+			wantText: "## Risks\nfrost\n### Deep\nroots\n"},
+		{name: "unique leaf section", args: `{"path":"P.md","section":"deep"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantData: `{"path":"P.md","content":"### Deep\nroots\n","etag":"` + planTag + `","section":"Plan > Risks > Deep","lines":{"start":8,"end":9,"total":12}}`,
+			wantText: "### Deep\nroots\n"},
+		{name: "ambiguous section", args: `{"path":"P.md","section":"Risks"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantKind: errors.AmbiguousName, wantMsg: "matches 2 headings"},
+		{name: "missing section", args: `{"path":"P.md","section":"Budget"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantKind: errors.FileNotFound, wantMsg: `no section "Budget"`},
+		{name: "lines", args: `{"path":"P.md","lines":"4-5"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantData: `{"path":"P.md","content":"# Plan\nintro\n","etag":"` + planTag + `","lines":{"start":4,"end":5,"total":12}}`, wantText: "# Plan\nintro\n"},
+		{name: "lines to the end", args: `{"path":"P.md","lines":"11-"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantData: `{"path":"P.md","content":"## Risks\nold\n","etag":"` + planTag + `","lines":{"start":11,"end":12,"total":12}}`, wantText: "## Risks\nold\n"},
+		{name: "a range past the end is clamped", args: `{"path":"P.md","lines":"12-99"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantData: `{"path":"P.md","content":"old\n","etag":"` + planTag + `","lines":{"start":12,"end":12,"total":12}}`, wantText: "old\n"},
+		{name: "lines after the end", args: `{"path":"P.md","lines":"13"}`, content: planNote, wantCall: "Read path=P.md name=",
+			wantKind: errors.InvalidParams, wantFields: []string{"lines"}, wantMsg: ""},
+		{name: "bad lines", args: `{"path":"P.md","lines":"3-1"}`, wantKind: errors.InvalidParams, wantFields: []string{"lines"}},
+		{name: "lines not a range", args: `{"path":"P.md","lines":"first"}`, wantKind: errors.InvalidParams, wantFields: []string{"lines"}},
+		{name: "section and lines", args: `{"path":"P.md","lines":"1","section":"Plan"}`, wantKind: errors.InvalidParams, wantFields: []string{"section"}},
 	}
 	runCases(t, "obsidian_read_note", append(cases, withCall(locatorCases(""), "Read path=a.md name=")...))
+}
+
+// TestReadNoteBounded: a note over 100 KB comes back in parts cut at line
+// ends, each saying where the next starts, and the parts put together are
+// the note.
+func TestReadNoteBounded(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("x", 99) + "\n"
+	big := strings.Repeat(line, 2500) // 250 KB, 2500 lines
+	fb := &fakeBackend{content: big}
+	st := findTool(t, "obsidian_read_note", fb)
+	var got strings.Builder
+	from := "1-"
+	for range 5 {
+		res, err := call(t, st, `{"path":"Big.md","lines":"`+from+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.StructuredContent.(readResult)
+		if len(r.Content) > maxRead {
+			t.Fatalf("a part of %d bytes", len(r.Content))
+		}
+		got.WriteString(r.Content)
+		if !r.Truncated {
+			break
+		}
+		if len(res.Content) != 2 || !strings.Contains(res.Content[1].(mcp.TextContent).Text, "truncated") {
+			t.Fatalf("a cut part without its notice: %+v", res.Content)
+		}
+		from = strings.TrimSuffix(strings.Split(res.Content[1].(mcp.TextContent).Text, `lines "`)[1], `-" to read on]`) + "-"
+	}
+	if got.String() != big {
+		t.Errorf("the parts put together are %d bytes, want the note's %d", got.Len(), len(big))
+	}
 }

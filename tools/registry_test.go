@@ -17,15 +17,27 @@ var update = flag.Bool("update", false, "rewrite testdata/toolsnaps")
 
 // examples are valid arguments for every tool, with every argument given.
 var examples = map[string]string{
-	"obsidian_create_note":     `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true}`,
-	"obsidian_read_note":       `{"path":"a.md"}`,
-	"obsidian_append_to_note":  `{"path":"a.md","content":"x","inline":true}`,
-	"obsidian_prepend_to_note": `{"path":"a.md","content":"x","inline":true}`,
-	"obsidian_delete_note":     `{"path":"a.md","permanent":true}`,
-	"obsidian_move_note":       `{"path":"a.md","to":"B"}`,
-	"obsidian_rename_note":     `{"path":"a.md","new_name":"b"}`,
-	"obsidian_open_note":       `{"path":"a.md","new_tab":true}`,
-	"obsidian_file_info":       `{"path":"a.md"}`,
+	"obsidian_create_note":           `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true}`,
+	"obsidian_read_note":             `{"path":"a.md"}`,
+	"obsidian_append_to_note":        `{"path":"a.md","content":"x","inline":true}`,
+	"obsidian_prepend_to_note":       `{"path":"a.md","content":"x","inline":true}`,
+	"obsidian_delete_note":           `{"path":"a.md","permanent":true}`,
+	"obsidian_move_note":             `{"path":"a.md","to":"B"}`,
+	"obsidian_rename_note":           `{"path":"a.md","new_name":"b"}`,
+	"obsidian_open_note":             `{"path":"a.md","new_tab":true}`,
+	"obsidian_file_info":             `{"path":"a.md"}`,
+	"obsidian_search_notes":          `{"query":"garden -frost tag:plan","mode":"text","folder":"Projects","limit":5,"cursor":""}`,
+	"obsidian_list_files":            `{"folder":"Projects","recursive":true,"glob":"*.md","ext":"md","sort":"modified","limit":5}`,
+	"obsidian_read_notes":            `{"paths":["a.md"],"names":["b"]}`,
+	"obsidian_get_outline":           `{"path":"a.md"}`,
+	"obsidian_get_properties":        `{"path":"a.md"}`,
+	"obsidian_get_links":             `{"path":"a.md"}`,
+	"obsidian_get_backlinks":         `{"path":"a.md","limit":5}`,
+	"obsidian_list_unresolved_links": `{"limit":5}`,
+	"obsidian_list_orphans":          `{"limit":5}`,
+	"obsidian_list_tags":             `{"sort":"count","limit":5}`,
+	"obsidian_list_tagged_notes":     `{"tag":"#project","limit":5}`,
+	"obsidian_list_properties":       `{"limit":5}`,
 }
 
 type schema struct {
@@ -49,7 +61,7 @@ func TestRegistryInvariants(t *testing.T) {
 	t.Parallel()
 	snake := regexp.MustCompile(`^obsidian_[a-z]+(_[a-z]+)*$`)
 	seen := map[string]bool{}
-	for _, st := range All(&fakeBackend{}) {
+	for _, st := range All(On(&fakeBackend{})) {
 		tool := st.Tool
 		t.Run(tool.Name, func(t *testing.T) {
 			if seen[tool.Name] || !snake.MatchString(tool.Name) {
@@ -125,7 +137,7 @@ func TestRegistryInvariants(t *testing.T) {
 // `go test ./tools -update` after an intended change and review the diff.
 func TestToolSnapshots(t *testing.T) {
 	t.Parallel()
-	for _, st := range All(&fakeBackend{}) {
+	for _, st := range All(On(&fakeBackend{})) {
 		got, err := json.MarshalIndent(st.Tool, "", "  ")
 		if err != nil {
 			t.Fatal(err)

@@ -17,7 +17,7 @@ var renameNote = spec[renameNoteArgs, note.Moved]{
 	description: "Rename a note in its folder, keeping its extension. " + linksKept + " " +
 		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to, links}.",
 	hints: hints{idempotent: true},
-	run: func(ctx context.Context, b Backend, a renameNoteArgs) (note.Moved, error) {
-		return b.Rename(ctx, a.note(), a.NewName)
+	run: func(ctx context.Context, v Vault, a renameNoteArgs) (note.Moved, error) {
+		return v.Notes.Rename(ctx, a.note(), a.NewName)
 	},
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -28,14 +29,17 @@ type hints struct {
 type spec[A, R any] struct {
 	name, title, description string
 	hints                    hints
-	run                      func(ctx context.Context, b Backend, args A) (R, error)
+	run                      func(ctx context.Context, v Vault, args A) (R, error)
 	// raw makes R itself the structured content, with text as the text
 	// block, instead of the envelope.
 	raw  bool
 	text func(R) string
+	// notice, when it returns text, adds it as a second text block: what
+	// the model must know about a raw result (that it was cut short).
+	notice func(R) string
 }
 
-func (s spec[A, R]) build(b Backend, v *validator.Validate) server.ServerTool {
+func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool {
 	opts := []mcp.ToolOption{
 		mcp.WithToolTitle(s.title),
 		mcp.WithDescription(s.description),
@@ -60,12 +64,18 @@ func (s spec[A, R]) build(b Backend, v *validator.Validate) server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			res, err := s.run(ctx, b, args)
+			res, err := s.run(ctx, vault, args)
 			if err != nil {
 				return nil, errors.From(err)
 			}
 			if s.raw {
-				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(s.text(res))}, StructuredContent: res}, nil
+				content := []mcp.Content{mcp.NewTextContent(s.text(res))}
+				if s.notice != nil {
+					if n := s.notice(res); n != "" {
+						content = append(content, mcp.NewTextContent(n))
+					}
+				}
+				return &mcp.CallToolResult{Content: content, StructuredContent: res}, nil
 			}
 			return Structured(Envelope[R]{Success: true, Data: res})
 		},
@@ -75,25 +85,43 @@ func (s spec[A, R]) build(b Backend, v *validator.Validate) server.ServerTool {
 // Structured renders v as both the text block (its JSON) and structured
 // content, the shape of every tool result but read's.
 func Structured(v any) (*mcp.CallToolResult, error) {
-	text, err := json.Marshal(v)
-	if err != nil {
+	// Without HTML escaping: the model reads this text, and "<mark>" or
+	// "Plan > Risks" written as \u003c...\u003e would cost it tokens and
+	// clarity.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, errors.E(errors.Internal, "encoding the result: %v", err)
 	}
+	text := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, StructuredContent: v}, nil
 }
 
 // All is the registry: every tool, in the order tools/list presents them.
-func All(b Backend) []server.ServerTool {
+func All(vault Vault) []server.ServerTool {
 	v := newValidator()
 	return []server.ServerTool{
-		createNote.build(b, v),
-		readNote.build(b, v),
-		appendToNote.build(b, v),
-		prependToNote.build(b, v),
-		deleteNote.build(b, v),
-		moveNote.build(b, v),
-		renameNote.build(b, v),
-		openNote.build(b, v),
-		fileInfo.build(b, v),
+		createNote.build(vault, v),
+		readNote.build(vault, v),
+		appendToNote.build(vault, v),
+		prependToNote.build(vault, v),
+		deleteNote.build(vault, v),
+		moveNote.build(vault, v),
+		renameNote.build(vault, v),
+		openNote.build(vault, v),
+		fileInfo.build(vault, v),
+		searchNotes.build(vault, v),
+		listFiles.build(vault, v),
+		readNotes.build(vault, v),
+		getOutline.build(vault, v),
+		getProperties.build(vault, v),
+		getLinks.build(vault, v),
+		getBacklinks.build(vault, v),
+		listUnresolvedLinks.build(vault, v),
+		listOrphans.build(vault, v),
+		listTags.build(vault, v),
+		listTaggedNotes.build(vault, v),
+		listProperties.build(vault, v),
 	}
 }

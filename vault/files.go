@@ -26,6 +26,8 @@ type listing struct {
 	mu   sync.Mutex
 	dirs map[string]*folder
 	all  []string // every file, sorted; rebuilt when a folder changes
+	// folders is every folder but the root, sorted, rebuilt with all.
+	folders []string
 	// byBase maps each lower-case file name to the files that have it,
 	// so a name resolves without scanning the whole list.
 	byBase map[string][]string
@@ -102,6 +104,13 @@ func (v *Vault) Files() ([]string, error) {
 		}
 		sort.Strings(all)
 		l.all = all
+		l.folders = make([]string, 0, len(l.dirs))
+		for dir := range l.dirs {
+			if dir != "." {
+				l.folders = append(l.folders, dir)
+			}
+		}
+		sort.Strings(l.folders)
 		l.byBase = make(map[string][]string, len(all))
 		for _, f := range all {
 			b := strings.ToLower(path.Base(f))
@@ -109,6 +118,14 @@ func (v *Vault) Files() ([]string, error) {
 		}
 	}
 	return l.all, nil
+}
+
+// Folders lists the vault's folders as of the last Files call, sorted,
+// without the root. The slice is shared: callers must not modify it.
+func (v *Vault) Folders() []string {
+	v.list.mu.Lock()
+	defer v.list.mu.Unlock()
+	return v.list.folders
 }
 
 // candidates returns the files a wikilink-style name could designate: those

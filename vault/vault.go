@@ -37,6 +37,7 @@ type Vault struct {
 	root *os.Root
 	mu   sync.Mutex
 	list listing
+	find finder
 }
 
 // Open opens the vault at dir, which must be an existing folder.

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -96,6 +97,52 @@ func wantContent(content string) func(string, outcome) error {
 	}
 }
 
+// wantAt checks the value at a path into structuredContent.data: keys of
+// objects, indexes of arrays, and "*paths" for the paths of a list of
+// entries, e.g. wantAt("Notes/Seed.md", "results", 0, "path").
+func wantAt(want any, path ...any) func(string, outcome) error {
+	return func(_ string, o outcome) error {
+		d, err := data(o)
+		if err != nil {
+			return err
+		}
+		var v any = d
+		for _, k := range path {
+			switch k := k.(type) {
+			case string:
+				if k == "*paths" { // the paths of a list of entries
+					var ps []any
+					list, _ := v.([]any)
+					for _, e := range list {
+						ps = append(ps, e.(map[string]any)["path"])
+					}
+					v = ps
+					continue
+				}
+				m, ok := v.(map[string]any)
+				if !ok {
+					return fmt.Errorf("no %q in %v (data %v)", k, v, d)
+				}
+				v = m[k]
+			case int:
+				a, ok := v.([]any)
+				if !ok || k >= len(a) {
+					return fmt.Errorf("no item %d in %v (data %v)", k, v, d)
+				}
+				v = a[k]
+			}
+		}
+		if fmt.Sprint(v) != fmt.Sprint(want) {
+			return fmt.Errorf("data%v = %v, want %v", path, v, want)
+		}
+		return nil
+	}
+}
+
+// seed is a note for the read-side tools: frontmatter, a heading, tags and
+// links, one of them unresolved.
+const seed = "---\ntags: [idea]\nstatus: draft\n---\n# Seed\nSee [[Inbox/Idea]] and [[Missing]]. #garden\n"
+
 // goSDKClosing is how the Go SDK reports an error answer whose code is
 // -32003 or -32004: its jsonrpc2 layer keeps those codes for "client is
 // closing" and "server is closing" (WireError.Is compares codes only), so
@@ -129,6 +176,19 @@ var everyTool = []step{
 	{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "content": "second"}, check: wantData("bytes", 6)},
 	{Tool: "obsidian_prepend_to_note", Arguments: map[string]any{"name": "Idea", "content": "zeroth"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantContent("zeroth\nfirst\nsecond")},
+	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Notes/Seed.md", "content": seed}, check: wantData("path", "Notes/Seed.md")},
+	{Tool: "obsidian_search_notes", Arguments: map[string]any{"query": "seed garden"}, check: wantAt("Notes/Seed.md", "results", 0, "path")},
+	{Tool: "obsidian_list_files", Arguments: map[string]any{"recursive": true, "ext": "md"}, check: wantAt("[Inbox/Idea.md Notes/Seed.md]", "items", "*paths")},
+	{Tool: "obsidian_read_notes", Arguments: map[string]any{"paths": []string{"Notes/Seed.md"}, "names": []string{"Nope"}}, check: wantAt("FILE_NOT_FOUND", "notes", 1, "error", "errorCode")},
+	{Tool: "obsidian_get_outline", Arguments: map[string]any{"name": "Seed"}, check: wantAt("Seed", "headings", 0, "text")},
+	{Tool: "obsidian_get_properties", Arguments: map[string]any{"path": "Notes/Seed.md"}, check: wantAt("draft", "properties", 1, "value")},
+	{Tool: "obsidian_get_links", Arguments: map[string]any{"path": "Notes/Seed.md"}, check: wantAt("false", "links", 1, "resolved")},
+	{Tool: "obsidian_get_backlinks", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantAt("Notes/Seed.md", "items", 0, "path")},
+	{Tool: "obsidian_list_unresolved_links", Arguments: map[string]any{}, check: wantAt("Missing", "items", 0, "target")},
+	{Tool: "obsidian_list_orphans", Arguments: map[string]any{"limit": 5}, check: wantAt("[Notes/Seed.md]", "items")},
+	{Tool: "obsidian_list_tags", Arguments: map[string]any{"sort": "count"}, check: wantAt(2, "total")},
+	{Tool: "obsidian_list_tagged_notes", Arguments: map[string]any{"tag": "#garden"}, check: wantAt("[Notes/Seed.md]", "items")},
+	{Tool: "obsidian_list_properties", Arguments: map[string]any{}, check: wantAt("status", "items", 0, "name")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},
@@ -185,7 +245,7 @@ func checkToolList(t *testing.T, names []string) {
 // toolNames are the registry's tools, sorted by name as tools/list gives them.
 func toolNames() []string {
 	var names []string
-	for _, st := range tools.All(nil) {
+	for _, st := range tools.All(tools.Vault{}) {
 		names = append(names, st.Tool.Name)
 	}
 	slices.Sort(names)
@@ -672,7 +732,7 @@ func TestTSOrderCallRightAfterInitialize(t *testing.T) {
 			}
 			fmt.Fprintf(stdin, tsInitialized+"\n"+tsCallFormat+"\n", 1)
 			line, err := stdout.ReadString('\n')
-			if err != nil || !strings.Contains(line, `"structuredContent":{"path":"A.md","content":"alpha"}`) {
+			if err != nil || !strings.Contains(line, `"structuredContent":{"path":"A.md","content":"alpha","etag":"`+note.ETag([]byte("alpha"))+`"}`) {
 				t.Fatalf("start %d: the call made at once got %q, %v\nstderr: %s", n+1, line, err, stderr)
 			}
 			stdin.Close()

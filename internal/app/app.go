@@ -154,7 +154,7 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
 	s := newServer(sess, cfg.ToolErrors, logger, version)
-	sess.Defer(func() { s.AddTools(tools.All(router)...) })
+	sess.Defer(func() { s.AddTools(tools.All(tools.On(router))...) })
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
@@ -178,9 +178,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 
 // NewServer builds the MCP server with every tool on backend. Tool errors
 // reach the client through sess (protocol mode) or as isError results.
-func NewServer(backend tools.Backend, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
+func NewServer(backend tools.Everything, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
 	s := newServer(sess, toolErrors, logger, version)
-	s.AddTools(tools.All(backend)...)
+	s.AddTools(tools.All(tools.On(backend))...)
 	return s
 }
 

@@ -22,7 +22,7 @@ func readmeSections() map[string]string {
 
 func toolsMarkdown() string {
 	var b strings.Builder
-	for _, st := range tools.All(nil) {
+	for _, st := range tools.All(tools.Vault{}) {
 		t := st.Tool
 		var hints []string
 		a := t.Annotations
@@ -41,7 +41,10 @@ func toolsMarkdown() string {
 		fmt.Fprintf(&b, "- **`%s`** — %s (%s)\n  %s\n", t.Name, t.Title, strings.Join(hints, ", "), t.Description)
 		var schema struct {
 			Properties map[string]struct {
-				Type        string `json:"type"`
+				Type  json.RawMessage `json:"type"`
+				Items struct {
+					Type string `json:"type"`
+				} `json:"items"`
 				Description string `json:"description"`
 			} `json:"properties"`
 			Required []string `json:"required"`
@@ -62,10 +65,32 @@ func toolsMarkdown() string {
 					req = ", required"
 				}
 			}
-			fmt.Fprintf(&b, "  - `%s` (%s%s): %s\n", n, p.Type, req, p.Description)
+			typ := schemaType(p.Type)
+			if typ == "array" {
+				typ = "array of " + p.Items.Type
+			}
+			fmt.Fprintf(&b, "  - `%s` (%s%s): %s\n", n, typ, req, p.Description)
 		}
 	}
 	return b.String()
+}
+
+// schemaType names a JSON Schema type, "string" or ["null", "array"]
+// (a Go slice, which may be sent as null), without the null.
+func schemaType(raw json.RawMessage) string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one
+	}
+	var many []string
+	_ = json.Unmarshal(raw, &many)
+	var out []string
+	for _, t := range many {
+		if t != "null" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " or ")
 }
 
 func errorsMarkdown() string {

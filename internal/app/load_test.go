@@ -16,6 +16,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // TestLoadThousandConcurrentCalls: 1,000 tool calls written at once over
@@ -165,12 +166,32 @@ func TestTenMegabyteNote(t *testing.T) {
 			if sha256.Sum256([]byte(onDisk)) != sum {
 				t.Fatalf("the file on disk differs from what was sent (%d bytes, want %d)", len(onDisk), len(content))
 			}
-			r := decode(t, s.call("obsidian_read_note", map[string]any{"path": "Big.md"}))
-			if r.Error != nil {
-				t.Fatalf("read: %+v", r.Error)
+			// Every answer stays under about 100 KB, so the note comes back
+			// in parts cut at line ends; put together, they are the note.
+			var got strings.Builder
+			from, parts := 1, 0
+			for {
+				r := decode(t, s.call("obsidian_read_note", map[string]any{"path": "Big.md", "lines": fmt.Sprintf("%d-", from)}))
+				if r.Error != nil {
+					t.Fatalf("read from line %d: %+v", from, r.Error)
+				}
+				part := r.Result.Content[0].Text
+				if len(part) > 100_000 {
+					t.Fatalf("a part of %d bytes", len(part))
+				}
+				got.WriteString(part)
+				parts++
+				sc := r.Result.StructuredContent
+				if sc["etag"] != note.ETag([]byte(content)) {
+					t.Fatalf("etag %v is not the whole note's", sc["etag"])
+				}
+				if sc["truncated"] != true {
+					break
+				}
+				from = int(sc["lines"].(map[string]any)["end"].(float64)) + 1
 			}
-			if got := r.Result.Content[0].Text; sha256.Sum256([]byte(got)) != sum {
-				t.Fatalf("read back %d bytes that differ from the %d written", len(got), len(content))
+			if sha256.Sum256([]byte(got.String())) != sum {
+				t.Fatalf("read back %d bytes in %d parts that differ from the %d written", got.Len(), parts, len(content))
 			}
 			if r := decode(t, s.call("obsidian_append_to_note", map[string]any{"path": "Big.md", "content": content})); r.Error != nil {
 				t.Fatalf("append: %+v", r.Error)

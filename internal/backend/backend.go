@@ -29,7 +29,7 @@ const (
 
 // App is the CLI backend as the router needs it.
 type App interface {
-	tools.Backend
+	tools.Everything
 	// KnownFolder is the vault folder when known without asking the app,
 	// nil otherwise.
 	KnownFolder() *vault.Vault
@@ -94,7 +94,7 @@ func unreachable(err error) bool {
 
 // serve runs one call. op names it in logs; fallback is false for calls
 // only the app can do (open).
-func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call func(tools.Backend) (R, error)) (R, error) {
+func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call func(tools.Everything) (R, error)) (R, error) {
 	var zero R
 	switch {
 	case r.Mode == Native:
@@ -162,46 +162,91 @@ func withWayOut(err error) error {
 
 // Create implements tools.Backend.
 func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
-	return serve(ctx, r, "create", true, func(b tools.Backend) (note.Created, error) { return b.Create(ctx, req) })
+	return serve(ctx, r, "create", true, func(b tools.Everything) (note.Created, error) { return b.Create(ctx, req) })
 }
 
 // Read implements tools.Backend.
 func (r *Router) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
-	return serve(ctx, r, "read", true, func(b tools.Backend) (note.Content, error) { return b.Read(ctx, loc) })
+	return serve(ctx, r, "read", true, func(b tools.Everything) (note.Content, error) { return b.Read(ctx, loc) })
 }
 
 // Append implements tools.Backend.
 func (r *Router) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return serve(ctx, r, "append", true, func(b tools.Backend) (note.Written, error) { return b.Append(ctx, loc, content, inline) })
+	return serve(ctx, r, "append", true, func(b tools.Everything) (note.Written, error) { return b.Append(ctx, loc, content, inline) })
 }
 
 // Prepend implements tools.Backend.
 func (r *Router) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return serve(ctx, r, "prepend", true, func(b tools.Backend) (note.Written, error) { return b.Prepend(ctx, loc, content, inline) })
+	return serve(ctx, r, "prepend", true, func(b tools.Everything) (note.Written, error) { return b.Prepend(ctx, loc, content, inline) })
 }
 
 // Delete implements tools.Backend.
 func (r *Router) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
-	return serve(ctx, r, "delete", true, func(b tools.Backend) (note.Deleted, error) { return b.Delete(ctx, loc, permanent) })
+	return serve(ctx, r, "delete", true, func(b tools.Everything) (note.Deleted, error) { return b.Delete(ctx, loc, permanent) })
 }
 
 // Move implements tools.Backend.
 func (r *Router) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	return serve(ctx, r, "move", true, func(b tools.Backend) (note.Moved, error) { return b.Move(ctx, loc, to) })
+	return serve(ctx, r, "move", true, func(b tools.Everything) (note.Moved, error) { return b.Move(ctx, loc, to) })
 }
 
 // Rename implements tools.Backend.
 func (r *Router) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	return serve(ctx, r, "rename", true, func(b tools.Backend) (note.Moved, error) { return b.Rename(ctx, loc, newName) })
+	return serve(ctx, r, "rename", true, func(b tools.Everything) (note.Moved, error) { return b.Rename(ctx, loc, newName) })
 }
 
 // Open implements tools.Backend. Only the app can show a note, so it never
 // falls back.
 func (r *Router) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
-	return serve(ctx, r, "open", false, func(b tools.Backend) (note.Opened, error) { return b.Open(ctx, loc, newTab) })
+	return serve(ctx, r, "open", false, func(b tools.Everything) (note.Opened, error) { return b.Open(ctx, loc, newTab) })
 }
 
 // FileInfo implements tools.Backend.
 func (r *Router) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
-	return serve(ctx, r, "file_info", true, func(b tools.Backend) (note.Info, error) { return b.FileInfo(ctx, loc) })
+	return serve(ctx, r, "file_info", true, func(b tools.Everything) (note.Info, error) { return b.FileInfo(ctx, loc) })
+}
+
+// Search implements tools.Searcher.
+func (r *Router) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	return serve(ctx, r, "search", true, func(b tools.Everything) (note.SearchResult, error) { return b.Search(ctx, req) })
+}
+
+// List implements tools.Lister.
+func (r *Router) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+	return serve(ctx, r, "list", true, func(b tools.Everything) (note.Listing, error) { return b.List(ctx, req) })
+}
+
+// Links implements tools.LinkGraph.
+func (r *Router) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
+	return serve(ctx, r, "links", true, func(b tools.Everything) (note.Links, error) { return b.Links(ctx, loc) })
+}
+
+// Backlinks implements tools.LinkGraph.
+func (r *Router) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+	return serve(ctx, r, "backlinks", true, func(b tools.Everything) (note.Backlinks, error) { return b.Backlinks(ctx, loc) })
+}
+
+// Unresolved implements tools.LinkGraph.
+func (r *Router) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
+	return serve(ctx, r, "unresolved", true, func(b tools.Everything) ([]note.Unresolved, error) { return b.Unresolved(ctx) })
+}
+
+// Orphans implements tools.LinkGraph.
+func (r *Router) Orphans(ctx context.Context) ([]string, error) {
+	return serve(ctx, r, "orphans", true, func(b tools.Everything) ([]string, error) { return b.Orphans(ctx) })
+}
+
+// Tags implements tools.Metadata.
+func (r *Router) Tags(ctx context.Context) ([]note.TagCount, error) {
+	return serve(ctx, r, "tags", true, func(b tools.Everything) ([]note.TagCount, error) { return b.Tags(ctx) })
+}
+
+// Tagged implements tools.Metadata.
+func (r *Router) Tagged(ctx context.Context, tag string) ([]string, error) {
+	return serve(ctx, r, "tagged", true, func(b tools.Everything) ([]string, error) { return b.Tagged(ctx, tag) })
+}
+
+// Properties implements tools.Metadata.
+func (r *Router) Properties(ctx context.Context) ([]note.PropertyStat, error) {
+	return serve(ctx, r, "properties", true, func(b tools.Everything) ([]note.PropertyStat, error) { return b.Properties(ctx) })
 }

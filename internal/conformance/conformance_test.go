@@ -29,11 +29,11 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // A subject is a backend under test, built on a vault folder.
 type subject struct {
 	name string
-	new  func(t *testing.T, dir string) tools.Backend
+	new  func(t *testing.T, dir string) tools.Everything
 }
 
 var subjects = []subject{
-	{"native", func(t *testing.T, dir string) tools.Backend {
+	{"native", func(t *testing.T, dir string) tools.Everything {
 		v, err := vault.Open(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +41,11 @@ var subjects = []subject{
 		t.Cleanup(func() { _ = v.Close() })
 		return v
 	}},
-	{"cli", func(t *testing.T, dir string) tools.Backend {
+	{"cli", func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
 		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
 	}},
-	{"auto-app-closed", func(t *testing.T, dir string) tools.Backend {
+	{"auto-app-closed", func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
 		v, err := vault.Open(dir)
 		if err != nil {
@@ -74,12 +74,13 @@ var baseVault = map[string]string{
 	"Daily/2026-11-21.md":      "no final newline",
 	"Attachments/pic.png":      "\x89PNG\r\n\x1a\n",
 	"Refs/Links.md":            "[[Dup]] [[Notes/Dup]] [[Missing note]]",
+	"Refs/Tagged.md":           "---\ntags: [proj/alpha]\nstatus: done\n---\n# Tagged\nBody with #inline and `#code` tags, about gardens. [[Welcome]]\n",
 }
 
 type scenario struct {
 	name  string
 	setup func(t *testing.T, dir string) // extra preparation
-	call  func(ctx context.Context, b tools.Backend) (any, error)
+	call  func(ctx context.Context, b tools.Everything) (any, error)
 	// want is the result; fields a backend may leave unset (links,
 	// trash_path, times) are compared only through check.
 	want any
@@ -244,6 +245,91 @@ var scenarios = []scenario{
 			}
 		}},
 	{name: "file info missing", call: info(note.ByPath("x.md")), kind: errors.FileNotFound},
+
+	// the read side
+	{name: "search ranks a heading match first", call: search("goals", ""),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			r := got.(note.SearchResult)
+			if r.Total != 3 || r.Hits[0].Path != "Projects/Plan.md" || r.Hits[1].Path != "Welcome.md" || r.Hits[0].Snippets[0].Text != "## <mark>Goals</mark>" {
+				t.Errorf("search goals = %+v", r)
+			}
+		}},
+	{name: "search filters", call: search(`gardens tag:proj [status:done] -"no such phrase"`, ""),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			r := got.(note.SearchResult)
+			if r.Total != 1 || r.Hits[0].Path != "Refs/Tagged.md" || r.Hits[0].Snippets[0].Line != 6 {
+				t.Errorf("search = %+v", r)
+			}
+		}},
+	{name: "search a bad regex", call: searchRegex("(unclosed"), kind: errors.InvalidParams},
+	{name: "list the root", call: list(note.ListRequest{Limit: 100}),
+		check: wantEntries("Attachments Daily Notes Other Projects Refs Templates Welcome.md", 8)},
+	{name: "list notes below a folder", call: list(note.ListRequest{Recursive: true, Ext: "md", Limit: 2, Offset: 1}),
+		check: wantEntries("Notes/Dup.md Other/Dup.md", 9)},
+	{name: "list a glob", call: list(note.ListRequest{Folder: "Projects", Glob: "p*", Limit: 100}), check: wantEntries("Projects/Plan.md", 1)},
+	{name: "list a missing folder", call: list(note.ListRequest{Folder: "Nope", Limit: 10}), kind: errors.FileNotFound},
+	{name: "links resolved", call: outLinks(note.ByName("Welcome")),
+		want: note.Links{Path: "Welcome.md", Links: []note.OutLink{
+			{Target: "Plan", Path: "Projects/Plan.md", Resolved: true, Line: 5},
+			{Target: "Projects/Plan", Subpath: "#Goals", Path: "Projects/Plan.md", Resolved: true, Line: 5},
+			{Target: "Plan", Subpath: "#^b1", Path: "Projects/Plan.md", Resolved: true, Line: 5, Embed: true}}}},
+	{name: "backlinks", call: backlinks(note.ByPath("Projects/Plan.md")),
+		want: note.Backlinks{Path: "Projects/Plan.md", Total: 5, Backlinks: []note.LinkRef{
+			{Path: "Projects/Index.md", Line: 1}, {Path: "Projects/Index.md", Line: 2},
+			{Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}}}},
+	{name: "backlinks of a missing note", call: backlinks(note.ByName("Nope")), kind: errors.FileNotFound},
+	{name: "unresolved", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
+		want: []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{{Path: "Refs/Links.md", Line: 1}}}}},
+	{name: "orphans", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
+		want: []string{"Daily/2026-11-21.md", "Other/Dup.md", "Projects/Index.md", "Refs/Links.md", "Refs/Tagged.md", "Templates/Meeting.md"}},
+	{name: "tags, nested and never in code", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
+		want: []note.TagCount{{Tag: "inline", Count: 1}, {Tag: "proj", Count: 1}, {Tag: "proj/alpha", Count: 1}}},
+	{name: "tagged notes", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "PROJ") },
+		want: []string{"Refs/Tagged.md"}},
+	{name: "property names", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
+		want: []note.PropertyStat{{Name: "status", Count: 1, Types: []string{"text"}}, {Name: "tags", Count: 1, Types: []string{"list"}}, {Name: "title", Count: 1, Types: []string{"text"}}}},
+}
+
+func search(q, folder string) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) {
+		return b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Folder: folder, Limit: 20})
+	}
+}
+
+func searchRegex(q string) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) {
+		return b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchRegex, Limit: 20})
+	}
+}
+
+func list(req note.ListRequest) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.List(ctx, req) }
+}
+
+func outLinks(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Links(ctx, loc) }
+}
+
+func backlinks(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Backlinks(ctx, loc) }
+}
+
+// wantEntries checks a listing's paths (space-separated) and total; files
+// must carry their size and every entry a recent time.
+func wantEntries(paths string, total int) func(*testing.T, string, any, string) {
+	return func(t *testing.T, _ string, got any, _ string) {
+		l := got.(note.Listing)
+		var ps []string
+		for _, e := range l.Entries {
+			ps = append(ps, e.Path)
+			if e.Type == "file" && e.Size == 0 || time.Since(e.Modified) > time.Hour {
+				t.Errorf("entry %+v lacks its size or time", e)
+			}
+		}
+		if strings.Join(ps, " ") != paths || l.Total != total {
+			t.Errorf("listing = %q (total %d), want %q (total %d)", ps, l.Total, paths, total)
+		}
+	}
 }
 
 func TestConformance(t *testing.T) {
@@ -253,10 +339,7 @@ func TestConformance(t *testing.T) {
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
-					dir := t.TempDir()
-					for p, c := range baseVault {
-						writeFile(t, dir, p, c)
-					}
+					dir := newVault(t)
 					if sc.setup != nil {
 						sc.setup(t, dir)
 					}
@@ -337,40 +420,51 @@ func wantLinks(links, notes int) func(*testing.T, string, any, string) {
 	}
 }
 
-func read(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Read(ctx, loc) }
+func read(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Read(ctx, loc) }
 }
 
-func create(req note.CreateRequest) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Create(ctx, req) }
+func create(req note.CreateRequest) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Create(ctx, req) }
 }
 
-func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Append(ctx, loc, content, inline) }
+func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Append(ctx, loc, content, inline) }
 }
 
-func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Prepend(ctx, loc, content, inline) }
+func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) {
+		return b.Prepend(ctx, loc, content, inline)
+	}
 }
 
-func del(loc note.Locator, permanent bool) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Delete(ctx, loc, permanent) }
+func del(loc note.Locator, permanent bool) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Delete(ctx, loc, permanent) }
 }
 
-func move(loc note.Locator, to string) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Move(ctx, loc, to) }
+func move(loc note.Locator, to string) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Move(ctx, loc, to) }
 }
 
-func rename(loc note.Locator, name string) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Rename(ctx, loc, name) }
+func rename(loc note.Locator, name string) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Rename(ctx, loc, name) }
 }
 
-func open(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.Open(ctx, loc, false) }
+func open(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Open(ctx, loc, false) }
 }
 
-func info(loc note.Locator) func(context.Context, tools.Backend) (any, error) {
-	return func(ctx context.Context, b tools.Backend) (any, error) { return b.FileInfo(ctx, loc) }
+func info(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) { return b.FileInfo(ctx, loc) }
+}
+
+// newVault writes baseVault into a fresh folder.
+func newVault(t *testing.T) string {
+	dir := t.TempDir()
+	for p, c := range baseVault {
+		writeFile(t, dir, p, c)
+	}
+	return dir
 }
 
 func writeFile(t *testing.T, dir, rel, content string) {
@@ -474,4 +568,68 @@ func noTempFiles(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// TestReadSideFresh: a note created, edited or deleted behind the server's
+// back (by Obsidian, sync or an editor) shows in the very next search, tag
+// count and backlink query, on every backend.
+func TestReadSideFresh(t *testing.T) {
+	for _, sub := range subjects {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newVault(t)
+			b := sub.new(t, dir)
+			ctx := t.Context()
+			hits := func(q string) []string {
+				t.Helper()
+				r, err := b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Limit: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ps []string
+				for _, h := range r.Hits {
+					ps = append(ps, h.Path)
+				}
+				return ps
+			}
+			if got := hits("zucchini"); got != nil {
+				t.Fatalf("zucchini before any write: %q", got)
+			}
+			writeFile(t, dir, "New/Veg.md", "zucchini #veg [[Welcome]]")
+			if got := hits("zucchini"); !reflect.DeepEqual(got, []string{"New/Veg.md"}) {
+				t.Errorf("after a create: %q", got)
+			}
+			// An edit in place, same size, within the same second: the
+			// racy-clean rule must still see it.
+			writeFile(t, dir, "New/Veg.md", "cucumber #veg [[Welcome]]")
+			if got := hits("zucchini"); got != nil {
+				t.Errorf("after an edit: still %q", got)
+			}
+			if got := hits("cucumber"); !reflect.DeepEqual(got, []string{"New/Veg.md"}) {
+				t.Errorf("after an edit: %q", got)
+			}
+			bl, err := b.Backlinks(ctx, note.ByPath("Welcome.md"))
+			if err != nil || bl.Total != 2 {
+				t.Errorf("backlinks of Welcome.md after the create: %+v %v", bl, err)
+			}
+			if err := os.Remove(filepath.Join(dir, "New", "Veg.md")); err != nil {
+				t.Fatal(err)
+			}
+			if got := hits("cucumber"); got != nil {
+				t.Errorf("after a delete: still %q", got)
+			}
+			tags, err := b.Tags(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range tags {
+				if tc.Tag == "veg" {
+					t.Errorf("the deleted note's tag is still counted: %+v", tags)
+				}
+			}
+			if bl, err := b.Backlinks(ctx, note.ByPath("Welcome.md")); err != nil || bl.Total != 1 {
+				t.Errorf("backlinks of Welcome.md after the delete: %+v %v", bl, err)
+			}
+		})
+	}
 }

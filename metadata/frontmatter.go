@@ -1,0 +1,194 @@
+package metadata
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// parseFrontmatter reads the YAML between the '---' lines of block, which
+// is the whole frontmatter block as note.FrontmatterEnd delimits it.
+func (n *Note) parseFrontmatter(block []byte) {
+	_, inner, _ := bytes.Cut(block, []byte{'\n'})
+	inner = bytes.TrimRight(inner, "\r\n")
+	inner = bytes.TrimSuffix(inner, []byte("---"))
+	var doc yaml.Node
+	if err := yaml.Unmarshal(inner, &doc); err != nil {
+		n.FrontmatterError = noteLines(err.Error())
+		return
+	}
+	if len(doc.Content) == 0 {
+		return // empty frontmatter
+	}
+	m := deref(doc.Content[0])
+	if m.Kind != yaml.MappingNode {
+		n.FrontmatterError = "the frontmatter is not a list of properties (key: value lines)"
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key := deref(m.Content[i]).Value
+		typ, val := convert(m.Content[i+1], 0)
+		p := Property{Key: key, Type: typ, Value: val}
+		if at, dup := seen[key]; dup {
+			n.Properties[at] = p // the last one wins, as in YAML parsers that accept duplicates
+			continue
+		}
+		seen[key] = len(n.Properties)
+		n.Properties = append(n.Properties, p)
+	}
+	for _, p := range n.Properties {
+		switch strings.ToLower(p.Key) {
+		case "tags", "tag":
+			for _, t := range stringsOf(p.Value, true) {
+				n.Tags = append(n.Tags, Tag{Name: t})
+			}
+		case "aliases", "alias":
+			n.Aliases = append(n.Aliases, stringsOf(p.Value, false)...)
+		}
+	}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// noteLines restates a YAML error's line, counted from the frontmatter's
+// first line, as a line of the note (one more, for the opening ---).
+func noteLines(msg string) string {
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return strings.TrimPrefix(msg, "yaml: ")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return fmt.Sprintf("line %d: %s", n+1, msg[len(m[0]):])
+}
+
+// stringsOf reads a list property, or a string of comma-separated items
+// (and, for tags, space-separated ones), as Obsidian accepts both. Tags
+// lose a leading '#'.
+func stringsOf(v any, tags bool) []string {
+	var raw []string
+	switch v := v.(type) {
+	case []any:
+		for _, x := range v {
+			if s, ok := scalarString(x); ok {
+				raw = append(raw, s)
+			}
+		}
+	default:
+		s, ok := scalarString(v)
+		if !ok {
+			return nil
+		}
+		sep := func(r rune) bool { return r == ',' || tags && (r == ' ' || r == '\t') }
+		raw = strings.FieldsFunc(s, sep)
+	}
+	var out []string
+	for _, s := range raw {
+		s = strings.TrimSpace(s)
+		if tags {
+			s = strings.Trim(strings.TrimLeft(s, "#"), "/")
+			if strings.ContainsAny(s, " \t") {
+				continue // not a tag Obsidian would accept
+			}
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func scalarString(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case int64:
+		return strconv.FormatInt(v, 10), true
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// isDatetime reports whether an unquoted value is a date and time the way
+// Obsidian writes them (2026-11-23T10:00, seconds and zone optional), which
+// YAML itself takes for a string.
+func isDatetime(s string) bool {
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.999999999Z07:00"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// convert turns a YAML value into typed JSON and names its property type.
+// depth bounds alias chains that refer to themselves.
+func convert(n *yaml.Node, depth int) (string, any) {
+	n = deref(n)
+	if depth > 20 {
+		return "null", nil
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		list := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			_, v := convert(c, depth+1)
+			list = append(list, v)
+		}
+		return "list", list
+	case yaml.MappingNode:
+		obj := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			_, v := convert(n.Content[i+1], depth+1)
+			obj[deref(n.Content[i]).Value] = v
+		}
+		return "object", obj
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null", nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return "checkbox", b
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return "number", i
+		}
+		var f float64
+		if n.Decode(&f) == nil {
+			return "number", f
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return "number", f
+		}
+	case "!!timestamp":
+		if len(n.Value) == len("2006-01-02") {
+			return "date", n.Value
+		}
+		return "datetime", n.Value
+	case "!!str":
+		if n.Style == 0 && isDatetime(n.Value) {
+			return "datetime", n.Value
+		}
+	}
+	return "text", n.Value
+}

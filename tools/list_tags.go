@@ -1,0 +1,34 @@
+package tools
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+type listTagsArgs struct {
+	Sort string `json:"sort,omitempty" jsonschema:"name (default) or count (most used first)." validate:"omitempty,oneof=name count"`
+	paging
+}
+
+var listTags = spec[listTagsArgs, Page[note.TagCount]]{
+	name:  "obsidian_list_tags",
+	title: "List tags",
+	description: "List every tag in the vault with the number of notes carrying it, from frontmatter tags and inline #tags (never inside code). " +
+		"Nested tags count for their parents too: a note tagged #project/garden counts under project and project/garden. Tags compare without case. " +
+		describePaging("tags") + " For the notes carrying a tag, use obsidian_list_tagged_notes.",
+	hints: hints{readOnly: true, idempotent: true},
+	run: func(ctx context.Context, v Vault, a listTagsArgs) (Page[note.TagCount], error) {
+		return pageAll(a.paging, key("tags", a.Sort), func() ([]note.TagCount, error) {
+			all, err := v.Meta.Tags(ctx)
+			if a.Sort == "count" {
+				sort.SliceStable(all, func(i, j int) bool { return all[i].Count > all[j].Count })
+			} else {
+				sort.SliceStable(all, func(i, j int) bool { return strings.ToLower(all[i].Tag) < strings.ToLower(all[j].Tag) })
+			}
+			return all, err
+		})
+	},
+}

@@ -1,0 +1,251 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
+)
+
+// finder holds the vault's index, made on the first call that needs it so
+// that start-up stays as cheap as opening the folder.
+type finder struct {
+	once sync.Once
+	ix   *vaultindex.Index
+}
+
+func (v *Vault) index() *vaultindex.Index {
+	v.find.once.Do(func() { v.find.ix = vaultindex.New(v) })
+	return v.find.ix
+}
+
+// Stamp implements vaultindex.Source: the file's modification time and
+// size, which change when it is written. It follows symlinks, as reads do;
+// a link leading outside the vault is refused when read.
+func (v *Vault) Stamp(p string) (vaultindex.Stamp, error) {
+	fi, err := os.Stat(filepath.Join(v.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return vaultindex.Stamp{}, err
+	}
+	return vaultindex.Stamp{Mod: fi.ModTime(), Size: fi.Size()}, nil
+}
+
+// ReadFile implements vaultindex.Source: the bytes of a vault file, read
+// inside the jail.
+func (v *Vault) ReadFile(p string) ([]byte, error) {
+	if hidden(p) {
+		return nil, FileError(os.ErrNotExist, p)
+	}
+	return v.root.ReadFile(p)
+}
+
+// Search runs a ranked search (vaultindex's syntax).
+func (v *Vault) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	return v.index().Search(ctx, req)
+}
+
+// Links returns the note's outgoing links, each resolved.
+func (v *Vault) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Links{}, err
+	}
+	return v.index().Links(ctx, p)
+}
+
+// Backlinks returns every link to the note, by linking note and line.
+func (v *Vault) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Backlinks{}, err
+	}
+	refs, err := v.index().Backlinks(ctx, p)
+	return note.Backlinks{Path: p, Total: len(refs), Backlinks: refs}, err
+}
+
+// Unresolved returns the link targets no file matches.
+func (v *Vault) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
+	return v.index().Unresolved(ctx)
+}
+
+// Orphans returns the notes no other note links to.
+func (v *Vault) Orphans(ctx context.Context) ([]string, error) {
+	return v.index().Orphans(ctx)
+}
+
+// Tags counts the notes carrying each tag.
+func (v *Vault) Tags(ctx context.Context) ([]note.TagCount, error) {
+	return v.index().Tags(ctx)
+}
+
+// Tagged returns the notes carrying the tag or one nested below it.
+func (v *Vault) Tagged(ctx context.Context, tag string) ([]string, error) {
+	return v.index().Tagged(ctx, tag)
+}
+
+// Properties describes every frontmatter property name in the vault.
+func (v *Vault) Properties(ctx context.Context) ([]note.PropertyStat, error) {
+	return v.index().Properties(ctx)
+}
+
+// List lists a folder's files and folders (all below it when recursive),
+// filtered by glob and extension, sorted by name or by modification time,
+// newest first. Hidden files and folders never appear.
+func (v *Vault) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return note.Listing{}, err
+	}
+	files, err := v.Files()
+	if err != nil {
+		return note.Listing{}, err
+	}
+	folders := v.Folders()
+	return ListEntries(req, files, folders, func(p string) (note.Entry, bool) {
+		fi, err := v.root.Stat(p)
+		if err != nil {
+			return note.Entry{}, false
+		}
+		e := note.Entry{Path: p, Type: "file", Modified: fi.ModTime().UTC()}
+		if fi.IsDir() {
+			e.Type = "folder"
+		} else {
+			e.Size = fi.Size()
+		}
+		return e, true
+	})
+}
+
+// ListEntries does a listing's work for any backend: files and folders are
+// every vault path of each kind; stat describes one (false: it vanished).
+func ListEntries(req note.ListRequest, files, folders []string, stat func(string) (note.Entry, bool)) (note.Listing, error) {
+	base := strings.Trim(req.Folder, "/")
+	if base != "" && !sort.StringsAreSorted(folders) {
+		sort.Strings(folders)
+	}
+	if base != "" {
+		if i := sort.SearchStrings(folders, base); i >= len(folders) || folders[i] != base {
+			return note.Listing{}, errors.E(errors.FileNotFound, "folder not found: %s", base).
+				WithHint("List the vault's root (no folder) with recursive to see its folders; paths are case-sensitive.")
+		}
+	}
+	var match func(string) bool
+	if req.Glob != "" {
+		re, err := globRegexp(req.Glob)
+		if err != nil {
+			return note.Listing{}, errors.InvalidFields(errors.Field{Field: "glob", Message: err.Error()})
+		}
+		match = re.MatchString
+	}
+	ext := strings.ToLower(strings.TrimPrefix(req.Ext, "."))
+	within := func(p string) (string, bool) {
+		rel := p
+		if base != "" {
+			var ok bool
+			if rel, ok = strings.CutPrefix(p, base+"/"); !ok {
+				return "", false
+			}
+		}
+		if !req.Recursive && strings.Contains(rel, "/") {
+			return "", false
+		}
+		if match != nil {
+			target := rel
+			if !strings.Contains(req.Glob, "/") {
+				target = path.Base(rel)
+			}
+			if !match(target) {
+				return "", false
+			}
+		}
+		return rel, true
+	}
+	var paths []string
+	if ext == "" {
+		for _, f := range folders {
+			if _, ok := within(f); ok && f != base {
+				paths = append(paths, f)
+			}
+		}
+	}
+	for _, f := range files {
+		if ext != "" && strings.ToLower(note.Ext(f)) != ext {
+			continue
+		}
+		if _, ok := within(f); ok {
+			paths = append(paths, f)
+		}
+	}
+	entries := make([]note.Entry, 0, len(paths))
+	for _, p := range paths {
+		if e, ok := stat(p); ok {
+			entries = append(entries, e)
+		}
+	}
+	switch req.Sort {
+	case "modified":
+		sort.SliceStable(entries, func(a, b int) bool {
+			if !entries[a].Modified.Equal(entries[b].Modified) {
+				return entries[a].Modified.After(entries[b].Modified)
+			}
+			return entries[a].Path < entries[b].Path
+		})
+	default:
+		sort.Slice(entries, func(a, b int) bool { return entries[a].Path < entries[b].Path })
+	}
+	total := len(entries)
+	if req.Offset < len(entries) {
+		entries = entries[req.Offset:min(len(entries), req.Offset+req.Limit)]
+	} else {
+		entries = []note.Entry{}
+	}
+	return note.Listing{Total: total, Entries: entries}, nil
+}
+
+// globRegexp compiles a glob: * and ? within a name, ** across folders,
+// [abc] classes; matching ignores case, as Obsidian's file names do on
+// the systems most vaults live on.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("(?i)^")
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*':
+			if i+1 < len(glob) && glob[i+1] == '*' {
+				i++
+				if i+1 < len(glob) && glob[i+1] == '/' {
+					i++
+					b.WriteString("(?:.*/)?")
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '[':
+			end := strings.IndexByte(glob[i:], ']')
+			if end < 0 {
+				return nil, errors.New("has a '[' without its ']': close the class, e.g. [0-9]")
+			}
+			b.WriteString(glob[i : i+end+1])
+			i += end
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, errors.New("is not a valid glob: use * (any name part), ** (any folders), ? (one character) and [a-z] classes")
+	}
+	return re, nil
+}

@@ -1,0 +1,324 @@
+package vaultindex
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// memSource is a vault in memory. Every write moves the file's stamp, as a
+// file system would; reads are counted.
+type memSource struct {
+	mu    sync.Mutex
+	files map[string]string
+	mods  map[string]time.Time
+	reads int
+	clock time.Time
+}
+
+func newMem(files map[string]string) *memSource {
+	m := &memSource{files: map[string]string{}, mods: map[string]time.Time{}, clock: time.Now().Add(-time.Hour)}
+	for p, c := range files {
+		m.write(p, c)
+	}
+	return m
+}
+
+func (m *memSource) write(p, content string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.clock = m.clock.Add(time.Second)
+	m.files[p] = content
+	m.mods[p] = m.clock
+}
+
+func (m *memSource) remove(p string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.files, p)
+}
+
+func (m *memSource) Files() ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.files))
+	for p := range m.files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (m *memSource) Stamp(p string) (Stamp, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.files[p]
+	if !ok {
+		return Stamp{}, errors.E(errors.FileNotFound, "gone")
+	}
+	return Stamp{Mod: m.mods[p], Size: int64(len(c))}, nil
+}
+
+func (m *memSource) ReadFile(p string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reads++
+	c, ok := m.files[p]
+	if !ok {
+		return nil, errors.E(errors.FileNotFound, "gone")
+	}
+	return []byte(c), nil
+}
+
+var testVault = map[string]string{
+	"Projects/Garden Plan.md": "---\ntags: [garden, project/active]\naliases: [Backyard]\nstatus: doing\n---\n# Garden Plan\nPlant tomatoes in spring. ^plant\n## Risks\nFrost in early spring.\n",
+	"Journal/Monday.md":       "Worked on the garden today, watered the tomatoes.\nMet [[Ana Lima]] at the café. #journal\n",
+	"People/Ana Lima.md":      "---\ntags: person\n---\nAna likes [[Garden Plan]] and [[Nowhere]].\n`#notatag` and\n```\n#nottag [[Nowhere]]\n```\n",
+	"Recipes/Tomato Soup.md":  "Tomato soup: tomatoes, salt. Not about the garden at all, although garden garden garden garden garden appears.\n#food #project/done\n",
+	"日本/庭園.md":                "庭園計画について。トマトを植える。\n",
+	"Archive/Old.md":          "old garden notes, spring plans\n[[Ana Lima]]\n",
+	"Attachments/pic.png":     "PNG",
+}
+
+func paths(res note.SearchResult) []string {
+	out := []string{}
+	for _, h := range res.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	t.Parallel()
+	ix := New(newMem(testVault))
+	ctx := context.Background()
+	cases := []struct {
+		query, folder string
+		mode          string
+		want          []string // exact order
+		wantKind      errors.Kind
+	}{
+		{query: "garden plan", want: []string{"Projects/Garden Plan.md", "People/Ana Lima.md"}}, // "plans" is another word
+		// Title, alias and tag first; then six body matches; then one each, shorter notes first.
+		{query: "garden", want: []string{"Projects/Garden Plan.md", "Recipes/Tomato Soup.md", "Archive/Old.md", "People/Ana Lima.md", "Journal/Monday.md"}},
+		{query: `"early spring"`, want: []string{"Projects/Garden Plan.md"}},
+		{query: `"spring early"`, want: []string{}},
+		{query: "garden -tomatoes", want: []string{"Archive/Old.md", "People/Ana Lima.md"}},
+		{query: "frost OR soup", want: []string{"Recipes/Tomato Soup.md", "Projects/Garden Plan.md"}},
+		{query: "cafe", want: []string{"Journal/Monday.md"}}, // diacritics folded
+		{query: "CAFÉ", want: []string{"Journal/Monday.md"}},
+		{query: "backyard", want: []string{"Projects/Garden Plan.md"}}, // alias
+		{query: "tag:project", want: []string{"Projects/Garden Plan.md", "Recipes/Tomato Soup.md"}},
+		{query: "tag:#project/active", want: []string{"Projects/Garden Plan.md"}},
+		{query: "garden -tag:project", want: []string{"Archive/Old.md", "People/Ana Lima.md", "Journal/Monday.md"}},
+		{query: "[status:doing]", want: []string{"Projects/Garden Plan.md"}},
+		{query: "[status]", want: []string{"Projects/Garden Plan.md"}},
+		{query: "garden path:archive", want: []string{"Archive/Old.md"}},
+		{query: "file:soup", want: []string{"Recipes/Tomato Soup.md"}},
+		{query: "garden", folder: "Projects/", want: []string{"Projects/Garden Plan.md"}},
+		{query: "庭園", want: []string{"日本/庭園.md"}},
+		{query: "計画", want: []string{"日本/庭園.md"}},
+		{query: "トマト", want: []string{"日本/庭園.md"}},
+		{query: "庭", want: []string{"日本/庭園.md"}},
+		{query: "庭計", want: []string{}},
+		{query: "notatag OR nottag", want: []string{"People/Ana Lima.md"}},                                                                    // code is still text
+		{query: "tag:notatag", want: []string{}},                                                                                              // but never a tag
+		{query: "tomat.*s", mode: note.SearchRegex, want: []string{"Journal/Monday.md", "Projects/Garden Plan.md", "Recipes/Tomato Soup.md"}}, // one match each: by path
+		{query: "(", mode: note.SearchRegex, wantKind: errors.InvalidParams},
+		{query: "  ", wantKind: errors.InvalidParams},
+		{query: "OR garden", wantKind: errors.InvalidParams},
+	}
+	for _, c := range cases {
+		res, err := ix.Search(ctx, note.SearchRequest{Query: c.query, Mode: c.mode, Folder: c.folder, Limit: 20})
+		if c.wantKind != "" {
+			if errors.From(err).Kind != c.wantKind {
+				t.Errorf("%q: err %v, want %s", c.query, err, c.wantKind)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.query, err)
+			continue
+		}
+		if got := paths(res); !reflect.DeepEqual(got, c.want) || res.Total != len(c.want) {
+			t.Errorf("%q: got %q (total %d), want %q", c.query, got, res.Total, c.want)
+		}
+	}
+}
+
+func TestSearchSnippetsAndPaging(t *testing.T) {
+	t.Parallel()
+	ix := New(newMem(testVault))
+	res, err := ix.Search(context.Background(), note.SearchRequest{Query: "spring frost", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Hits[0]
+	want := []note.Snippet{{Line: 7, Text: "Plant tomatoes in <mark>spring</mark>. ^plant"}, {Line: 9, Text: "<mark>Frost</mark> in early <mark>spring</mark>."}}
+	if h.Path != "Projects/Garden Plan.md" || !reflect.DeepEqual(h.Snippets, want) || res.Total != 1 {
+		t.Errorf("got %+v total %d, want Garden Plan with %+v", h, res.Total, want)
+	}
+	if !reflect.DeepEqual(h.Matched, []string{"body"}) {
+		t.Errorf("matched_in = %q", h.Matched)
+	}
+	res, err = ix.Search(context.Background(), note.SearchRequest{Query: "risks", Limit: 1})
+	if err != nil || !reflect.DeepEqual(res.Hits[0].Matched, []string{"heading", "body"}) {
+		t.Errorf("risks: %+v %v", res, err)
+	}
+	next, err := ix.Search(context.Background(), note.SearchRequest{Query: "spring", Offset: 1, Limit: 1})
+	if err != nil || len(next.Hits) != 1 || next.Hits[0].Path != "Projects/Garden Plan.md" { // the short Archive/Old.md is first
+		t.Errorf("page 2: %+v %v", next, err)
+	}
+	long := strings.Repeat("word ", 100) + "needle" + strings.Repeat(" word", 100)
+	m := mark(long, [][2]int{{500, 506}})
+	if !strings.HasPrefix(m, "…") || !strings.HasSuffix(m, "…") || !strings.Contains(m, "<mark>needle</mark>") || len(m) > 2*snippetContext+40 {
+		t.Errorf("long line snippet = %q", m)
+	}
+}
+
+// TestFresh: what changes in the vault shows in the very next answer, and
+// only what changed is read again.
+func TestFresh(t *testing.T) {
+	t.Parallel()
+	src := newMem(testVault)
+	ix := New(src)
+	ctx := context.Background()
+	search := func(q string) []string {
+		t.Helper()
+		res, err := ix.Search(ctx, note.SearchRequest{Query: q, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return paths(res)
+	}
+	if got := search("zucchini"); len(got) != 0 {
+		t.Fatalf("zucchini before: %q", got)
+	}
+	src.write("New.md", "zucchini everywhere #veg")
+	if got := search("zucchini"); !reflect.DeepEqual(got, []string{"New.md"}) {
+		t.Errorf("after create: %q", got)
+	}
+	// A rewrite within the file system's timestamp tick leaves the stamp
+	// as it was (same time, same size); the note was read within the racy
+	// window, so it is read again anyway.
+	src.mu.Lock()
+	src.files["New.md"] = "marrow everywhere #veg"
+	src.mods["New.md"] = time.Now()
+	src.mu.Unlock()
+	search("marrow")
+	src.mu.Lock()
+	src.files["New.md"] = "squash everywhere #veg" // same length, same stamp
+	src.mu.Unlock()
+	if got := search("squash"); !reflect.DeepEqual(got, []string{"New.md"}) {
+		t.Errorf("after a rewrite with an unchanged stamp: %q", got)
+	}
+	// Age every stamp past the racy window, as time would.
+	src.mu.Lock()
+	for p := range src.mods {
+		src.mods[p] = src.mods[p].Add(-time.Hour)
+	}
+	src.mu.Unlock()
+	search("zucchini")
+	src.mu.Lock()
+	before := src.reads
+	src.mu.Unlock()
+	src.write("Journal/Monday.md", "now about zucchini")
+	if got := search("zucchini"); !reflect.DeepEqual(got, []string{"Journal/Monday.md"}) {
+		t.Errorf("after edit: %q", got)
+	}
+	src.mu.Lock()
+	// One read to index the edited note, plus one snippet read per hit:
+	// the other notes, unchanged and past the racy window, are not read.
+	if reads := src.reads - before; reads != 2 {
+		t.Errorf("the edit cost %d reads, want 2 (1 re-index + 1 snippet)", reads)
+	}
+	src.mu.Unlock()
+	src.remove("New.md")
+	if got := search("squash"); len(got) != 0 {
+		t.Errorf("after delete: %q", got)
+	}
+	tags, err := ix.Tags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tags {
+		if tc.Tag == "veg" || tc.Tag == "journal" {
+			t.Errorf("tag %q survived its note's edit or deletion", tc.Tag)
+		}
+	}
+}
+
+func TestGraphTagsProperties(t *testing.T) {
+	t.Parallel()
+	ix := New(newMem(testVault))
+	ctx := context.Background()
+	bl, err := ix.Backlinks(ctx, "People/Ana Lima.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBL := []note.LinkRef{{Path: "Archive/Old.md", Line: 2}, {Path: "Journal/Monday.md", Line: 2}}
+	if !reflect.DeepEqual(bl, wantBL) {
+		t.Errorf("backlinks = %+v", bl)
+	}
+	ls, err := ix.Links(ctx, "People/Ana Lima.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLinks := []note.OutLink{{Target: "Garden Plan", Path: "Projects/Garden Plan.md", Resolved: true, Line: 4}, {Target: "Nowhere", Line: 4}}
+	if !reflect.DeepEqual(ls.Links, wantLinks) {
+		t.Errorf("links = %+v", ls.Links)
+	}
+	un, err := ix.Unresolved(ctx)
+	if err != nil || len(un) != 1 || un[0].Target != "Nowhere" || un[0].Count != 1 {
+		t.Errorf("unresolved = %+v %v", un, err)
+	}
+	orphans, err := ix.Orphans(ctx)
+	wantOrphans := []string{"Archive/Old.md", "Journal/Monday.md", "Recipes/Tomato Soup.md", "日本/庭園.md"}
+	if err != nil || !reflect.DeepEqual(orphans, wantOrphans) {
+		t.Errorf("orphans = %q %v", orphans, err)
+	}
+	tags, err := ix.Tags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTags := []note.TagCount{{Tag: "food", Count: 1}, {Tag: "garden", Count: 1}, {Tag: "journal", Count: 1}, {Tag: "person", Count: 1},
+		{Tag: "project", Count: 2}, {Tag: "project/active", Count: 1}, {Tag: "project/done", Count: 1}}
+	if !reflect.DeepEqual(tags, wantTags) {
+		t.Errorf("tags = %+v", tags)
+	}
+	tagged, err := ix.Tagged(ctx, "#Project")
+	if err != nil || !reflect.DeepEqual(tagged, []string{"Projects/Garden Plan.md", "Recipes/Tomato Soup.md"}) {
+		t.Errorf("tagged = %q %v", tagged, err)
+	}
+	props, err := ix.Properties(ctx)
+	wantProps := []note.PropertyStat{{Name: "aliases", Count: 1, Types: []string{"list"}}, {Name: "status", Count: 1, Types: []string{"text"}},
+		{Name: "tags", Count: 2, Types: []string{"list", "text"}}}
+	if err != nil || !reflect.DeepEqual(props, wantProps) {
+		t.Errorf("properties = %+v %v", props, err)
+	}
+}
+
+func TestTokenize(t *testing.T) {
+	t.Parallel()
+	cases := map[string][]string{
+		"Hello, World!":     {"hello", "world"},
+		"Ærøskøbing Straße": {"aeroskobing", "strasse"},
+		"ＡＢＣ ﬁne":           {"abc", "fine"},
+		"naïve résumé":      {"naive", "resume"},
+		"日本語のテキスト":          {"日本", "本語", "語の", "のテ", "テキ", "キス", "スト"},
+		"x2 2024-11-23":     {"x2", "2024", "11", "23"},
+		"mixed日本text":       {"mixed", "日本", "text"},
+	}
+	for in, want := range cases {
+		if got := terms(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("terms(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

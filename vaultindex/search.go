@@ -1,0 +1,505 @@
+package vaultindex
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/bits"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// BM25F parameters. Weights make a match in a note's title, aliases, tags
+// or headings count more than one in its body; b is how much a longer
+// field dilutes a match.
+var (
+	k1      = 1.2
+	weights = [nFields]float64{fTitle: 5, fAlias: 4, fHeading: 2.5, fTag: 3, fPath: 1.5, fBody: 1}
+	bField  = [nFields]float64{fTitle: 0.3, fAlias: 0.3, fHeading: 0.5, fTag: 0.3, fPath: 0.3, fBody: 0.75}
+)
+
+// phraseBonus multiplies the score of a phrase that matched as a whole.
+const phraseBonus = 1.5
+
+// set is a set of note ids.
+type set []uint64
+
+func newSet(n int) set          { return make(set, (n+63)/64) }
+func (s set) add(i uint32)      { s[i/64] |= 1 << (i % 64) }
+func (s set) has(i uint32) bool { return s[i/64]&(1<<(i%64)) != 0 }
+func (s set) and(o set) {
+	for i := range s {
+		s[i] &= o[i]
+	}
+}
+func (s set) or(o set) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+func (s set) andNot(o set) {
+	for i := range s {
+		s[i] &^= o[i]
+	}
+}
+
+// Search runs one search.
+func (ix *Index) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	var res note.SearchResult
+	err := ix.view(ctx, func() error {
+		var err error
+		if req.Mode == note.SearchRegex {
+			res, err = ix.searchRegex(ctx, req)
+		} else {
+			res, err = ix.searchText(ctx, req)
+		}
+		return err
+	})
+	return res, err
+}
+
+type ranked struct {
+	id    uint32
+	score float64
+}
+
+func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	q, err := parseQuery(req.Query)
+	if err != nil {
+		return note.SearchResult{}, errors.InvalidFields(errors.Field{Field: "query", Message: err.Error()})
+	}
+	if len(q.clauses) == 0 {
+		return note.SearchResult{}, errors.InvalidFields(errors.Field{Field: "query",
+			Message: `has nothing to search for: give words, "a phrase", or a filter such as tag:project, path:Projects or [status:done]`})
+	}
+	n := len(ix.docs)
+	match := ix.live(req.Folder)
+	scores := make([]float64, n)
+	fields := make([]uint8, n) // bit per field a word matched in
+	for _, c := range q.clauses {
+		cs := newSet(n)
+		for _, a := range c.alts {
+			as := ix.altSet(a)
+			cs.or(as)
+			if !c.neg && a.filter == nil {
+				ix.score(a, as, scores, fields)
+			}
+		}
+		if c.neg {
+			match.andNot(cs)
+		} else {
+			match.and(cs)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return note.SearchResult{}, err
+	}
+	var hits []ranked
+	for i, w := range match {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			w &^= 1 << b
+			id := uint32(i*64 + b)
+			hits = append(hits, ranked{id, scores[id]})
+		}
+	}
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].score != hits[b].score {
+			return hits[a].score > hits[b].score
+		}
+		return ix.docs[hits[a].id].path < ix.docs[hits[b].id].path
+	})
+	res := note.SearchResult{Total: len(hits), Hits: []note.Hit{}}
+	words := q.words()
+	for _, h := range page(hits, req.Offset, req.Limit) {
+		d := ix.docs[h.id]
+		hit := note.Hit{Path: d.path, Score: math.Round(h.score*1000) / 1000}
+		for f := range nFields {
+			if fields[h.id]&(1<<f) != 0 {
+				hit.Matched = append(hit.Matched, fieldNames[f])
+			}
+		}
+		hit.Snippets = []note.Snippet{}
+		if len(words) > 0 {
+			if data, err := ix.src.ReadFile(d.path); err == nil {
+				hit.Snippets = snippets(data, d.meta.BodyLine, func(line string) [][2]int { return wordMatches(line, words) })
+			}
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+func page[T any](all []T, offset, limit int) []T {
+	if offset >= len(all) {
+		return nil
+	}
+	return all[offset:min(len(all), offset+limit)]
+}
+
+// live is the set of notes, within folder when it is set.
+func (ix *Index) live(folder string) set {
+	s := newSet(len(ix.docs))
+	prefix := strings.Trim(folder, "/") + "/"
+	for id, d := range ix.docs {
+		if d != nil && (prefix == "/" || strings.HasPrefix(d.path, prefix)) {
+			s.add(uint32(id))
+		}
+	}
+	return s
+}
+
+// altSet is the set of notes an alternative matches.
+func (ix *Index) altSet(a alt) set {
+	n := len(ix.docs)
+	s := newSet(n)
+	if a.filter != nil {
+		for id, d := range ix.docs {
+			if d != nil && a.filter.match(d) {
+				s.add(uint32(id))
+			}
+		}
+		return s
+	}
+	var first = true
+	for _, w := range a.words {
+		t, ok := ix.termID[w]
+		if !ok {
+			return newSet(n)
+		}
+		ws := newSet(n)
+		for _, p := range ix.postings[t] {
+			ws.add(p.doc)
+		}
+		if first {
+			s, first = ws, false
+		} else {
+			s.and(ws)
+		}
+	}
+	if a.phrase {
+		ids := ix.phraseIDs(a.words)
+		for i, w := range s {
+			for w != 0 {
+				b := bits.TrailingZeros64(w)
+				w &^= 1 << b
+				id := uint32(i*64 + b)
+				if !ix.hasPhrase(ix.docs[id], ids) {
+					s[i] &^= 1 << b
+				}
+			}
+		}
+	}
+	return s
+}
+
+func (ix *Index) phraseIDs(words []string) []uint32 {
+	ids := make([]uint32, len(words))
+	for i, w := range words {
+		ids[i] = ix.termID[w]
+	}
+	return ids
+}
+
+// hasPhrase reports whether the note's body has the terms side by side, or
+// its title is them.
+func (ix *Index) hasPhrase(d *doc, ids []uint32) bool {
+	for i := 0; i+len(ids) <= len(d.seq); i++ {
+		if d.seq[i] == ids[0] && slicesEqual(d.seq[i:i+len(ids)], ids) {
+			return true
+		}
+	}
+	title := terms(note.Stem(d.path))
+	for i := 0; i+len(ids) <= len(title); i++ {
+		ok := true
+		for k, id := range ids {
+			if ix.termText[id] != title[i+k] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func slicesEqual(a, b []uint32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// score adds BM25F scores of an alternative's words to the notes it
+// matched.
+func (ix *Index) score(a alt, matched set, scores []float64, fields []uint8) {
+	var avg [nFields]float64
+	for f := range nFields {
+		avg[f] = max(1, float64(ix.totals[f])/float64(max(1, ix.count)))
+	}
+	bonus := 1.0
+	if a.phrase {
+		bonus = phraseBonus
+	}
+	nDocs := float64(ix.count)
+	for _, w := range a.words {
+		t := ix.termID[w]
+		ps := ix.postings[t]
+		df := float64(len(ps))
+		idf := math.Log(1 + (nDocs-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			if !matched.has(p.doc) {
+				continue
+			}
+			d := ix.docs[p.doc]
+			tf := 0.0
+			for f := range nFields {
+				if p.tf[f] == 0 {
+					continue
+				}
+				fields[p.doc] |= 1 << f
+				norm := 1 - bField[f] + bField[f]*float64(d.lens[f])/avg[f]
+				tf += weights[f] * float64(p.tf[f]) / norm
+			}
+			scores[p.doc] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
+		}
+	}
+}
+
+// match reports whether the note passes the filter.
+func (f *filter) match(d *doc) bool {
+	switch f.kind {
+	case "path":
+		return strings.Contains(Fold(d.path), f.value)
+	case "file":
+		return strings.Contains(Fold(path.Base(d.path)), f.value)
+	case "tag":
+		for _, t := range d.meta.Tags {
+			ft := Fold(t.Name)
+			if ft == f.value || strings.HasPrefix(ft, f.value+"/") {
+				return true
+			}
+		}
+		return false
+	case "prop":
+		for _, p := range d.meta.Properties {
+			if !strings.EqualFold(p.Key, f.key) {
+				continue
+			}
+			if f.value == "" {
+				return true
+			}
+			return valueContains(p.Value, f.value)
+		}
+	}
+	return false
+}
+
+func valueContains(v any, want string) bool {
+	switch v := v.(type) {
+	case []any:
+		for _, x := range v {
+			if valueContains(x, want) {
+				return true
+			}
+		}
+		return false
+	case map[string]any:
+		return false
+	case nil:
+		return want == "null"
+	}
+	return strings.Contains(Fold(toString(v)), want)
+}
+
+// words are the folded words a snippet marks: every word of the query's
+// positive alternatives.
+func (q query) words() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range q.clauses {
+		if c.neg {
+			continue
+		}
+		for _, a := range c.alts {
+			for _, w := range a.words {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}
+
+// wordMatches returns the byte ranges of line's tokens that are words.
+func wordMatches(line string, words map[string]bool) [][2]int {
+	var out [][2]int
+	tokenize(line, true, func(t *token) {
+		if words[string(t.term)] {
+			out = append(out, [2]int{t.start, t.end})
+		}
+	})
+	return out
+}
+
+func (ix *Index) searchRegex(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	re, err := regexp.Compile("(?im)" + req.Query)
+	if err != nil {
+		return note.SearchResult{}, errors.InvalidFields(errors.Field{Field: "query",
+			Message: "is not a valid regular expression (RE2 syntax, case-insensitive): " + strings.TrimPrefix(err.Error(), "error parsing regexp: ")})
+	}
+	match := ix.live(req.Folder)
+	type found struct {
+		id    uint32
+		count int
+	}
+	var all []found
+	var ids []uint32
+	for id, d := range ix.docs {
+		if d != nil && match.has(uint32(id)) {
+			ids = append(ids, uint32(id))
+		}
+	}
+	counts := make([]int, len(ids))
+	parallel(len(ids), func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		data, err := ix.src.ReadFile(ix.docs[ids[i]].path)
+		if err == nil {
+			counts[i] = len(re.FindAllIndex(data, 1000))
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return note.SearchResult{}, err
+	}
+	for i, c := range counts {
+		if c > 0 {
+			all = append(all, found{ids[i], c})
+		}
+	}
+	sort.Slice(all, func(a, b int) bool {
+		if all[a].count != all[b].count {
+			return all[a].count > all[b].count
+		}
+		return ix.docs[all[a].id].path < ix.docs[all[b].id].path
+	})
+	res := note.SearchResult{Total: len(all), Hits: []note.Hit{}}
+	for _, f := range page(all, req.Offset, req.Limit) {
+		d := ix.docs[f.id]
+		hit := note.Hit{Path: d.path, Score: float64(f.count), Snippets: []note.Snippet{}}
+		if data, err := ix.src.ReadFile(d.path); err == nil {
+			hit.Snippets = snippets(data, 1, func(line string) [][2]int {
+				var out [][2]int
+				for _, m := range re.FindAllStringIndex(line, 20) {
+					if m[1] > m[0] {
+						out = append(out, [2]int{m[0], m[1]})
+					}
+				}
+				return out
+			})
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+// Snippet bounds.
+const (
+	maxSnippets    = 3
+	snippetContext = 100 // bytes kept on each side of the first match
+)
+
+// snippets picks up to maxSnippets lines with the most distinct matches
+// (earliest first among equals), from line `from` on when any there
+// match, and marks the matches.
+func snippets(data []byte, from int, find func(string) [][2]int) []note.Snippet {
+	type cand struct {
+		line  int
+		text  string
+		marks [][2]int
+		score int
+	}
+	var cands []cand
+	scan := func(start int) {
+		ln := 0
+		for off := 0; off <= len(data); {
+			end := bytes.IndexByte(data[off:], '\n')
+			if end < 0 {
+				end = len(data) - off
+			}
+			ln++
+			line := strings.TrimSuffix(string(data[off:off+end]), "\r")
+			off += end + 1
+			if ln < start {
+				continue
+			}
+			if m := find(line); len(m) > 0 {
+				distinct := map[string]bool{}
+				for _, r := range m {
+					distinct[strings.ToLower(line[r[0]:r[1]])] = true
+				}
+				cands = append(cands, cand{ln, line, m, len(distinct)})
+			}
+		}
+	}
+	scan(from)
+	if len(cands) == 0 && from > 1 {
+		scan(1) // only the frontmatter matched
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+	cands = cands[:min(len(cands), maxSnippets)]
+	sort.Slice(cands, func(a, b int) bool { return cands[a].line < cands[b].line })
+	out := make([]note.Snippet, 0, len(cands))
+	for _, c := range cands {
+		out = append(out, note.Snippet{Line: c.line, Text: mark(c.text, c.marks)})
+	}
+	return out
+}
+
+// mark wraps the ranges in <mark></mark>, keeping about snippetContext
+// bytes around them, cut at rune boundaries.
+func mark(line string, ranges [][2]int) string {
+	lo := max(0, ranges[0][0]-snippetContext)
+	hi := min(len(line), ranges[0][1]+snippetContext)
+	for _, r := range ranges[1:] {
+		if r[1] <= hi+snippetContext {
+			hi = min(len(line), max(hi, r[1]+20))
+		}
+	}
+	for lo > 0 && !isRuneStart(line[lo]) {
+		lo--
+	}
+	for hi < len(line) && !isRuneStart(line[hi]) {
+		hi++
+	}
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString("…")
+	}
+	at := lo
+	for _, r := range ranges {
+		if r[0] < at || r[1] > hi {
+			continue
+		}
+		b.WriteString(line[at:r[0]])
+		b.WriteString("<mark>")
+		b.WriteString(line[r[0]:r[1]])
+		b.WriteString("</mark>")
+		at = r[1]
+	}
+	b.WriteString(line[at:hi])
+	if hi < len(line) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }

@@ -1,0 +1,186 @@
+package vaultindex
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxToken bounds a token's folded length: longer runs (base64 blobs,
+// hashes) are not words anyone searches for, and would bloat the index.
+const maxToken = 64
+
+// folds maps each BMP rune to its folded form: compatibility-decomposed,
+// combining marks dropped, lower-cased ("É" → "e", "ﬁ" → "fi", "Ａ" → "a").
+// "" means the rune folds to its lower case. Built on first use.
+var (
+	foldOnce sync.Once
+	folds    []string
+)
+
+// extraFolds are letters without a decomposition that readers still expect
+// to match their base letters.
+var extraFolds = map[rune]string{
+	'ß': "ss", 'ẞ': "ss", 'æ': "ae", 'Æ': "ae", 'œ': "oe", 'Œ': "oe", 'ø': "o", 'Ø': "o",
+	'ł': "l", 'Ł': "l", 'đ': "d", 'Đ': "d", 'ı': "i", 'þ': "th", 'Þ': "th", 'ð': "d", 'Ð': "d",
+}
+
+func buildFolds() {
+	folds = make([]string, 0x10000)
+	for r := rune(0x80); r < 0x10000; r++ {
+		if !wordRune(r) {
+			continue
+		}
+		if s, ok := extraFolds[r]; ok {
+			folds[r] = s
+			continue
+		}
+		d := norm.NFKD.String(string(r))
+		var b strings.Builder
+		for _, c := range d {
+			if unicode.Is(unicode.Mn, c) {
+				continue
+			}
+			b.WriteRune(unicode.ToLower(c))
+		}
+		if s := b.String(); s != string(unicode.ToLower(r)) {
+			folds[r] = s
+		}
+	}
+}
+
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// cjk reports whether r belongs to a script written without spaces between
+// words, where the index uses character bigrams.
+func cjk(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+}
+
+// appendFold appends r's folded form to b.
+func appendFold(b []byte, r rune) []byte {
+	switch {
+	case r < 0x80:
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return append(b, byte(r))
+	case r < 0x10000:
+		if s := folds[r]; s != "" {
+			return append(b, s...)
+		}
+	}
+	return utf8.AppendRune(b, unicode.ToLower(r))
+}
+
+// Fold returns s folded as the index folds words: case and diacritics
+// removed, compatibility forms unified. It is how filters compare text.
+func Fold(s string) string {
+	foldOnce.Do(buildFolds)
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = appendFold(b, r)
+	}
+	return string(b)
+}
+
+// token is one token found in a text.
+type token struct {
+	term       []byte // folded; valid until the next token
+	start, end int    // byte offsets in the text
+	// cjk marks a token from a CJK run: a bigram, or a single character
+	// when the run has only one. Runs also yield their characters as
+	// unigrams with uni set, which take no position.
+	cjk, uni bool
+}
+
+// tokenize calls emit for each token of s, in order. Words are runs of
+// letters, digits and marks; CJK runs become overlapping character bigrams
+// (and, with unigrams, each character too), since those scripts put no
+// spaces between words.
+func tokenize(s string, unigrams bool, emit func(t *token)) {
+	foldOnce.Do(buildFolds)
+	var t token
+	buf := make([]byte, 0, 64)
+	i := 0
+	for i < len(s) {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if !wordRune(r) {
+			i += size
+			continue
+		}
+		if cjk(r) {
+			i = cjkRun(s, i, unigrams, &t, emit)
+			continue
+		}
+		start := i
+		buf = buf[:0]
+		for i < len(s) {
+			r, size = rune(s[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[i:])
+			}
+			if !wordRune(r) || cjk(r) {
+				break
+			}
+			buf = appendFold(buf, r)
+			i += size
+		}
+		if len(buf) == 0 || len(buf) > maxToken {
+			continue
+		}
+		t = token{term: buf, start: start, end: i}
+		emit(&t)
+	}
+}
+
+// cjkRun tokenizes the CJK run starting at i and returns where it ends.
+func cjkRun(s string, i int, unigrams bool, t *token, emit func(*token)) int {
+	type ch struct {
+		r          rune
+		start, end int
+	}
+	var run []ch
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !cjk(r) {
+			break
+		}
+		run = append(run, ch{unicode.ToLower(r), i, i + size})
+		i += size
+	}
+	var buf [8]byte
+	if len(run) == 1 {
+		*t = token{term: utf8.AppendRune(buf[:0], run[0].r), start: run[0].start, end: run[0].end, cjk: true}
+		emit(t)
+		return i
+	}
+	for k := 0; k+1 < len(run); k++ {
+		b := utf8.AppendRune(buf[:0], run[k].r)
+		b = utf8.AppendRune(b, run[k+1].r)
+		*t = token{term: b, start: run[k].start, end: run[k+1].end, cjk: true}
+		emit(t)
+	}
+	if unigrams {
+		for _, c := range run {
+			*t = token{term: utf8.AppendRune(buf[:0], c.r), start: c.start, end: c.end, cjk: true, uni: true}
+			emit(t)
+		}
+	}
+	return i
+}
+
+// terms returns s's distinct position-taking tokens, folded, in order.
+func terms(s string) []string {
+	var out []string
+	tokenize(s, false, func(t *token) { out = append(out, string(t.term)) })
+	return out
+}
