@@ -120,6 +120,9 @@ func scalarString(v any) (string, bool) {
 // Obsidian writes them (2026-11-23T10:00, seconds and zone optional), which
 // YAML itself takes for a string.
 func isDatetime(s string) bool {
+	if len(s) < len("2006-01-02T15:04") || s[4] != '-' || s[10] != 'T' {
+		return false
+	}
 	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.999999999Z07:00"} {
 		if _, err := time.Parse(layout, s); err == nil {
 			return true

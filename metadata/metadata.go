@@ -200,8 +200,11 @@ func heading(line []byte) (Heading, bool) {
 
 // blockID finds "^id" ending a line, after a space or alone on it.
 func blockID(line []byte) (string, bool) {
-	line = bytes.TrimRight(line, " \t")
 	i := bytes.LastIndexByte(line, '^')
+	if i < 0 {
+		return "", false
+	}
+	line = bytes.TrimRight(line, " \t")
 	if i < 0 || i == len(line)-1 || (i > 0 && line[i-1] != ' ' && line[i-1] != '\t') {
 		return "", false
 	}

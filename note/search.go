@@ -20,6 +20,9 @@ const (
 type SearchResult struct {
 	Total int   `json:"total" jsonschema:"how many notes match in all"`
 	Hits  []Hit `json:"results" jsonschema:"this page of the matching notes, best first"`
+	// Relaxed is set when no note had every word, so notes with some of
+	// them are ranked instead.
+	Relaxed bool `json:"relaxed,omitempty" jsonschema:"true when no note has every word of the query: these notes have some of them, best first"`
 	// NextCursor and Truncated are set by the tool, which pages and bounds
 	// every answer.
 	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor to get the next page; absent on the last page"`

@@ -7,7 +7,7 @@ import (
 )
 
 type searchNotesArgs struct {
-	Query  string `json:"query" jsonschema:"What to find. Words (all must match, any order, case and accents ignored), \"exact phrases\", -excluded words, a OR b; filters path:Projects, file:plan, tag:#project (nested tags included), [status:done], [due] (has the property), each negatable (-tag:done). In regex mode: an RE2 regular expression, case-insensitive." validate:"required,max=1000"`
+	Query  string `json:"query" jsonschema:"What to find. Words (all must match, any order, case and accents ignored; a word also finds longer words it begins, compost → composting; when no note has them all, notes with some of them come back marked relaxed), \"exact phrases\", -excluded words, a OR b; filters path:Projects, file:plan, tag:#project (nested tags included), [status:done], [due] (has the property), each negatable (-tag:done). In regex mode: an RE2 regular expression, case-insensitive." validate:"required,max=1000"`
 	Mode   string `json:"mode,omitempty" jsonschema:"text (default): ranked word search with the syntax above; regex: notes whose text matches the regular expression, most matches first." validate:"omitempty,oneof=text regex"`
 	Folder string `json:"folder,omitempty" jsonschema:"Only search notes in this folder and below, e.g. Projects/2026." validate:"omitempty,folder"`
 	paging

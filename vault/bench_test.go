@@ -68,8 +68,10 @@ const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do 
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchDir != "" {
-		_ = os.RemoveAll(benchDir)
+	for _, dir := range []string{benchDir, genDir} {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -20,11 +20,23 @@ import (
 type finder struct {
 	once sync.Once
 	ix   *vaultindex.Index
+	w    *watcher // nil where the index sweeps instead
 }
 
 func (v *Vault) index() *vaultindex.Index {
-	v.find.once.Do(func() { v.find.ix = vaultindex.New(v) })
+	v.find.once.Do(func() {
+		v.find.w = startWatcher(v.dir)
+		v.find.ix = vaultindex.New(v)
+	})
 	return v.find.ix
+}
+
+// Changed implements vaultindex.Changes with the folder's watcher.
+func (v *Vault) Changed() ([]string, bool) {
+	if v.find.w == nil {
+		return nil, false
+	}
+	return v.find.w.Changed()
 }
 
 // Stamp implements vaultindex.Source: the file's modification time and

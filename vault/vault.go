@@ -54,8 +54,14 @@ func Open(dir string) (*Vault, error) {
 // Dir is the vault folder as given to Open.
 func (v *Vault) Dir() string { return v.dir }
 
-// Close releases the vault folder.
-func (v *Vault) Close() error { return v.root.Close() }
+// Close releases the vault folder, and its watcher when the index started
+// one.
+func (v *Vault) Close() error {
+	if v.find.w != nil {
+		v.find.w.close()
+	}
+	return v.root.Close()
+}
 
 // locate turns a locator into the path of an existing file.
 func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {

@@ -15,6 +15,7 @@ package vaultindex
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,14 @@ type Source interface {
 	Stamp(p string) (Stamp, error)
 	// ReadFile returns the file's bytes.
 	ReadFile(p string) ([]byte, error)
+}
+
+// Changes is what a Source may also offer: which files may have changed
+// since it was last asked, so that a refresh stats those instead of every
+// note. complete is false when it cannot be sure (no watcher on this
+// system, a lost event), and then every note is checked.
+type Changes interface {
+	Changed() (paths []string, complete bool)
 }
 
 // Stamp identifies one version of a file.
@@ -60,10 +69,29 @@ const (
 
 var fieldNames = [nFields]string{"title", "alias", "heading", "tag", "path", "body"}
 
-// posting is one note's counts of one term, per field (saturating).
+// posting is one note's counts of one term, per field, packed in 8 bytes
+// (there are millions): the body's count in the low byte (up to 255), then
+// four bits (up to 15) for each other field.
 type posting struct {
 	doc uint32
-	tf  [nFields]uint8
+	tf  uint32
+}
+
+// pack folds per-field counts into a posting's tf, saturating.
+func pack(c [nFields]uint8) uint32 {
+	v := uint32(c[fBody])
+	for f := range fBody {
+		v |= uint32(min(c[f], 15)) << (8 + 4*f)
+	}
+	return v
+}
+
+// fieldCount is field f's count in a packed tf.
+func fieldCount(tf uint32, f int) uint32 {
+	if f == fBody {
+		return tf & 0xff
+	}
+	return tf >> (8 + 4*f) & 0xf
 }
 
 type doc struct {
@@ -71,9 +99,10 @@ type doc struct {
 	stamp  Stamp
 	readAt time.Time
 	lens   [nFields]uint32
-	// seq is the body's position-taking tokens as term ids, in order, for
-	// phrases.
-	seq []uint32
+	// seq is the body's position-taking tokens, in order, for phrases:
+	// each an index into uniq, so two bytes a word. nil for a note with
+	// more distinct words than that counts (phrases then read the file).
+	seq []uint16
 	// uniq is every term id the note has a posting for.
 	uniq []uint32
 	meta *metadata.Note
@@ -128,6 +157,18 @@ func (ix *Index) view(ctx context.Context, fn func() error) error {
 // refresh brings the index up to date with the vault.
 func (ix *Index) refresh(ctx context.Context) error {
 	started := time.Now()
+	// Ask what changed before listing: a change after this point is seen by
+	// the next refresh.
+	var changed map[string]bool // nil: check every note
+	if c, ok := ix.src.(Changes); ok {
+		paths, complete := c.Changed()
+		if complete && ix.built {
+			changed = make(map[string]bool, len(paths))
+			for _, p := range paths {
+				changed[p] = true
+			}
+		}
+	}
 	files, err := ix.src.Files()
 	if err != nil {
 		return err
@@ -147,10 +188,14 @@ func (ix *Index) refresh(ctx context.Context) error {
 	stamps := make([]Stamp, len(notes))
 	errs := make([]error, len(notes))
 	parallel(len(notes), func(i int) {
-		if id, ok := ix.byPath[notes[i]]; ok && !ix.docs[id].racy() {
-			stamps[i], errs[i] = ix.src.Stamp(notes[i])
-		} else {
+		id, ok := ix.byPath[notes[i]]
+		switch {
+		case !ok || ix.docs[id].racy():
 			errs[i] = errStale
+		case changed != nil && !changed[notes[i]]:
+			stamps[i] = ix.docs[id].stamp // the watcher saw nothing happen to it
+		default:
+			stamps[i], errs[i] = ix.src.Stamp(notes[i])
 		}
 	})
 	live := make(map[string]bool, len(notes))
@@ -170,17 +215,42 @@ func (ix *Index) refresh(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// Read and parse in parallel; merge into the postings in order.
-	parsed := make([]*parsedNote, len(stale))
-	parallel(len(stale), func(i int) { parsed[i] = ix.read(stale[i]) })
-	for _, pn := range parsed {
-		if id, ok := ix.byPath[pn.path]; ok {
-			ix.remove(id)
+	// Read and parse in parallel, a batch at a time, merging each batch
+	// into the postings in order: the parsed form of only one batch is
+	// alive at once, and its term maps are reused.
+	const batch = 256
+	if len(stale) > batch {
+		// A build makes garbage fast and keeps most of what it makes: a
+		// collection every time the heap doubles would spend a third of
+		// the build rescanning the index. Collect less often meanwhile.
+		// Afterwards, give the build's garbage back to the system at once
+		// rather than over minutes: the server's resident size is what the
+		// user sees.
+		old := debug.SetGCPercent(300)
+		defer func() {
+			debug.SetGCPercent(old)
+			debug.FreeOSMemory()
+		}()
+	}
+	parsed := make([]*parsedNote, batch)
+	for from := 0; from < len(stale); from += batch {
+		part := stale[from:min(len(stale), from+batch)]
+		parallel(len(part), func(i int) { parsed[i] = ix.read(part[i]) })
+		for _, pn := range parsed[:len(part)] {
+			if id, ok := ix.byPath[pn.path]; ok {
+				ix.remove(id)
+			}
+			if !pn.gone {
+				ix.add(pn)
+			}
+			pn.release()
 		}
-		if pn.gone {
-			continue
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		ix.add(pn)
+	}
+	if len(stale) > batch {
+		ix.trim()
 	}
 	if ix.linkIx == nil || !sameSlice(ix.linkFor, files) {
 		ix.linkIx = links.NewIndex(files)
@@ -244,16 +314,33 @@ func parallel(n int, fn func(int)) {
 	wg.Wait()
 }
 
-// parsedNote is a note read and tokenized, ready to merge.
+// parsedNote is a note read and tokenized, ready to merge. Its terms are
+// numbered locally, so that tokenizing allocates once per distinct word,
+// not once per word.
 type parsedNote struct {
 	path   string
 	gone   bool
 	stamp  Stamp
 	readAt time.Time
 	meta   *metadata.Note
-	counts map[string]*[nFields]uint8
+	local  map[string]int32 // term → local number
+	terms  []string         // by local number
+	counts [][nFields]uint8 // by local number
 	lens   [nFields]uint32
-	seq    []string
+	seq    []int32 // the body's position-taking terms, by local number
+}
+
+// localPool recycles the per-note term maps, the largest garbage of a
+// build.
+var localPool = sync.Pool{New: func() any { return make(map[string]int32, 512) }}
+
+// release returns what the note no longer needs once merged.
+func (pn *parsedNote) release() {
+	if pn.local != nil {
+		clear(pn.local)
+		localPool.Put(pn.local)
+		pn.local = nil
+	}
 }
 
 func (ix *Index) read(p string) *parsedNote {
@@ -276,18 +363,23 @@ func (ix *Index) read(p string) *parsedNote {
 	}
 	pn.stamp = st
 	pn.meta = metadata.Parse(data)
-	pn.counts = map[string]*[nFields]uint8{}
+	pn.local = localPool.Get().(map[string]int32)
+	var last int32
 	count := func(f int) func(*token) {
 		return func(t *token) {
-			c := pn.counts[string(t.term)]
-			if c == nil {
-				c = new([nFields]uint8)
-				pn.counts[string(t.term)] = c
+			id, ok := pn.local[string(t.term)]
+			if !ok {
+				id = int32(len(pn.terms))
+				s := string(t.term)
+				pn.local[s] = id
+				pn.terms = append(pn.terms, s)
+				pn.counts = append(pn.counts, [nFields]uint8{})
 			}
-			if c[f] < 255 {
+			if c := &pn.counts[id]; c[f] < 255 {
 				c[f]++
 			}
 			pn.lens[f]++
+			last = id
 		}
 	}
 	tokenize(note.Stem(p), true, count(fTitle))
@@ -302,10 +394,11 @@ func (ix *Index) read(p string) *parsedNote {
 		tokenize(t.Name, true, count(fTag))
 	}
 	body := count(fBody)
+	pn.seq = make([]int32, 0, len(data)/6)
 	tokenize(string(data), true, func(t *token) {
 		body(t)
 		if !t.uni {
-			pn.seq = append(pn.seq, string(t.term))
+			pn.seq = append(pn.seq, last)
 		}
 	})
 	return pn
@@ -322,17 +415,24 @@ func (ix *Index) add(pn *parsedNote) {
 		ix.docs = append(ix.docs, nil)
 	}
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
-	d.uniq = make([]uint32, 0, len(pn.counts))
-	for term, c := range pn.counts {
+	d.uniq = make([]uint32, len(pn.terms))
+	for l, term := range pn.terms {
 		t := ix.term(term)
-		d.uniq = append(d.uniq, t)
+		d.uniq[l] = t
 		ps := ix.postings[t]
+		if n := len(ps); n == 0 || ps[n-1].doc < id {
+			// New ids come in increasing order while the index is built.
+			ix.postings[t] = append(ps, posting{doc: id, tf: pack(pn.counts[l])})
+			continue
+		}
 		at, _ := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) })
-		ix.postings[t] = slices.Insert(ps, at, posting{doc: id, tf: *c})
+		ix.postings[t] = slices.Insert(ps, at, posting{doc: id, tf: pack(pn.counts[l])})
 	}
-	d.seq = make([]uint32, len(pn.seq))
-	for i, term := range pn.seq {
-		d.seq[i] = ix.termID[term]
+	if len(pn.terms) <= 1<<16 {
+		d.seq = make([]uint16, len(pn.seq))
+		for i, l := range pn.seq {
+			d.seq[i] = uint16(l)
+		}
 	}
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])
@@ -352,6 +452,16 @@ func (ix *Index) term(s string) uint32 {
 	ix.termText = append(ix.termText, s)
 	ix.postings = append(ix.postings, nil)
 	return t
+}
+
+// trim gives back the spare capacity append left in the postings after a
+// large refresh: a quarter of their memory, for good.
+func (ix *Index) trim() {
+	for t, ps := range ix.postings {
+		if cap(ps) > len(ps)+len(ps)/8+4 {
+			ix.postings[t] = slices.Clone(ps)
+		}
+	}
 }
 
 // remove takes a note out of the index.

@@ -105,7 +105,11 @@ func TestSearch(t *testing.T) {
 		want          []string // exact order
 		wantKind      errors.Kind
 	}{
-		{query: "garden plan", want: []string{"Projects/Garden Plan.md", "People/Ana Lima.md"}}, // "plans" is another word
+		{query: "garden plan", want: []string{"Projects/Garden Plan.md", "People/Ana Lima.md", "Archive/Old.md"}},   // "plans" begins with "plan": it counts, for less
+		{query: "tomato", want: []string{"Recipes/Tomato Soup.md", "Journal/Monday.md", "Projects/Garden Plan.md"}}, // tomatoes, for less
+		{query: "tom", want: []string{}},            // too short to match as a prefix
+		{query: `"garden plans"`, want: []string{}}, // phrases match exactly
+		{query: "how do tomatoes grow", want: []string{"Journal/Monday.md", "Projects/Garden Plan.md", "Recipes/Tomato Soup.md"}}, // relaxed
 		// Title, alias and tag first; then six body matches; then one each, shorter notes first.
 		{query: "garden", want: []string{"Projects/Garden Plan.md", "Recipes/Tomato Soup.md", "Archive/Old.md", "People/Ana Lima.md", "Journal/Monday.md"}},
 		{query: `"early spring"`, want: []string{"Projects/Garden Plan.md"}},
@@ -147,8 +151,8 @@ func TestSearch(t *testing.T) {
 			t.Errorf("%q: %v", c.query, err)
 			continue
 		}
-		if got := paths(res); !reflect.DeepEqual(got, c.want) || res.Total != len(c.want) {
-			t.Errorf("%q: got %q (total %d), want %q", c.query, got, res.Total, c.want)
+		if got := paths(res); !reflect.DeepEqual(got, c.want) || res.Total != len(c.want) || res.Relaxed != strings.Contains(c.query, "how") {
+			t.Errorf("%q: got %q (total %d, relaxed %v), want %q", c.query, got, res.Total, res.Relaxed, c.want)
 		}
 	}
 }

@@ -26,6 +26,9 @@ type alt struct {
 	// unigram is set for a single CJK character, matched on its own.
 	unigram bool
 	filter  *filter
+	// terms are what each word matches in the vocabulary, resolved when
+	// the query runs.
+	terms [][]weighted
 }
 
 // filter restricts by something other than the text.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -41,6 +42,14 @@ func (s set) or(o set) {
 	for i := range s {
 		s[i] |= o[i]
 	}
+}
+func (s set) empty() bool {
+	for _, w := range s {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 func (s set) andNot(o set) {
 	for i := range s {
@@ -78,23 +87,51 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			Message: `has nothing to search for: give words, "a phrase", or a filter such as tag:project, path:Projects or [status:done]`})
 	}
 	n := len(ix.docs)
+	// base is every note the filters and exclusions allow; match narrows it
+	// to the notes with every word. When none has them all, the notes with
+	// any of them are ranked instead (relaxed), best first: a question
+	// asked in a sentence ("how to renew my passport") still finds the
+	// note that has its rare words.
+	base := ix.live(req.Folder)
 	match := ix.live(req.Folder)
+	anyWord := newSet(n)
+	wordClauses := 0
 	scores := make([]float64, n)
 	fields := make([]uint8, n) // bit per field a word matched in
-	for _, c := range q.clauses {
+	for ci := range q.clauses {
+		c := &q.clauses[ci]
 		cs := newSet(n)
-		for _, a := range c.alts {
-			as := ix.altSet(a)
+		words := !c.neg
+		for ai := range c.alts {
+			a := &c.alts[ai]
+			if a.filter == nil {
+				a.terms = ix.termsFor(*a)
+			} else {
+				words = false
+			}
+			as := ix.altSet(*a)
 			cs.or(as)
 			if !c.neg && a.filter == nil {
-				ix.score(a, as, scores, fields)
+				ix.score(*a, as, scores, fields)
 			}
 		}
-		if c.neg {
+		switch {
+		case c.neg:
 			match.andNot(cs)
-		} else {
+			base.andNot(cs)
+		case words:
 			match.and(cs)
+			anyWord.or(cs)
+			wordClauses++
+		default:
+			match.and(cs)
+			base.and(cs)
 		}
+	}
+	relaxed := false
+	if wordClauses >= 2 && match.empty() {
+		base.and(anyWord)
+		match, relaxed = base, true
 	}
 	if err := ctx.Err(); err != nil {
 		return note.SearchResult{}, err
@@ -114,7 +151,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		}
 		return ix.docs[hits[a].id].path < ix.docs[hits[b].id].path
 	})
-	res := note.SearchResult{Total: len(hits), Hits: []note.Hit{}}
+	res := note.SearchResult{Total: len(hits), Hits: []note.Hit{}, Relaxed: relaxed}
 	words := q.words()
 	for _, h := range page(hits, req.Offset, req.Limit) {
 		d := ix.docs[h.id]
@@ -167,14 +204,15 @@ func (ix *Index) altSet(a alt) set {
 		return s
 	}
 	var first = true
-	for _, w := range a.words {
-		t, ok := ix.termID[w]
-		if !ok {
+	for i := range a.words {
+		if len(a.terms[i]) == 0 {
 			return newSet(n)
 		}
 		ws := newSet(n)
-		for _, p := range ix.postings[t] {
-			ws.add(p.doc)
+		for _, wt := range a.terms[i] {
+			for _, p := range ix.postings[wt.t] {
+				ws.add(p.doc)
+			}
 		}
 		if first {
 			s, first = ws, false
@@ -198,6 +236,49 @@ func (ix *Index) altSet(a alt) set {
 	return s
 }
 
+// weighted is a vocabulary term a query word matches, and how much it
+// counts.
+type weighted struct {
+	t uint32
+	w float64
+}
+
+// A word of at least minPrefix letters also matches the longer words it
+// begins ("compost" finds "composting"), each counting prefixWeight of an
+// exact match; the maxExpansions most common of them.
+const (
+	prefixWeight  = 0.5
+	minPrefix     = 4
+	maxExpansions = 64
+)
+
+// termsFor resolves each word of an alternative to the vocabulary terms it
+// matches. Phrases match their words exactly.
+func (ix *Index) termsFor(a alt) [][]weighted {
+	out := make([][]weighted, len(a.words))
+	for i, w := range a.words {
+		if t, ok := ix.termID[w]; ok && len(ix.postings[t]) > 0 {
+			out[i] = append(out[i], weighted{t, 1})
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if a.phrase || a.unigram || utf8.RuneCountInString(w) < minPrefix || cjk(r) {
+			continue
+		}
+		var exp []weighted
+		for t, term := range ix.termText {
+			if len(term) > len(w) && strings.HasPrefix(term, w) && len(ix.postings[t]) > 0 {
+				exp = append(exp, weighted{uint32(t), prefixWeight})
+			}
+		}
+		if len(exp) > maxExpansions {
+			sort.Slice(exp, func(x, y int) bool { return len(ix.postings[exp[x].t]) > len(ix.postings[exp[y].t]) })
+			exp = exp[:maxExpansions]
+		}
+		out[i] = append(out[i], exp...)
+	}
+	return out
+}
+
 func (ix *Index) phraseIDs(words []string) []uint32 {
 	ids := make([]uint32, len(words))
 	for i, w := range words {
@@ -209,34 +290,34 @@ func (ix *Index) phraseIDs(words []string) []uint32 {
 // hasPhrase reports whether the note's body has the terms side by side, or
 // its title is them.
 func (ix *Index) hasPhrase(d *doc, ids []uint32) bool {
-	for i := 0; i+len(ids) <= len(d.seq); i++ {
-		if d.seq[i] == ids[0] && slicesEqual(d.seq[i:i+len(ids)], ids) {
-			return true
-		}
-	}
-	title := terms(note.Stem(d.path))
-	for i := 0; i+len(ids) <= len(title); i++ {
-		ok := true
-		for k, id := range ids {
-			if ix.termText[id] != title[i+k] {
-				ok = false
-				break
+	if d.seq != nil {
+		for i := 0; i+len(ids) <= len(d.seq); i++ {
+			k := 0
+			for k < len(ids) && d.uniq[d.seq[i+k]] == ids[k] {
+				k++
+			}
+			if k == len(ids) {
+				return true
 			}
 		}
-		if ok {
+	} else if data, err := ix.src.ReadFile(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
+		return true
+	}
+	return ix.textHas(terms(note.Stem(d.path)), ids)
+}
+
+// textHas reports whether words hold the terms side by side.
+func (ix *Index) textHas(words []string, ids []uint32) bool {
+	for i := 0; i+len(ids) <= len(words); i++ {
+		k := 0
+		for k < len(ids) && ix.termText[ids[k]] == words[i+k] {
+			k++
+		}
+		if k == len(ids) {
 			return true
 		}
 	}
 	return false
-}
-
-func slicesEqual(a, b []uint32) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // score adds BM25F scores of an alternative's words to the notes it
@@ -251,27 +332,35 @@ func (ix *Index) score(a alt, matched set, scores []float64, fields []uint8) {
 		bonus = phraseBonus
 	}
 	nDocs := float64(ix.count)
-	for _, w := range a.words {
-		t := ix.termID[w]
-		ps := ix.postings[t]
-		df := float64(len(ps))
-		idf := math.Log(1 + (nDocs-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			if !matched.has(p.doc) {
+	for i := range a.words {
+		for _, wt := range a.terms[i] {
+			ix.scoreTerm(wt, bonus, nDocs, &avg, matched, scores, fields)
+		}
+	}
+}
+
+// scoreTerm adds one vocabulary term's BM25F score, times its weight, to
+// the matched notes that have it.
+func (ix *Index) scoreTerm(wt weighted, bonus, nDocs float64, avg *[nFields]float64, matched set, scores []float64, fields []uint8) {
+	ps := ix.postings[wt.t]
+	df := float64(len(ps))
+	idf := wt.w * math.Log(1+(nDocs-df+0.5)/(df+0.5))
+	for _, p := range ps {
+		if !matched.has(p.doc) {
+			continue
+		}
+		d := ix.docs[p.doc]
+		tf := 0.0
+		for f := range nFields {
+			n := fieldCount(p.tf, f)
+			if n == 0 {
 				continue
 			}
-			d := ix.docs[p.doc]
-			tf := 0.0
-			for f := range nFields {
-				if p.tf[f] == 0 {
-					continue
-				}
-				fields[p.doc] |= 1 << f
-				norm := 1 - bField[f] + bField[f]*float64(d.lens[f])/avg[f]
-				tf += weights[f] * float64(p.tf[f]) / norm
-			}
-			scores[p.doc] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
+			fields[p.doc] |= 1 << f
+			norm := 1 - bField[f] + bField[f]*float64(d.lens[f])/avg[f]
+			tf += weights[f] * float64(n) / norm
 		}
+		scores[p.doc] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
 	}
 }
 

@@ -53,12 +53,18 @@ func buildFolds() {
 }
 
 func wordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
 // cjk reports whether r belongs to a script written without spaces between
 // words, where the index uses character bigrams.
 func cjk(r rune) bool {
+	if r < 0x2E80 { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic…
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
 }
 

@@ -1,0 +1,203 @@
+// Package vaultgen writes generated Obsidian vaults for benchmarks and the
+// search relevance test: notes in folders with frontmatter (tags, dates,
+// statuses), headings, paragraphs whose words follow a Zipf law over a
+// large vocabulary, inline #tags, wikilinks (some unresolved), code blocks,
+// a few Japanese notes, and the hand-written notes of the relevance set
+// (relevance/notes), which the queries in relevance/queries.json must
+// find among them. The same size and seed always give the same vault.
+package vaultgen
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+//go:embed relevance
+var relevance embed.FS
+
+// Query is one labelled query of the relevance set.
+type Query struct {
+	Query  string `json:"query"`
+	Expect string `json:"expect"`
+}
+
+// Queries returns the relevance set: queries and the note each must find.
+func Queries() ([]Query, error) {
+	data, err := relevance.ReadFile("relevance/queries.json")
+	if err != nil {
+		return nil, err
+	}
+	var qs []Query
+	return qs, json.Unmarshal(data, &qs)
+}
+
+// Stats describes a generated vault.
+type Stats struct {
+	Notes int
+	Bytes int64
+}
+
+// common words, which every note uses, topic words the relevance notes
+// share with the generated ones (so that finding them takes ranking, not
+// luck), and tags.
+var (
+	common = strings.Fields(`the of and to in a is that for it as was with be by on not he this are or his from at which but have an they you
+		were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other
+		new some could time these two may then do first any my now such like our over man me even most made after also did many before must
+		through back years where much your way well down should because each just those people how too little state good very make world still
+		own see men work long get here between both life being under never day same another know while last might us great old year off come since
+		against go came right used take three`)
+	topic = strings.Fields(`garden plan project meeting review budget travel trip recipe note idea draft weekly daily archive reading
+		book summary outline question answer task list reference health running sleep finance tax home kitchen network backup database
+		incident deadline checklist training design website podcast learning notes permanent business quarterly renovation service pressure`)
+	tags     = strings.Fields("project idea meeting reading daily review draft garden travel work tech health finance home learning person")
+	statuses = strings.Fields("todo doing done idea planning resolved")
+	japanese = []string{"今日は会議の議事録を整理した。", "新しいプロジェクトの計画を立てる。", "週末は庭の手入れをする予定。",
+		"読書メモ：第三章の要約。", "来月の予算を見直す必要がある。", "東京で友人と昼食をとった。", "アイデアを書き留めておく。"}
+)
+
+// vocabulary returns n made-up words of two to four syllables.
+func vocabulary(r *rand.Rand, n int) []string {
+	cons := []string{"b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "st", "tr", "ch", "sh"}
+	vows := []string{"a", "e", "i", "o", "u", "ai", "ou", "ea"}
+	seen := map[string]bool{}
+	out := make([]string, 0, n)
+	for len(out) < n {
+		var b strings.Builder
+		for range 2 + r.IntN(3) {
+			b.WriteString(cons[r.IntN(len(cons))])
+			b.WriteString(vows[r.IntN(len(vows))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Generate writes a vault of n generated notes, plus the relevance notes,
+// into dir (which it empties first). Notes average about 4 KB.
+func Generate(dir string, n int, seed uint64) (Stats, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return Stats{}, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755); err != nil {
+		return Stats{}, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte("{}\n"), 0o644); err != nil {
+		return Stats{}, err
+	}
+	var st Stats
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	vocab := vocabulary(r, 20000)
+	words := append(append(append([]string{}, common...), topic...), vocab...)
+	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(words)-1))
+	word := func() string { return words[zipf.Uint64()] }
+	title := func(i int) string {
+		return fmt.Sprintf("%s %s %05d", strings.ToUpper(vocab[i%len(vocab)][:1])+vocab[i%len(vocab)][1:], topic[i%len(topic)], i)
+	}
+	folder := func(i int) string {
+		return fmt.Sprintf("%s/%s", strings.ToUpper(tags[i%len(tags)][:1])+tags[i%len(tags)][1:], fmt.Sprintf("%02d", i%7))
+	}
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntitle: %s\ntags: [%s, %s]\ncreated: 2026-%02d-%02d\nstatus: %s\n---\n\n# %s\n\n",
+			title(i), tags[r.IntN(len(tags))], tags[r.IntN(len(tags))], 1+i%12, 1+i%28, statuses[r.IntN(len(statuses))], title(i))
+		if i%100 == 7 {
+			for range 20 + r.IntN(40) {
+				b.WriteString(japanese[r.IntN(len(japanese))])
+			}
+			b.WriteString("\n\n")
+		}
+		for s := range 2 + r.IntN(3) {
+			if s > 0 {
+				fmt.Fprintf(&b, "## %s %s\n\n", strings.ToUpper(word()[:1]), word())
+			}
+			for p := range 2 + r.IntN(2) {
+				for w := range 60 + r.IntN(90) {
+					if w > 0 {
+						b.WriteByte(' ')
+					}
+					b.WriteString(word())
+				}
+				switch r.IntN(6) {
+				case 0:
+					fmt.Fprintf(&b, " #%s", tags[r.IntN(len(tags))])
+				case 1:
+					fmt.Fprintf(&b, " See [[%s]].", title(r.IntN(n)))
+				case 2:
+					fmt.Fprintf(&b, " Also [[%s/%s|that note]] and [[Missing %d]].", folder(p), title(r.IntN(n)), r.IntN(50))
+				case 3:
+					b.WriteString("\n\n```\ncode #nottag [[NotALink]]\n```")
+				}
+				b.WriteString("\n\n")
+			}
+		}
+		p := filepath.Join(dir, filepath.FromSlash(folder(i)), title(i)+".md")
+		if err := write(p, b.String()); err != nil {
+			return Stats{}, err
+		}
+		st.Notes++
+		st.Bytes += int64(b.Len())
+	}
+	err := fs.WalkDir(relevance, "relevance/notes", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := relevance.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, "relevance/notes/")
+		st.Notes++
+		st.Bytes += int64(len(data))
+		return write(filepath.Join(dir, filepath.FromSlash(path.Clean(rel))), string(data))
+	})
+	if err != nil {
+		return st, err
+	}
+	return st, age(dir)
+}
+
+// age dates every file and folder a month back, as in a vault in use:
+// the index re-reads files changed in the last seconds on every call
+// (the racy-clean rule), which a freshly written vault would all be.
+func age(dir string) error {
+	old := time.Now().AddDate(0, -1, 0)
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if err := os.Chtimes(d, old, old); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func write(p, content string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), 0o644)
+}

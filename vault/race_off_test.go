@@ -1,0 +1,5 @@
+//go:build !race
+
+package vault
+
+const raceEnabled = false

@@ -1,0 +1,84 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestWatcherBarrier: a change that completed before Changed is always in
+// its answer, with no sleep between (the sentinel barrier), in an existing
+// folder, in a folder made just now, and for an edit in place.
+func TestWatcherBarrier(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is used on Linux only; elsewhere the index sweeps")
+	}
+	dir := t.TempDir()
+	writeFile := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile("A/old.md", "x")
+	w := startWatcher(dir)
+	if w == nil {
+		t.Fatal("no watcher on Linux")
+	}
+	defer w.close()
+	if _, ok := w.Changed(); !ok {
+		t.Fatal("a fresh watcher is incomplete")
+	}
+	for i := range 200 {
+		var want string
+		switch i % 3 {
+		case 0:
+			want = fmt.Sprintf("A/n%d.md", i)
+		case 1:
+			want = fmt.Sprintf("New%d/Deep/n.md", i) // two new folders at once
+		case 2:
+			want = "A/old.md" // in place
+		}
+		writeFile(want, fmt.Sprint(i))
+		got, ok := w.Changed()
+		if !ok || !slices.Contains(got, want) {
+			t.Fatalf("round %d: Changed() = %q, %v; want it to hold %s", i, got, ok, want)
+		}
+	}
+	w.close()
+	if _, ok := w.Changed(); ok {
+		t.Error("a closed watcher claims to be complete")
+	}
+}
+
+// TestWatcherHiddenAndEmpty: hidden folders are not watched, and a call
+// with nothing changed answers an empty, complete list.
+func TestWatcherHiddenAndEmpty(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is used on Linux only")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".obsidian", "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatcher(dir)
+	if w == nil {
+		t.Fatal("no watcher")
+	}
+	defer w.close()
+	w.Changed()
+	if err := os.WriteFile(filepath.Join(dir, ".obsidian", "plugins", "x.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := w.Changed()
+	if !ok || len(got) != 0 {
+		t.Errorf("after a write under .obsidian/plugins: %q, %v; want nothing, complete", got, ok)
+	}
+}
