@@ -310,6 +310,30 @@ func TestGoSDKClient(t *testing.T) {
 	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" {
 		t.Errorf("initialize result %+v", v)
 	}
+	// The notes as resources: listed (Seed is what everyTool leaves), read
+	// through the template, and a missing one refused.
+	var uris []string
+	for r, err := range cs.Resources(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	if want := []string{"obsidian-mcp://note/Notes/Seed.md"}; !slices.Equal(uris, want) {
+		t.Errorf("resources = %q, want %q", uris, want)
+	}
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Notes/Seed.md"})
+	onDisk, _ := f.Note("Notes/Seed.md") // its link followed the renamed note
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != onDisk || rr.Contents[0].MIMEType != "text/markdown" {
+		t.Errorf("read resource: %+v, %v; want %q", rr, err, onDisk)
+	}
+	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Nope.md"}); err == nil || !strings.Contains(err.Error(), "Nope.md") {
+		t.Errorf("read of a missing note: %v", err)
+	}
+	tpls, err := cs.ListResourceTemplates(t.Context(), nil)
+	if err != nil || len(tpls.ResourceTemplates) != 1 || tpls.ResourceTemplates[0].URITemplate != "obsidian-mcp://note/{+path}" {
+		t.Errorf("resource templates: %+v, %v", tpls, err)
+	}
 }
 
 // TestGoSDKCancel: cancelling a call's context makes the Go SDK send

@@ -32,8 +32,10 @@ const Name = "obsidian-mcp"
 
 // instructions are sent in initialize for the model.
 const instructions = `Tools for one Obsidian vault. Paths are vault-relative with forward slashes and an extension (Projects/Plan.md). ` +
+	`To find notes, search (obsidian_search_notes) or list them; read long notes by section or lines after obsidian_get_outline. ` +
 	`Tools on existing notes take either path (exact) or name (resolved like a wikilink); an ambiguous name fails with AMBIGUOUS_NAME and lists candidates. ` +
-	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do.`
+	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do. ` +
+	`Notes are also resources (obsidian-mcp://note/<path>) that a client can attach.`
 
 // workers is how many tool calls run at once; each may hold a CLI process.
 const workers = 8
@@ -153,8 +155,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// Start-up stays lazy: the tool list (JSON Schema reflection over every
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
-	s := newServer(sess, cfg.ToolErrors, logger, version)
-	sess.Defer(func() { s.AddTools(tools.All(tools.On(router))...) })
+	vault := tools.On(router)
+	s := newServer(sess, cfg.ToolErrors, logger, version, vault)
+	sess.Defer(func() { s.AddTools(tools.All(vault)...) })
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
@@ -179,15 +182,29 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 // NewServer builds the MCP server with every tool on backend. Tool errors
 // reach the client through sess (protocol mode) or as isError results.
 func NewServer(backend tools.Everything, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
-	s := newServer(sess, toolErrors, logger, version)
-	s.AddTools(tools.All(tools.On(backend))...)
+	vault := tools.On(backend)
+	s := newServer(sess, toolErrors, logger, version, vault)
+	s.AddTools(tools.All(vault)...)
 	return s
 }
 
-// newServer is NewServer without tools.
-func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
+// newServer is NewServer without tools: the notes as resources, hooks and
+// options.
+func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string, vault tools.Vault) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(sess.OnError)
+	notes := tools.Resources(vault)
+	// mcp-go lists only resources registered one by one; a vault's notes
+	// come and go, so the listing is filled in from the vault, page by
+	// page, on its way out.
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		list, next, err := notes.List(ctx, string(req.Params.Cursor))
+		if err != nil {
+			logger.Warn("resources/list: the vault's notes could not be listed", "err", err)
+			list, next = []mcp.Resource{}, ""
+		}
+		res.Resources, res.NextCursor = list, mcp.Cursor(next)
+	})
 	var s *server.MCPServer
 	hooks.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
 		// mcp-go ignores notifications/cancelled for a call still queued
@@ -201,11 +218,13 @@ func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, versi
 	})
 	s = server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false), // the tool set never changes
+		server.WithResourceCapabilities(false, false),
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
 		server.WithInstructions(instructions),
 		server.WithTitle("Obsidian"),
 	)
+	s.AddResourceTemplates(notes.Template)
 	return s
 }
 

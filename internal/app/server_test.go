@@ -41,6 +41,8 @@ var transcripts = []struct {
 	}},
 	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
 	{name: "modern_protocol"},
+	{name: "resources"},
+	{name: "read_side"},
 	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
 	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {

@@ -82,7 +82,7 @@ func New(logger *slog.Logger, drainTimeout time.Duration) *Session {
 // the error response is written, and records our typed error for Output.
 func (s *Session) OnError(_ context.Context, id any, method mcp.MCPMethod, _ any, err error) {
 	var e *errors.Error
-	if method != mcp.MethodToolsCall || !errors.As(err, &e) {
+	if method != mcp.MethodToolsCall && method != mcp.MethodResourcesRead || !errors.As(err, &e) {
 		return
 	}
 	if key := idKey(id); key != "" {
