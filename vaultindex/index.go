@@ -326,6 +326,9 @@ type parsedNote struct {
 	local  map[string]int32 // term → local number
 	terms  []string         // by local number
 	counts [][nFields]uint8 // by local number
+	// global is each term's id in the index when it was already known as
+	// the note was parsed (looked up then, in parallel), else -1.
+	global []int64
 	lens   [nFields]uint32
 	seq    []int32 // the body's position-taking terms, by local number
 }
@@ -401,6 +404,15 @@ func (ix *Index) read(p string) *parsedNote {
 			pn.seq = append(pn.seq, last)
 		}
 	})
+	// Reading the index's dictionary here is safe: refresh merges only
+	// between parallel phases.
+	pn.global = make([]int64, len(pn.terms))
+	for l, term := range pn.terms {
+		pn.global[l] = -1
+		if t, ok := ix.termID[term]; ok {
+			pn.global[l] = int64(t)
+		}
+	}
 	return pn
 }
 
@@ -417,7 +429,12 @@ func (ix *Index) add(pn *parsedNote) {
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
 	d.uniq = make([]uint32, len(pn.terms))
 	for l, term := range pn.terms {
-		t := ix.term(term)
+		var t uint32
+		if pn.global[l] >= 0 {
+			t = uint32(pn.global[l])
+		} else {
+			t = ix.term(term)
+		}
 		d.uniq[l] = t
 		ps := ix.postings[t]
 		if n := len(ps); n == 0 || ps[n-1].doc < id {

@@ -123,23 +123,34 @@ func tokenize(s string, unigrams bool, emit func(t *token)) {
 			i += size
 			continue
 		}
-		if cjk(r) {
+		if r >= 0x2E80 && cjk(r) {
 			i = cjkRun(s, i, unigrams, &t, emit)
 			continue
 		}
 		start := i
 		buf = buf[:0]
 		for i < len(s) {
-			r, size = rune(s[i]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(s[i:])
+			if c := s[i]; c < utf8.RuneSelf {
+				// ASCII, most of most notes: no decoding, no tables.
+				switch {
+				case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+					buf = append(buf, c)
+				case 'A' <= c && c <= 'Z':
+					buf = append(buf, c+'a'-'A')
+				default:
+					goto done
+				}
+				i++
+				continue
 			}
-			if !wordRune(r) || cjk(r) {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !wordRune(r) || r >= 0x2E80 && cjk(r) {
 				break
 			}
 			buf = appendFold(buf, r)
 			i += size
 		}
+	done:
 		if len(buf) == 0 || len(buf) > maxToken {
 			continue
 		}
