@@ -494,67 +494,72 @@ func after(out, prefix string) string {
 	return rest
 }
 
-// local runs a read-side call on the vault folder when this machine can
-// open it: the native engine's index answers it with the app's contract,
-// faster than any CLI round trip.
-//
-// TODO(issue 13): map each call to the CLI's own commands (search:context,
-// files, folders, backlinks, unresolved, orphans, tags, tag, properties)
-// for an app whose folder this machine cannot open.
-func local[R any](ctx context.Context, b *Backend, what string, call func(*vault.Vault) (R, error)) (R, error) {
-	var zero R
+// readSide runs a read-side call on the vault folder when this machine can
+// open it (the native engine's index answers with the same contract,
+// faster than any CLI round trip), and through the app's own commands
+// otherwise (read.go).
+func readSide[R any](ctx context.Context, b *Backend, local func(*vault.Vault) (R, error), app func() (R, error)) (R, error) {
 	root, err := b.vaultRoot(ctx)
-	if errors.Is(err, errNoLocalVault) {
-		return zero, errors.E(errors.Unsupported, "%s needs the vault folder, and %v", what, err).
-			WithHint("Run the server on the machine that holds the vault folder, or set --vault-path / OBSIDIAN_VAULT_PATH.")
+	switch {
+	case err == nil:
+		return local(root)
+	case errors.Is(err, errNoLocalVault):
+		return app()
 	}
-	if err != nil {
-		return zero, err
-	}
-	return call(root)
+	var zero R
+	return zero, err
 }
 
 // Search implements tools.Searcher.
 func (b *Backend) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
-	return local(ctx, b, "search", func(v *vault.Vault) (note.SearchResult, error) { return v.Search(ctx, req) })
+	return readSide(ctx, b, func(v *vault.Vault) (note.SearchResult, error) { return v.Search(ctx, req) },
+		func() (note.SearchResult, error) { return b.cliSearch(ctx, req) })
 }
 
 // List implements tools.Lister.
 func (b *Backend) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
-	return local(ctx, b, "listing files", func(v *vault.Vault) (note.Listing, error) { return v.List(ctx, req) })
+	return readSide(ctx, b, func(v *vault.Vault) (note.Listing, error) { return v.List(ctx, req) },
+		func() (note.Listing, error) { return b.cliList(ctx, req) })
 }
 
 // Links implements tools.LinkGraph.
 func (b *Backend) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	return local(ctx, b, "links", func(v *vault.Vault) (note.Links, error) { return v.Links(ctx, loc) })
+	return readSide(ctx, b, func(v *vault.Vault) (note.Links, error) { return v.Links(ctx, loc) },
+		func() (note.Links, error) { return b.cliLinks(ctx, loc) })
 }
 
 // Backlinks implements tools.LinkGraph.
 func (b *Backend) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	return local(ctx, b, "backlinks", func(v *vault.Vault) (note.Backlinks, error) { return v.Backlinks(ctx, loc) })
+	return readSide(ctx, b, func(v *vault.Vault) (note.Backlinks, error) { return v.Backlinks(ctx, loc) },
+		func() (note.Backlinks, error) { return b.cliBacklinks(ctx, loc) })
 }
 
 // Unresolved implements tools.LinkGraph.
 func (b *Backend) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	return local(ctx, b, "unresolved links", func(v *vault.Vault) ([]note.Unresolved, error) { return v.Unresolved(ctx) })
+	return readSide(ctx, b, func(v *vault.Vault) ([]note.Unresolved, error) { return v.Unresolved(ctx) },
+		func() ([]note.Unresolved, error) { return b.cliUnresolved(ctx) })
 }
 
 // Orphans implements tools.LinkGraph.
 func (b *Backend) Orphans(ctx context.Context) ([]string, error) {
-	return local(ctx, b, "orphans", func(v *vault.Vault) ([]string, error) { return v.Orphans(ctx) })
+	return readSide(ctx, b, func(v *vault.Vault) ([]string, error) { return v.Orphans(ctx) },
+		func() ([]string, error) { return b.cliOrphans(ctx) })
 }
 
 // Tags implements tools.Metadata.
 func (b *Backend) Tags(ctx context.Context) ([]note.TagCount, error) {
-	return local(ctx, b, "tags", func(v *vault.Vault) ([]note.TagCount, error) { return v.Tags(ctx) })
+	return readSide(ctx, b, func(v *vault.Vault) ([]note.TagCount, error) { return v.Tags(ctx) },
+		func() ([]note.TagCount, error) { return b.cliTags(ctx) })
 }
 
 // Tagged implements tools.Metadata.
 func (b *Backend) Tagged(ctx context.Context, tag string) ([]string, error) {
-	return local(ctx, b, "tagged notes", func(v *vault.Vault) ([]string, error) { return v.Tagged(ctx, tag) })
+	return readSide(ctx, b, func(v *vault.Vault) ([]string, error) { return v.Tagged(ctx, tag) },
+		func() ([]string, error) { return b.cliTagged(ctx, tag) })
 }
 
 // Properties implements tools.Metadata.
 func (b *Backend) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	return local(ctx, b, "properties", func(v *vault.Vault) ([]note.PropertyStat, error) { return v.Properties(ctx) })
+	return readSide(ctx, b, func(v *vault.Vault) ([]note.PropertyStat, error) { return v.Properties(ctx) },
+		func() ([]note.PropertyStat, error) { return b.cliProperties(ctx) })
 }

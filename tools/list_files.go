@@ -21,6 +21,7 @@ var listFiles = spec[listFilesArgs, Page[note.Entry]]{
 	title: "List files and folders",
 	description: "List the vault's files and folders: one folder or everything below it, filtered by glob or extension, sorted by name or by modification time (sort: modified answers \"what changed this week?\"). " +
 		"Each entry has its path, type (file or folder), size in bytes and modified time (RFC 3339, UTC). Hidden files and folders (.obsidian, .trash) never appear. " +
+		"(Served by the Obsidian app on a vault folder this machine cannot open, entries have no size or time, and sort: modified fails with UNSUPPORTED.) " +
 		describePaging("entries"),
 	hints: hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a listFilesArgs) (Page[note.Entry], error) {

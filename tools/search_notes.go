@@ -18,7 +18,7 @@ var searchNotes = spec[searchNotesArgs, note.SearchResult]{
 	title: "Search notes",
 	description: "Find notes by what they say: ranked full-text search over every Markdown note of the vault, the way to answer \"what did I write about X?\". " +
 		"Matches in a note's title, aliases, tags and headings rank above matches in its body; Japanese and Chinese text is found too. " +
-		"Each result has its path, a score, where the words matched, and up to 3 matching lines with line numbers and the matches wrapped in <mark></mark>. " +
+		"Each result has its path, a score (through the Obsidian app without the vault folder: the app's own order, scored by rank), where the words matched, and up to 3 matching lines with line numbers and the matches wrapped in <mark></mark>. " +
 		describePaging("results") + " Read a result with obsidian_read_note (`section` or `lines` to read only part of it).",
 	hints: hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a searchNotesArgs) (note.SearchResult, error) {

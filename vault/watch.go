@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,27 +20,35 @@ const barrierWait = 250 * time.Millisecond
 // a whole search).
 //
 // Completeness rests on one property of Linux's inotify: all watches of a
-// watcher share one queue, in order. Changed writes a sentinel file in a
-// private folder watched by the same watcher and waits for that event: any
-// change that completed before the call is queued ahead of it, so it has
-// been seen. Each call creates a sentinel of its own name, so an event
-// names exactly the call it answers. Elsewhere (kqueue needs a descriptor per file; Windows watches
-// each folder on its own) there is no such order, and the index keeps its
-// full stat sweep. Any doubt (a queue overflow, an error, a folder that
-// could not be watched, a sentinel late) makes Changed report itself
-// incomplete, and the index sweeps.
+// watcher share one queue, in order. Changed writes to a sentinel file
+// watched by the same watcher and waits for that event: any change that
+// completed before the call is queued ahead of it, so it has been seen.
+// The sentinels are two temporary files, unlinked as soon as they are
+// watched and kept open, so nothing is left on disk however the process
+// ends; calls alternate between them, because inotify merges an event
+// with an identical one still unread, and an alternation never queues two
+// identical sentinel events in a row. Elsewhere (kqueue needs a descriptor
+// per file; Windows watches each folder on its own) there is no such
+// order, and the index keeps its full stat sweep. Any doubt (a queue
+// overflow, an error, a folder that could not be watched, a sentinel late)
+// makes Changed report itself incomplete, and the index sweeps.
 type watcher struct {
-	dir  string // the vault folder
-	priv string // a private folder for the sentinels
-	w    *fsnotify.Watcher
+	dir       string // the vault folder
+	sentinels [2]*os.File
+	names     [2]string // their names when watched
+	w         *fsnotify.Watcher
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	changed map[string]bool
-	lost    bool // an event may have been missed since the last Changed
-	seen    int  // the last sentinel write seen
-	sent    int
-	closed  bool
+	lost    bool   // an event may have been missed since the last Changed
+	seen    [2]int // sentinel events seen, per sentinel
+	writes  [2]int // sentinel writes, per sentinel
+	sent    int    // sentinel writes in all
+	// broken is set when a sentinel event did not come in time: counting
+	// can no longer be trusted, so every later call is incomplete.
+	broken bool
+	closed bool
 }
 
 // startWatcher watches dir and its folders, or returns nil where the
@@ -54,14 +61,23 @@ func startWatcher(dir string) *watcher {
 	if err != nil {
 		return nil
 	}
-	priv, err := os.MkdirTemp("", "obsidian-mcp-watch-")
-	if err != nil {
-		_ = fw.Close()
-		return nil
-	}
-	w := &watcher{dir: filepath.Clean(dir), priv: priv, w: fw, changed: map[string]bool{}}
+	w := &watcher{dir: filepath.Clean(dir), w: fw, changed: map[string]bool{}}
 	w.cond = sync.NewCond(&w.mu)
-	if fw.Add(priv) != nil || !w.addTree(w.dir) {
+	for i := range w.sentinels {
+		f, err := os.CreateTemp("", "obsidian-mcp-watch-")
+		if err != nil {
+			w.close()
+			return nil
+		}
+		w.sentinels[i], w.names[i] = f, f.Name()
+		err = fw.Add(f.Name())
+		_ = os.Remove(f.Name())
+		if err != nil {
+			w.close()
+			return nil
+		}
+	}
+	if !w.addTree(w.dir) {
 		w.close()
 		return nil
 	}
@@ -111,14 +127,16 @@ func (w *watcher) run() {
 }
 
 func (w *watcher) event(ev fsnotify.Event) {
-	if filepath.Dir(ev.Name) == w.priv {
-		if n, err := strconv.Atoi(filepath.Base(ev.Name)); err == nil && ev.Has(fsnotify.Create) {
-			w.mu.Lock()
-			w.seen = max(w.seen, n)
-			w.cond.Broadcast()
-			w.mu.Unlock()
+	for i, name := range w.names {
+		if ev.Name == name {
+			if ev.Has(fsnotify.Write) {
+				w.mu.Lock()
+				w.seen[i]++
+				w.cond.Broadcast()
+				w.mu.Unlock()
+			}
+			return
 		}
-		return
 	}
 	rel, err := filepath.Rel(w.dir, ev.Name)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -155,16 +173,22 @@ func (w *watcher) mark(rel string) {
 // caller to check every file.
 func (w *watcher) Changed() ([]string, bool) {
 	w.mu.Lock()
-	w.sent++
-	want := w.sent
-	w.mu.Unlock()
-	name := filepath.Join(w.priv, strconv.Itoa(want))
-	f, err := os.Create(name)
-	if err != nil {
+	if w.closed || w.broken {
+		w.mu.Unlock()
 		return nil, false
 	}
-	_ = f.Close()
-	defer os.Remove(name)
+	w.sent++
+	k := w.sent % 2
+	w.writes[k]++
+	want := w.writes[k]
+	_, err := w.sentinels[k].WriteAt([]byte{byte(w.sent)}, 0)
+	w.mu.Unlock()
+	if err != nil {
+		w.mu.Lock()
+		w.broken = true
+		w.mu.Unlock()
+		return nil, false
+	}
 	deadline := time.AfterFunc(barrierWait, func() {
 		w.mu.Lock()
 		w.cond.Broadcast()
@@ -174,10 +198,13 @@ func (w *watcher) Changed() ([]string, bool) {
 	start := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.seen < want && !w.closed && time.Since(start) < barrierWait {
+	for w.seen[k] < want && !w.closed && time.Since(start) < barrierWait {
 		w.cond.Wait()
 	}
-	ok := w.seen >= want && !w.lost && !w.closed
+	if w.seen[k] < want {
+		w.broken = true
+	}
+	ok := !w.broken && !w.lost && !w.closed
 	out := make([]string, 0, len(w.changed))
 	for p := range w.changed {
 		out = append(out, p)
@@ -193,5 +220,9 @@ func (w *watcher) close() {
 	w.cond.Broadcast()
 	w.mu.Unlock()
 	_ = w.w.Close()
-	_ = os.RemoveAll(w.priv)
+	for _, f := range w.sentinels {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
 }

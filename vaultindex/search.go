@@ -485,15 +485,7 @@ func (ix *Index) searchRegex(ctx context.Context, req note.SearchRequest) (note.
 		d := ix.docs[f.id]
 		hit := note.Hit{Path: d.path, Score: float64(f.count), Snippets: []note.Snippet{}}
 		if data, err := ix.src.ReadFile(d.path); err == nil {
-			hit.Snippets = snippets(data, 1, func(line string) [][2]int {
-				var out [][2]int
-				for _, m := range re.FindAllStringIndex(line, 20) {
-					if m[1] > m[0] {
-						out = append(out, [2]int{m[0], m[1]})
-					}
-				}
-				return out
-			})
+			hit.Snippets = regexSnippets(data, re)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -592,3 +584,69 @@ func mark(line string, ranges [][2]int) string {
 }
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+// Highlight marks, in one line of a note, the words of a text-mode query
+// the way search snippets do; for search answers that come with lines but
+// no marks (the Obsidian CLI's). A line without them is returned as it is.
+func Highlight(query, line string) string {
+	foldOnce.Do(buildFolds)
+	q, err := parseQuery(query)
+	if err != nil {
+		return line
+	}
+	m := wordMatches(line, q.words())
+	if len(m) == 0 {
+		return line
+	}
+	return mark(line, m)
+}
+
+// regexSnippets shows the lines where the first matches start, each match
+// marked up to the end of its first line: a pattern may span lines.
+func regexSnippets(data []byte, re *regexp.Regexp) []note.Snippet {
+	starts := lineStarts(data)
+	var out []note.Snippet
+	byLine := map[int]int{} // line → index in out
+	var marks [][][2]int
+	for _, m := range re.FindAllIndex(data, 200) {
+		if m[1] == m[0] {
+			continue
+		}
+		ln := sort.Search(len(starts), func(i int) bool { return starts[i] > m[0] })
+		from := starts[ln-1]
+		end := bytes.IndexByte(data[from:], '\n')
+		if end < 0 {
+			end = len(data) - from
+		}
+		line := strings.TrimSuffix(string(data[from:from+end]), "\r")
+		i, ok := byLine[ln]
+		if !ok {
+			if len(out) == maxSnippets {
+				break
+			}
+			i = len(out)
+			byLine[ln] = i
+			out = append(out, note.Snippet{Line: ln, Text: line})
+			marks = append(marks, nil)
+		}
+		marks[i] = append(marks[i], [2]int{m[0] - from, min(m[1]-from, len(line))})
+	}
+	for i := range out {
+		out[i].Text = mark(out[i].Text, marks[i])
+	}
+	if out == nil {
+		out = []note.Snippet{}
+	}
+	return out
+}
+
+// lineStarts returns the offset where each line of data starts.
+func lineStarts(data []byte) []int {
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}

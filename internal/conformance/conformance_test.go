@@ -30,10 +30,12 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 type subject struct {
 	name string
 	new  func(t *testing.T, dir string) tools.Everything
+	// readSideOnly subjects run only the scenarios marked readSide.
+	readSideOnly bool
 }
 
 var subjects = []subject{
-	{"native", func(t *testing.T, dir string) tools.Everything {
+	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
 		v, err := vault.Open(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +43,18 @@ var subjects = []subject{
 		t.Cleanup(func() { _ = v.Close() })
 		return v
 	}},
-	{"cli", func(t *testing.T, dir string) tools.Everything {
+	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
 		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
 	}},
-	{"auto-app-closed", func(t *testing.T, dir string) tools.Everything {
+	// The app on a vault folder this machine cannot open (the CLI reports
+	// a path elsewhere, as from WSL): the read side goes through the CLI's
+	// own commands.
+	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
+		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
+	}},
+	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
 		v, err := vault.Open(dir)
 		if err != nil {
@@ -87,6 +96,11 @@ type scenario struct {
 	kind errors.Kind
 	// kinds overrides kind for named subjects.
 	kinds map[string]errors.Kind
+	// wants overrides want for named subjects: what a backend cannot tell
+	// (the CLI gives backlinks per note, without lines) is left out.
+	wants map[string]any
+	// readSide marks the scenarios every subject runs, cli-remote too.
+	readSide bool
 	// files maps paths to their expected content afterwards; gone marks
 	// a path that must not exist.
 	files map[string]string
@@ -247,46 +261,54 @@ var scenarios = []scenario{
 	{name: "file info missing", call: info(note.ByPath("x.md")), kind: errors.FileNotFound},
 
 	// the read side
-	{name: "search ranks a heading match first", call: search("goals", ""),
+	{readSide: true, name: "search ranks a heading match first", call: search("goals", ""),
 		check: func(t *testing.T, _ string, got any, _ string) {
 			r := got.(note.SearchResult)
 			if r.Total != 3 || r.Hits[0].Path != "Projects/Plan.md" || r.Hits[1].Path != "Welcome.md" || r.Hits[0].Snippets[0].Text != "## <mark>Goals</mark>" {
 				t.Errorf("search goals = %+v", r)
 			}
 		}},
-	{name: "search filters", call: search(`gardens tag:proj [status:done] -"no such phrase"`, ""),
+	{readSide: true, name: "search filters", call: search(`gardens tag:proj [status:done] -"no such phrase"`, ""),
 		check: func(t *testing.T, _ string, got any, _ string) {
 			r := got.(note.SearchResult)
 			if r.Total != 1 || r.Hits[0].Path != "Refs/Tagged.md" || r.Hits[0].Snippets[0].Line != 6 {
 				t.Errorf("search = %+v", r)
 			}
 		}},
-	{name: "search a bad regex", call: searchRegex("(unclosed"), kind: errors.InvalidParams},
-	{name: "list the root", call: list(note.ListRequest{Limit: 100}),
+	{readSide: true, name: "search a bad regex", call: searchRegex("(unclosed"), kind: errors.InvalidParams},
+	{readSide: true, name: "search a regex across a line end", call: searchRegex(`goals\nship`),
+		want:  note.SearchResult{Total: 1, Hits: []note.Hit{{Path: "Projects/Plan.md", Score: 1, Snippets: []note.Snippet{{Line: 2, Text: "## <mark>Goals</mark>"}}}}},
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}}, // argv cannot carry \n
+	{readSide: true, name: "list by time", setup: touch("Refs/Links.md", time.Now().Add(time.Minute)),
+		call: list(note.ListRequest{Recursive: true, Sort: "modified", Limit: 1}), check: wantEntries("Refs/Links.md", 17),
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}},
+	{readSide: true, name: "list the root", call: list(note.ListRequest{Limit: 100}),
 		check: wantEntries("Attachments Daily Notes Other Projects Refs Templates Welcome.md", 8)},
-	{name: "list notes below a folder", call: list(note.ListRequest{Recursive: true, Ext: "md", Limit: 2, Offset: 1}),
+	{readSide: true, name: "list notes below a folder", call: list(note.ListRequest{Recursive: true, Ext: "md", Limit: 2, Offset: 1}),
 		check: wantEntries("Notes/Dup.md Other/Dup.md", 9)},
-	{name: "list a glob", call: list(note.ListRequest{Folder: "Projects", Glob: "p*", Limit: 100}), check: wantEntries("Projects/Plan.md", 1)},
-	{name: "list a missing folder", call: list(note.ListRequest{Folder: "Nope", Limit: 10}), kind: errors.FileNotFound},
-	{name: "links resolved", call: outLinks(note.ByName("Welcome")),
+	{readSide: true, name: "list a glob", call: list(note.ListRequest{Folder: "Projects", Glob: "p*", Limit: 100}), check: wantEntries("Projects/Plan.md", 1)},
+	{readSide: true, name: "list a missing folder", call: list(note.ListRequest{Folder: "Nope", Limit: 10}), kind: errors.FileNotFound},
+	{readSide: true, name: "links resolved", call: outLinks(note.ByName("Welcome")),
 		want: note.Links{Path: "Welcome.md", Links: []note.OutLink{
 			{Target: "Plan", Path: "Projects/Plan.md", Resolved: true, Line: 5},
 			{Target: "Projects/Plan", Subpath: "#Goals", Path: "Projects/Plan.md", Resolved: true, Line: 5},
 			{Target: "Plan", Subpath: "#^b1", Path: "Projects/Plan.md", Resolved: true, Line: 5, Embed: true}}}},
-	{name: "backlinks", call: backlinks(note.ByPath("Projects/Plan.md")),
+	{readSide: true, name: "backlinks", call: backlinks(note.ByPath("Projects/Plan.md")),
+		wants: map[string]any{"cli-remote": note.Backlinks{Path: "Projects/Plan.md", Total: 2, Backlinks: []note.LinkRef{{Path: "Projects/Index.md"}, {Path: "Welcome.md"}}}},
 		want: note.Backlinks{Path: "Projects/Plan.md", Total: 5, Backlinks: []note.LinkRef{
 			{Path: "Projects/Index.md", Line: 1}, {Path: "Projects/Index.md", Line: 2},
 			{Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}}}},
-	{name: "backlinks of a missing note", call: backlinks(note.ByName("Nope")), kind: errors.FileNotFound},
-	{name: "unresolved", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
-		want: []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{{Path: "Refs/Links.md", Line: 1}}}}},
-	{name: "orphans", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
+	{readSide: true, name: "backlinks of a missing note", call: backlinks(note.ByName("Nope")), kind: errors.FileNotFound},
+	{readSide: true, name: "unresolved", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
+		wants: map[string]any{"cli-remote": []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{}}}},
+		want:  []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{{Path: "Refs/Links.md", Line: 1}}}}},
+	{readSide: true, name: "orphans", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
 		want: []string{"Daily/2026-11-21.md", "Other/Dup.md", "Projects/Index.md", "Refs/Links.md", "Refs/Tagged.md", "Templates/Meeting.md"}},
-	{name: "tags, nested and never in code", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
+	{readSide: true, name: "tags, nested and never in code", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
 		want: []note.TagCount{{Tag: "inline", Count: 1}, {Tag: "proj", Count: 1}, {Tag: "proj/alpha", Count: 1}}},
-	{name: "tagged notes", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "PROJ") },
+	{readSide: true, name: "tagged notes", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "PROJ") },
 		want: []string{"Refs/Tagged.md"}},
-	{name: "property names", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
+	{readSide: true, name: "property names", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
 		want: []note.PropertyStat{{Name: "status", Count: 1, Types: []string{"text"}}, {Name: "tags", Count: 1, Types: []string{"list"}}, {Name: "title", Count: 1, Types: []string{"text"}}}},
 }
 
@@ -317,11 +339,14 @@ func backlinks(loc note.Locator) func(context.Context, tools.Everything) (any, e
 // wantEntries checks a listing's paths (space-separated) and total; files
 // must carry their size and every entry a recent time.
 func wantEntries(paths string, total int) func(*testing.T, string, any, string) {
-	return func(t *testing.T, _ string, got any, _ string) {
+	return func(t *testing.T, subject string, got any, _ string) {
 		l := got.(note.Listing)
 		var ps []string
 		for _, e := range l.Entries {
 			ps = append(ps, e.Path)
+			if subject == "cli-remote" {
+				continue // the app lists no sizes or times
+			}
 			if e.Type == "file" && e.Size == 0 || time.Since(e.Modified) > time.Hour {
 				t.Errorf("entry %+v lacks its size or time", e)
 			}
@@ -337,6 +362,9 @@ func TestConformance(t *testing.T) {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
 			for _, sc := range scenarios {
+				if sub.readSideOnly && !sc.readSide {
+					continue
+				}
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
 					dir := newVault(t)
@@ -360,8 +388,8 @@ func TestConformance(t *testing.T) {
 						got = e
 					} else if err != nil {
 						t.Fatalf("unexpected error: %v", err)
-					} else if sc.want != nil {
-						if diff := compare(got, sc.want); diff != "" {
+					} else if want := sc.wantFor(sub.name); want != nil {
+						if diff := compare(got, want); diff != "" {
 							t.Errorf("result: %s", diff)
 						}
 					}
@@ -384,6 +412,13 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (sc scenario) wantFor(subject string) any {
+	if w, ok := sc.wants[subject]; ok {
+		return w
+	}
+	return sc.want
 }
 
 // compare checks a result against want, ignoring what a backend may leave
@@ -475,6 +510,14 @@ func writeFile(t *testing.T, dir, rel, content string) {
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func touch(rel string, when time.Time) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), when, when); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

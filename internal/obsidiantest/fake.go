@@ -205,6 +205,9 @@ func (v *vault) locate(c call, out *strings.Builder) (string, bool) {
 }
 
 func (v *vault) run(c call, out *strings.Builder) {
+	if v.readSide(c, out) {
+		return
+	}
 	switch c.command {
 	case "":
 		out.WriteString("Usage: obsidian <command> [options]\n")
@@ -212,10 +215,6 @@ func (v *vault) run(c call, out *strings.Builder) {
 		out.WriteString("1.12.7 (installer 1.12.7)\n")
 	case "vault":
 		v.vaultInfo(c, out)
-	case "files":
-		for _, f := range v.files() {
-			out.WriteString(f + "\n")
-		}
 	case "file":
 		p, ok := v.locate(c, out)
 		if !ok {
