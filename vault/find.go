@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -195,9 +196,25 @@ func ListEntries(req note.ListRequest, files, folders []string, stat func(string
 			paths = append(paths, f)
 		}
 	}
+	// Stat on every core: a recursive listing of a large vault is
+	// thousands of stats, most of its cost.
+	found := make([]note.Entry, len(paths))
+	ok := make([]bool, len(paths))
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), 1+len(paths)/256)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(paths); i += workers {
+				found[i], ok[i] = stat(paths[i])
+			}
+		}()
+	}
+	wg.Wait()
 	entries := make([]note.Entry, 0, len(paths))
-	for _, p := range paths {
-		if e, ok := stat(p); ok {
+	for i, e := range found {
+		if ok[i] {
 			entries = append(entries, e)
 		}
 	}

@@ -99,13 +99,7 @@ type doc struct {
 	stamp  Stamp
 	readAt time.Time
 	lens   [nFields]uint32
-	// seq is the body's position-taking tokens, in order, for phrases:
-	// each an index into uniq, so two bytes a word. nil for a note with
-	// more distinct words than that counts (phrases then read the file).
-	seq []uint16
-	// uniq is every term id the note has a posting for.
-	uniq []uint32
-	meta *metadata.Note
+	meta   *metadata.Note
 }
 
 // Index indexes one vault. Its methods are safe for concurrent use.
@@ -207,11 +201,20 @@ func (ix *Index) refresh(ctx context.Context) error {
 		}
 		stale = append(stale, p)
 	}
+	// Take out every note that is gone or changed, in one pass over the
+	// postings, before the changed ones are read again.
+	var out []uint32
 	for p, id := range ix.byPath {
 		if !live[p] {
-			ix.remove(id)
+			out = append(out, id)
 		}
 	}
+	for _, p := range stale {
+		if id, ok := ix.byPath[p]; ok {
+			out = append(out, id)
+		}
+	}
+	ix.remove(out)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -226,7 +229,10 @@ func (ix *Index) refresh(ctx context.Context) error {
 		// Afterwards, give the build's garbage back to the system at once
 		// rather than over minutes: the server's resident size is what the
 		// user sees.
-		old := debug.SetGCPercent(300)
+		old := debug.SetGCPercent(200)
+		if old < 0 || old > 200 {
+			debug.SetGCPercent(old) // already laxer (GOGC=off, or higher)
+		}
 		defer func() {
 			debug.SetGCPercent(old)
 			debug.FreeOSMemory()
@@ -237,9 +243,6 @@ func (ix *Index) refresh(ctx context.Context) error {
 		part := stale[from:min(len(stale), from+batch)]
 		parallel(len(part), func(i int) { parsed[i] = ix.read(part[i]) })
 		for _, pn := range parsed[:len(part)] {
-			if id, ok := ix.byPath[pn.path]; ok {
-				ix.remove(id)
-			}
 			if !pn.gone {
 				ix.add(pn)
 			}
@@ -330,7 +333,6 @@ type parsedNote struct {
 	// the note was parsed (looked up then, in parallel), else -1.
 	global []int64
 	lens   [nFields]uint32
-	seq    []int32 // the body's position-taking terms, by local number
 }
 
 // localPool recycles the per-note term maps, the largest garbage of a
@@ -367,7 +369,6 @@ func (ix *Index) read(p string) *parsedNote {
 	pn.stamp = st
 	pn.meta = metadata.Parse(data)
 	pn.local = localPool.Get().(map[string]int32)
-	var last int32
 	count := func(f int) func(*token) {
 		return func(t *token) {
 			id, ok := pn.local[string(t.term)]
@@ -382,7 +383,6 @@ func (ix *Index) read(p string) *parsedNote {
 				c[f]++
 			}
 			pn.lens[f]++
-			last = id
 		}
 	}
 	tokenize(note.Stem(p), true, count(fTitle))
@@ -397,13 +397,7 @@ func (ix *Index) read(p string) *parsedNote {
 		tokenize(t.Name, true, count(fTag))
 	}
 	body := count(fBody)
-	pn.seq = make([]int32, 0, len(data)/6)
-	tokenize(string(data), true, func(t *token) {
-		body(t)
-		if !t.uni {
-			pn.seq = append(pn.seq, last)
-		}
-	})
+	tokenize(string(data), true, body)
 	// Reading the index's dictionary here is safe: refresh merges only
 	// between parallel phases.
 	pn.global = make([]int64, len(pn.terms))
@@ -427,7 +421,6 @@ func (ix *Index) add(pn *parsedNote) {
 		ix.docs = append(ix.docs, nil)
 	}
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
-	d.uniq = make([]uint32, len(pn.terms))
 	for l, term := range pn.terms {
 		var t uint32
 		if pn.global[l] >= 0 {
@@ -435,7 +428,6 @@ func (ix *Index) add(pn *parsedNote) {
 		} else {
 			t = ix.term(term)
 		}
-		d.uniq[l] = t
 		ps := ix.postings[t]
 		if n := len(ps); n == 0 || ps[n-1].doc < id {
 			// New ids come in increasing order while the index is built.
@@ -445,12 +437,7 @@ func (ix *Index) add(pn *parsedNote) {
 		at, _ := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) })
 		ix.postings[t] = slices.Insert(ps, at, posting{doc: id, tf: pack(pn.counts[l])})
 	}
-	if len(pn.terms) <= 1<<16 {
-		d.seq = make([]uint16, len(pn.seq))
-		for i, l := range pn.seq {
-			d.seq[i] = uint16(l)
-		}
-	}
+
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])
 	}
@@ -481,21 +468,41 @@ func (ix *Index) trim() {
 	}
 }
 
-// remove takes a note out of the index.
-func (ix *Index) remove(id uint32) {
-	d := ix.docs[id]
-	for _, t := range d.uniq {
-		ps := ix.postings[t]
-		if at, ok := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) }); ok {
-			ix.postings[t] = slices.Delete(ps, at, at+1)
+// remove takes notes out of the index. A note keeps no list of its terms
+// (that would cost a sixth of the index), so their postings are found by
+// looking each id up in every term's sorted postings, or, for many notes,
+// by one filtering pass over all of them.
+func (ix *Index) remove(ids []uint32) {
+	if len(ids) == 0 {
+		return
+	}
+	if len(ids) <= 8 {
+		for t, ps := range ix.postings {
+			for _, id := range ids {
+				if at, ok := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) }); ok {
+					ps = slices.Delete(ps, at, at+1)
+				}
+			}
+			ix.postings[t] = ps
+		}
+	} else {
+		gone := newSet(len(ix.docs))
+		for _, id := range ids {
+			gone.add(id)
+		}
+		for t, ps := range ix.postings {
+			ix.postings[t] = slices.DeleteFunc(ps, func(p posting) bool { return gone.has(p.doc) })
 		}
 	}
-	for f := range nFields {
-		ix.totals[f] -= uint64(d.lens[f])
+	for _, id := range ids {
+		d := ix.docs[id]
+		for f := range nFields {
+			ix.totals[f] -= uint64(d.lens[f])
+		}
+		delete(ix.byPath, d.path)
+		ix.docs[id] = nil
+		ix.free = append(ix.free, id)
+		ix.count--
 	}
-	delete(ix.byPath, d.path)
-	ix.docs[id] = nil
-	ix.free = append(ix.free, id)
-	ix.count--
 	ix.graph = nil
 }

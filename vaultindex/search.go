@@ -288,19 +288,10 @@ func (ix *Index) phraseIDs(words []string) []uint32 {
 }
 
 // hasPhrase reports whether the note's body has the terms side by side, or
-// its title is them.
+// its title is them. Positions are not kept in the index (they would take
+// a sixth of it); a phrase reads its candidate notes again.
 func (ix *Index) hasPhrase(d *doc, ids []uint32) bool {
-	if d.seq != nil {
-		for i := 0; i+len(ids) <= len(d.seq); i++ {
-			k := 0
-			for k < len(ids) && d.uniq[d.seq[i+k]] == ids[k] {
-				k++
-			}
-			if k == len(ids) {
-				return true
-			}
-		}
-	} else if data, err := ix.src.ReadFile(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
+	if data, err := ix.src.ReadFile(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
 		return true
 	}
 	return ix.textHas(terms(note.Stem(d.path)), ids)

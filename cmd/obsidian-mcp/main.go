@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/app"
@@ -27,6 +28,14 @@ func main() {
 	// corrupt the stream.
 	rpcOut := os.Stdout
 	os.Stdout = os.Stderr
+	// The search index is most of the heap and lives as long as the
+	// process; Go's default (collect when the heap doubles) would let the
+	// resident size reach twice the index. Collecting at half again keeps
+	// a 10,000-note vault under ~150 MB, for a little more GC work per
+	// search. GOGC set by the user wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	code := app.Main(ctx, os.Args[1:], os.Getenv, app.Streams{In: os.Stdin, Out: rpcOut, Err: os.Stderr}, version)
 	stop()
 	os.Exit(code)

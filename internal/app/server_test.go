@@ -43,6 +43,14 @@ var transcripts = []struct {
 	{name: "modern_protocol"},
 	{name: "resources"},
 	{name: "read_side"},
+	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
+		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
+	}},
+	{name: "read_side_remote", setup: func(f *obsidiantest.Fake, _ *Config) {
+		// The app's vault is on a file system this machine cannot open:
+		// the read side goes through the CLI's own commands.
+		f.Update(func(sc *obsidiantest.Scenario) { sc.ReportedPath = "/nonexistent/remote/vault" })
+	}},
 	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
 	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {

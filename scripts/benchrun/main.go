@@ -33,6 +33,9 @@ func main() {
 		starts = flag.Int("starts", 40, "process starts timed per server")
 		calls  = flag.Int("calls", 100, "calls timed per operation")
 		out    = flag.String("json", "", "also write every sample here")
+		search = flag.Int("search", 0, "also compare search on a generated vault of this many notes (internal/vaultgen); 0 skips")
+		scalls = flag.Int("search-calls", 100, "warm searches (and tag, backlink, listing calls) timed per server")
+		first  = flag.Int("search-firsts", 5, "fresh processes timed on their first search")
 	)
 	flag.Parse()
 	if *work == "" || *bin == "" || *fake == "" {
@@ -41,6 +44,9 @@ func main() {
 	}
 	var all []result
 	for _, s := range strings.Split(*sizes, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 100 {
 			fmt.Fprintf(os.Stderr, "benchrun: -sizes: %q is not a vault size of at least 100 notes\n", s)
@@ -60,8 +66,15 @@ func main() {
 		all = append(all, res...)
 		report(os.Stdout, n, res)
 	}
+	var searches []searchResult
+	if *search > 0 {
+		var err error
+		if searches, err = searchBench(*work, *bin, *peers, *search, *scalls, *first, os.Stdout); err != nil {
+			fatal(err)
+		}
+	}
 	if *out != "" {
-		data, _ := json.MarshalIndent(all, "", " ")
+		data, _ := json.MarshalIndent(map[string]any{"files": all, "search": searches}, "", " ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
 			fatal(err)
 		}
