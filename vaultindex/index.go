@@ -14,6 +14,7 @@ package vaultindex
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -116,6 +117,7 @@ type Index struct {
 	free     []uint32
 	byPath   map[string]uint32
 	termID   map[string]uint32
+	fresh    map[string]uint32 // terms added in the current refresh stage
 	termText []string
 	postings [][]posting
 	totals   [nFields]uint64 // summed field lengths, for the averages
@@ -170,6 +172,7 @@ func (ix *Index) refresh(ctx context.Context) error {
 	if ix.byPath == nil {
 		ix.byPath = map[string]uint32{}
 		ix.termID = map[string]uint32{}
+		ix.fresh = map[string]uint32{}
 	}
 	ix.files = files
 	// Which notes need reading: new ones, and known ones whose stamp moved.
@@ -240,19 +243,46 @@ func (ix *Index) refresh(ctx context.Context) error {
 			go debug.FreeOSMemory()
 		}()
 	}
-	parsed := make([]*parsedNote, batch)
-	for from := 0; from < len(stale); from += batch {
+	// Batch k+1 is parsed (on every core) while batch k is merged, so the
+	// serial merge does not leave a core idle. Parsing looks terms up in
+	// the dictionary, which therefore does not change during a stage: the
+	// merge puts new terms aside (ix.fresh) until both are done.
+	parse := func(from int) []*parsedNote {
 		part := stale[from:min(len(stale), from+batch)]
-		parallel(len(part), func(i int) { parsed[i] = ix.read(part[i]) })
-		for _, pn := range parsed[:len(part)] {
+		ps := make([]*parsedNote, len(part))
+		parallel(len(part), func(i int) { ps[i] = ix.read(part[i]) })
+		return ps
+	}
+	var cur []*parsedNote
+	if len(stale) > 0 {
+		cur = parse(0)
+	}
+	for from := 0; from < len(stale); from += batch {
+		var next []*parsedNote
+		var wg sync.WaitGroup
+		if from+batch < len(stale) && ctx.Err() == nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				next = parse(from + batch)
+			}()
+		}
+		for _, pn := range cur {
 			if !pn.gone {
 				ix.add(pn)
 			}
 			pn.release()
 		}
+		wg.Wait()
+		maps.Copy(ix.termID, ix.fresh)
+		clear(ix.fresh)
 		if err := ctx.Err(); err != nil {
+			for _, pn := range next {
+				pn.release()
+			}
 			return err
 		}
+		cur = next
 	}
 	if len(stale) > batch {
 		ix.trim()
@@ -400,8 +430,8 @@ func (ix *Index) read(p string) *parsedNote {
 	}
 	body := count(fBody)
 	tokenize(string(data), true, body)
-	// Reading the index's dictionary here is safe: refresh merges only
-	// between parallel phases.
+	// Reading the index's dictionary here is safe: it does not change
+	// while a batch is parsed (see refresh).
 	pn.global = make([]int64, len(pn.terms))
 	for l, term := range pn.terms {
 		pn.global[l] = -1
@@ -449,12 +479,17 @@ func (ix *Index) add(pn *parsedNote) {
 	ix.graph = nil
 }
 
+// term returns the id of term s, adding it when new. New terms wait in
+// fresh until the refresh stage ends (see refresh).
 func (ix *Index) term(s string) uint32 {
 	if t, ok := ix.termID[s]; ok {
 		return t
 	}
+	if t, ok := ix.fresh[s]; ok {
+		return t
+	}
 	t := uint32(len(ix.termText))
-	ix.termID[s] = t
+	ix.fresh[s] = t
 	ix.termText = append(ix.termText, s)
 	ix.postings = append(ix.postings, nil)
 	return t
