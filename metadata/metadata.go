@@ -313,10 +313,34 @@ func (n *Note) HeadingPath(i int) string {
 // the heading's index, or -1 with the full paths of every candidate when
 // none or several match (no candidates: nothing matched).
 func (n *Note) FindSection(sectionPath string) (int, []string) {
-	var parts []string
+	var raw, stripped []string
 	for _, p := range strings.Split(sectionPath, ">") {
-		parts = append(parts, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(p), "#")))
+		p = strings.TrimSpace(p)
+		raw = append(raw, p)
+		// "## Budget" as copied from the note is the heading Budget, when
+		// no heading's text is "## Budget" itself.
+		if rest := strings.TrimLeft(p, "#"); rest != p && strings.HasPrefix(rest, " ") {
+			p = strings.TrimSpace(rest)
+		}
+		stripped = append(stripped, p)
 	}
+	matches := n.sectionMatches(raw)
+	if len(matches) == 0 {
+		matches = n.sectionMatches(stripped)
+	}
+	if len(matches) == 1 {
+		return matches[0], nil
+	}
+	cands := make([]string, 0, len(matches))
+	for _, i := range matches {
+		cands = append(cands, fmt.Sprintf("%s (line %d)", n.HeadingPath(i), n.Headings[i].Line))
+	}
+	return -1, cands
+}
+
+// sectionMatches returns the headings a path's parts name: the last part
+// the heading's text, the others enclosing headings' texts, in order.
+func (n *Note) sectionMatches(parts []string) []int {
 	var matches []int
 	for i, h := range n.Headings {
 		if !strings.EqualFold(h.Text, parts[len(parts)-1]) {
@@ -338,12 +362,5 @@ func (n *Note) FindSection(sectionPath string) (int, []string) {
 			matches = append(matches, i)
 		}
 	}
-	if len(matches) == 1 {
-		return matches[0], nil
-	}
-	cands := make([]string, 0, len(matches))
-	for _, i := range matches {
-		cands = append(cands, fmt.Sprintf("%s (line %d)", n.HeadingPath(i), n.Headings[i].Line))
-	}
-	return -1, cands
+	return matches
 }
