@@ -1,0 +1,54 @@
+package patch
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+)
+
+// FuzzApply: on any note, any patch either fails, changing nothing, or
+// changes only the bytes it reports: outside [Start, End) the note is
+// byte for byte what it was, so an insertion undone by cutting that range
+// gives the original back.
+func FuzzApply(f *testing.F) {
+	f.Add([]byte(plan), uint8(1), uint8(3), "- drought", false)
+	f.Add([]byte("# A\r\none\r\n# B\r\n"), uint8(0), uint8(4), "x\ny", false)
+	f.Add([]byte("a ^x\nb\n\n- c ^y"), uint8(200), uint8(2), "z", false)
+	f.Add([]byte("# T\n## One\nx"), uint8(9), uint8(3), "y", true)
+	ops := []string{Before, After, Prepend, Append, Replace}
+	f.Fuzz(func(t *testing.T, content []byte, which, op uint8, text string, create bool) {
+		n := metadata.Parse(content)
+		var target Target
+		switch {
+		case which >= 200 && len(n.Blocks) > 0:
+			target.Block = n.Blocks[int(which-200)%len(n.Blocks)].ID
+		case len(n.Headings) > 0 && which < 100:
+			target.Heading = n.HeadingPath(int(which) % len(n.Headings))
+		default:
+			target.Heading = "New > Section"
+		}
+		orig := bytes.Clone(content)
+		r, err := Apply(content, target, ops[int(op)%len(ops)], text, create)
+		if !bytes.Equal(content, orig) {
+			t.Fatal("Apply modified its input")
+		}
+		if err != nil {
+			return
+		}
+		out := r.Content
+		if r.Start < 0 || r.Start > r.End || r.End > len(out) || r.Start > len(orig) {
+			t.Fatalf("range [%d,%d) of %d bytes (original %d)", r.Start, r.End, len(out), len(orig))
+		}
+		tail := len(out) - r.End
+		if tail > len(orig)-r.Start || !bytes.Equal(out[:r.Start], orig[:r.Start]) || !bytes.Equal(out[r.End:], orig[len(orig)-tail:]) {
+			t.Fatalf("bytes outside [%d,%d) changed:\n orig %q\n  out %q", r.Start, r.End, orig, out)
+		}
+		if ops[int(op)%len(ops)] != Replace {
+			undone := append(bytes.Clone(out[:r.Start]), out[r.End:]...)
+			if !bytes.Equal(undone, orig) {
+				t.Fatalf("cutting the insertion does not give the original:\n orig %q\n undo %q", orig, undone)
+			}
+		}
+	})
+}
