@@ -12,7 +12,6 @@ package metadata
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,15 +86,12 @@ type Link struct {
 // Parse reads text's structure.
 func Parse(text []byte) *Note {
 	n := &Note{}
-	lines := lineStarts(text)
-	n.Lines = len(lines)
-	if len(text) > 0 && text[len(text)-1] == '\n' {
-		n.Lines--
-	}
+	lines := LinesOf(text)
+	n.Lines = lines.Count()
 	fmEnd := note.FrontmatterEnd(text)
 	n.BodyLine = 1
 	if fmEnd > 0 {
-		n.BodyLine = lineOf(lines, fmEnd)
+		n.BodyLine = lines.Of(fmEnd)
 		if fmEnd == len(text) && text[fmEnd-1] != '\n' {
 			n.BodyLine = n.Lines + 1
 		}
@@ -117,7 +113,7 @@ func Parse(text []byte) *Note {
 			}
 			sub = string(rest[:end])
 		}
-		n.Links = append(n.Links, Link{Target: target, Subpath: sub, Line: lineOf(lines, l.Start), Embed: l.Embed, Markdown: l.Markdown})
+		n.Links = append(n.Links, Link{Target: target, Subpath: sub, Line: lines.Of(l.Start), Embed: l.Embed, Markdown: l.Markdown})
 	}
 	for i := range n.Headings {
 		n.Headings[i].EndLine = n.Lines
@@ -131,25 +127,9 @@ func Parse(text []byte) *Note {
 	return n
 }
 
-// lineStarts returns the offset where each line starts.
-func lineStarts(text []byte) []int {
-	starts := make([]int, 1, 1+bytes.Count(text, []byte{'\n'}))
-	for i, c := range text {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// lineOf returns the 1-based line holding offset off.
-func lineOf(starts []int, off int) int {
-	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
-}
-
 // scanProse finds headings, block ids and inline tags in text[from:to],
 // which holds whole lines outside code blocks and frontmatter.
-func (n *Note) scanProse(text []byte, from, to int, lines []int) {
+func (n *Note) scanProse(text []byte, from, to int, lines Lines) {
 	for off := from; off < to; {
 		end := bytes.IndexByte(text[off:to], '\n')
 		next := to
@@ -159,7 +139,7 @@ func (n *Note) scanProse(text []byte, from, to int, lines []int) {
 			end = to - off
 		}
 		line := bytes.TrimSuffix(text[off:off+end], []byte{'\r'})
-		ln := lineOf(lines, off)
+		ln := lines.Of(off)
 		if h, ok := heading(line); ok {
 			h.Line = ln
 			n.Headings = append(n.Headings, h)
@@ -221,7 +201,7 @@ func blockID(line []byte) (string, bool) {
 // tag starts a line or follows white space, and runs over letters, digits,
 // '_', '-' and '/'; it needs one character that is not a digit (#123 is
 // not a tag, as in Obsidian).
-func (n *Note) inlineTags(text []byte, from, to int, lines []int) {
+func (n *Note) inlineTags(text []byte, from, to int, lines Lines) {
 	for i := from; i < to; {
 		switch c := text[i]; c {
 		case '`':
@@ -249,7 +229,7 @@ func (n *Note) inlineTags(text []byte, from, to int, lines []int) {
 			}
 			name := strings.Trim(string(text[i+1:j]), "/")
 			if name != "" && !digitsOnly {
-				n.Tags = append(n.Tags, Tag{Name: name, Line: lineOf(lines, i)})
+				n.Tags = append(n.Tags, Tag{Name: name, Line: lines.Of(i)})
 			}
 			i = max(j, i+1)
 			continue

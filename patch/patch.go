@@ -52,7 +52,7 @@ func Apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 		return Result{}, errors.InvalidFields(errors.Field{Field: "operation", Message: "must be one of: before, after, prepend, append, replace"})
 	}
 	n := metadata.Parse(content)
-	lines := lineStarts(content)
+	lines := metadata.LinesOf(content)
 	nl := newline(content)
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", nl)
 	if t.Block != "" {
@@ -73,7 +73,7 @@ func Apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 		return create(content, n, lines, t.Heading, text, nl)
 	}
 	h := n.Headings[i]
-	at := func(line int) int { return offset(lines, content, line) }
+	at := func(line int) int { return lines.Start(line) }
 	ownEnd := at(h.EndLine + 1)
 	if i+1 < len(n.Headings) && n.Headings[i+1].Line <= h.EndLine {
 		ownEnd = at(n.Headings[i+1].Line) // its first subheading
@@ -95,7 +95,7 @@ func Apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 
 // applyBlock edits the block carrying ^id: the line it ends, back to the
 // start of its paragraph.
-func applyBlock(content []byte, n *metadata.Note, lines []int, id, op, text, nl string) (Result, error) {
+func applyBlock(content []byte, n *metadata.Note, lines metadata.Lines, id, op, text, nl string) (Result, error) {
 	var found []int
 	for _, b := range n.Blocks {
 		if b.ID == id {
@@ -116,8 +116,8 @@ func applyBlock(content []byte, n *metadata.Note, lines []int, id, op, text, nl 
 	for first > 1 && paragraphLine(lineText(content, lines, first-1)) && paragraphLine(lineText(content, lines, first)) && !listItem(lineText(content, lines, first)) {
 		first--
 	}
-	start := offset(lines, content, first)
-	lineEnd := offset(lines, content, last) + len(lineText(content, lines, last))
+	start := lines.Start(first)
+	lineEnd := lines.Start(last) + len(lineText(content, lines, last))
 	marker := bytes.LastIndex(content[start:lineEnd], []byte("^"+id)) + start
 	textEnd := marker
 	for textEnd > start && (content[textEnd-1] == ' ' || content[textEnd-1] == '\t') {
@@ -129,7 +129,7 @@ func applyBlock(content []byte, n *metadata.Note, lines []int, id, op, text, nl 
 	case Before:
 		return insert(content, start, text, nl), nil
 	case After:
-		return insert(content, offset(lines, content, last+1), text, nl), nil
+		return insert(content, lines.Start(last+1), text, nl), nil
 	case Prepend:
 		return splice(content, textStart, textStart, text+" "), nil
 	case Append:
@@ -139,7 +139,7 @@ func applyBlock(content []byte, n *metadata.Note, lines []int, id, op, text, nl 
 }
 
 // create adds the missing part of a heading path, then text under it.
-func create(content []byte, n *metadata.Note, lines []int, path, text, nl string) (Result, error) {
+func create(content []byte, n *metadata.Note, lines metadata.Lines, path, text, nl string) (Result, error) {
 	parts := strings.Split(path, ">")
 	for k := range parts {
 		parts[k] = strings.TrimSpace(parts[k])
@@ -156,7 +156,7 @@ func create(content []byte, n *metadata.Note, lines []int, path, text, nl string
 	}
 	if anc >= 0 {
 		level = n.Headings[anc].Level + 1
-		at = offset(lines, content, n.Headings[anc].EndLine+1)
+		at = lines.Start(n.Headings[anc].EndLine + 1)
 	}
 	var b strings.Builder
 	for k := depth; k < len(parts); k++ {
@@ -245,28 +245,10 @@ func newline(content []byte) string {
 	return "\n"
 }
 
-func lineStarts(content []byte) []int {
-	starts := []int{0}
-	for i, c := range content {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// offset is where 1-based line n starts; past the last line, the end.
-func offset(lines []int, content []byte, n int) int {
-	if n-1 >= len(lines) || n < 1 {
-		return len(content)
-	}
-	return lines[n-1]
-}
-
 // lineText is line n without its line ending.
-func lineText(content []byte, lines []int, n int) string {
-	start := offset(lines, content, n)
-	end := offset(lines, content, n+1)
+func lineText(content []byte, lines metadata.Lines, n int) string {
+	start := lines.Start(n)
+	end := lines.Start(n + 1)
 	return strings.TrimRight(string(content[start:end]), "\r\n")
 }
 

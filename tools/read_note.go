@@ -70,11 +70,8 @@ func readNotice(r readResult) string {
 // readPart cuts the part a read asks for out of the note.
 func readPart(c note.Content, section, lines string) (readResult, error) {
 	r := readResult{Path: c.Path, Content: c.Content, ETag: note.ETag([]byte(c.Content))}
-	starts := lineStarts(c.Content)
-	total := len(starts)
-	if strings.HasSuffix(c.Content, "\n") {
-		total--
-	}
+	ls := metadata.LinesOf(c.Content)
+	total := ls.Count()
 	first, last := 1, total
 	switch {
 	case section != "":
@@ -97,7 +94,7 @@ func readPart(c note.Content, section, lines string) (readResult, error) {
 	if first == 1 && last == total && len(c.Content) <= maxRead {
 		return r, nil
 	}
-	from, to := offsetOfLine(starts, c.Content, first), offsetOfLine(starts, c.Content, last+1)
+	from, to := ls.Start(first), ls.Start(last+1)
 	part := c.Content[from:to]
 	if len(part) > maxRead {
 		cut := strings.LastIndexByte(part[:maxRead], '\n')
@@ -111,24 +108,6 @@ func readPart(c note.Content, section, lines string) (readResult, error) {
 	r.Content = part
 	r.Lines = lineRange{Start: first, End: last, Total: total}
 	return r, nil
-}
-
-func lineStarts(s string) []int {
-	starts := []int{0}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// offsetOfLine is where 1-based line n starts (len(s) past the end).
-func offsetOfLine(starts []int, s string, n int) int {
-	if n-1 >= len(starts) {
-		return len(s)
-	}
-	return starts[n-1]
 }
 
 // parseLines reads a lines argument: "A-B", "A-" or "A" (last 0: to the end).

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -595,7 +596,7 @@ func Highlight(query, line string) string {
 // regexSnippets shows the lines where the first matches start, each match
 // marked up to the end of its first line: a pattern may span lines.
 func regexSnippets(data []byte, re *regexp.Regexp) []note.Snippet {
-	starts := lineStarts(data)
+	lines := metadata.LinesOf(data)
 	var out []note.Snippet
 	byLine := map[int]int{} // line → index in out
 	var marks [][][2]int
@@ -603,8 +604,8 @@ func regexSnippets(data []byte, re *regexp.Regexp) []note.Snippet {
 		if m[1] == m[0] {
 			continue
 		}
-		ln := sort.Search(len(starts), func(i int) bool { return starts[i] > m[0] })
-		from := starts[ln-1]
+		ln := lines.Of(m[0])
+		from := lines.Start(ln)
 		end := bytes.IndexByte(data[from:], '\n')
 		if end < 0 {
 			end = len(data) - from
@@ -629,15 +630,4 @@ func regexSnippets(data []byte, re *regexp.Regexp) []note.Snippet {
 		out = []note.Snippet{}
 	}
 	return out
-}
-
-// lineStarts returns the offset where each line of data starts.
-func lineStarts(data []byte) []int {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
 }
