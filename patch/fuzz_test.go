@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // FuzzApply: on any note, any patch either fails, changing nothing, or
@@ -49,6 +50,47 @@ func FuzzApply(f *testing.F) {
 			if !bytes.Equal(undone, orig) {
 				t.Fatalf("cutting the insertion does not give the original:\n orig %q\n undo %q", orig, undone)
 			}
+		}
+	})
+}
+
+// FuzzProperty: setting a property changes only the lines it reports, the
+// note reads back with the value's type, and setting a new key then
+// removing it gives the note back byte for byte.
+func FuzzProperty(f *testing.F) {
+	f.Add([]byte(fm), "status", "done", uint8(0))
+	f.Add([]byte("---\r\na: 1\r\n---\r\nx"), "b", "2", uint8(1))
+	f.Add([]byte("# no frontmatter"), "tags", "x", uint8(4))
+	f.Add([]byte("---\nk: |\n  multi\n  line\n# c\n---\n"), "k", "true", uint8(2))
+	types := []string{Text, Number, Checkbox, Date, List}
+	f.Fuzz(func(t *testing.T, content []byte, key, value string, which uint8) {
+		typ := types[int(which)%len(types)]
+		var v any = value
+		if typ == List {
+			v = []string{value, "second"}
+		}
+		existed := propertyOf(content, key) != nil
+		orig := bytes.Clone(content)
+		r, err := SetProperty(content, key, typ, v)
+		if !bytes.Equal(content, orig) {
+			t.Fatal("SetProperty modified its input")
+		}
+		if err != nil {
+			return
+		}
+		tail := len(r.Content) - r.End
+		if r.Start > len(orig) || tail > len(orig)-r.Start || !bytes.Equal(r.Content[:r.Start], orig[:r.Start]) || !bytes.Equal(r.Content[r.End:], orig[len(orig)-tail:]) {
+			t.Fatalf("bytes outside [%d,%d) changed:\n orig %q\n  out %q", r.Start, r.End, orig, r.Content)
+		}
+		if p := propertyOf(r.Content, key); p == nil || p.Type != typ {
+			t.Fatalf("%q does not read back as %s: %+v in %q", key, typ, p, r.Content)
+		}
+		if existed || metadata.Parse(orig).FrontmatterError != "" || note.FrontmatterEnd(orig) == 0 {
+			return
+		}
+		back, removed, err := RemoveProperty(r.Content, key)
+		if err != nil || !removed || !bytes.Equal(back.Content, orig) {
+			t.Fatalf("set then remove a new key:\n orig %q\n  set %q\n back %q (%v)", orig, r.Content, back.Content, err)
 		}
 	})
 }

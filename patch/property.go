@@ -1,0 +1,240 @@
+package patch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// The property types SetProperty writes, as Obsidian names them.
+const (
+	Text     = "text"
+	Number   = "number"
+	Checkbox = "checkbox"
+	Date     = "date"
+	List     = "list"
+)
+
+// SetProperty sets one frontmatter property and leaves every other byte of
+// the note as it was: the other keys, their order, comments and quoting.
+// The property's own lines are rewritten (an existing key keeps its
+// place); a new one goes at the end of the frontmatter, and a note without
+// frontmatter gets one. value is a string (text, number, checkbox, date)
+// or a []string (list), checked against typ. The result is parsed again,
+// and refused rather than written if it would not read back as typ.
+func SetProperty(content []byte, key, typ string, value any) (Result, error) {
+	if err := checkKey(key); err != nil {
+		return Result{}, err
+	}
+	node, err := valueNode(typ, value)
+	if err != nil {
+		return Result{}, err
+	}
+	nl := newline(content)
+	rendered, err := render(key, node, nl)
+	if err != nil {
+		return Result{}, err
+	}
+	var r Result
+	fm := frontmatter(content)
+	switch {
+	case fm.end == 0:
+		r = splice(content, 0, 0, "---"+nl+rendered+"---"+nl)
+	default:
+		from, to, found := fm.key(content, key)
+		if !found {
+			from, to = fm.close, fm.close
+		}
+		r = splice(content, from, to, rendered)
+	}
+	if got := propertyOf(r.Content, key); got == nil || got.Type != typ {
+		return Result{}, errors.E(errors.InvalidParams, "setting %q would not read back as a %s property; nothing was changed", key, typ).
+			WithHint("Check the value: a list item or text that YAML would read as another type needs different wording.")
+	}
+	return r, nil
+}
+
+// RemoveProperty removes one frontmatter property's lines; every other
+// byte stays. A missing key changes nothing, and removed is false.
+func RemoveProperty(content []byte, key string) (r Result, removed bool, err error) {
+	if err := checkKey(key); err != nil {
+		return Result{}, false, err
+	}
+	fm := frontmatter(content)
+	if fm.end == 0 {
+		return Result{Content: content}, false, nil
+	}
+	from, to, found := fm.key(content, key)
+	if !found {
+		return Result{Content: content}, false, nil
+	}
+	return splice(content, from, to, ""), true, nil
+}
+
+func checkKey(key string) error {
+	if key == "" || strings.TrimSpace(key) != key || strings.ContainsAny(key, ":\n\r#") {
+		return errors.InvalidFields(errors.Field{Field: "key", Message: "must be a property name without surrounding spaces, ':', '#' or line breaks, e.g. status"})
+	}
+	return nil
+}
+
+// fmBlock locates a frontmatter block: end is just past its closing line
+// (0: none), close is where the closing line starts, and body where the
+// first key line starts.
+type fmBlock struct{ body, close, end int }
+
+func frontmatter(content []byte) fmBlock {
+	end := note.FrontmatterEnd(content)
+	if end == 0 {
+		return fmBlock{}
+	}
+	body := bytes.IndexByte(content, '\n') + 1
+	closeAt := bytes.LastIndex(content[:end], []byte("---"))
+	return fmBlock{body: body, close: closeAt, end: end}
+}
+
+// key finds the lines of a top-level key: its own line and every line
+// after it that belongs to its value (indented, a "- " item, blank or a
+// comment inside it), up to the next key or the closing line.
+func (fm fmBlock) key(content []byte, key string) (from, to int, found bool) {
+	off := fm.body
+	for off < fm.close {
+		line := lineAt(content, off, fm.close)
+		if k, ok := lineKey(line); ok && k == key {
+			from = off
+			to = off + len(line)
+			for to < fm.close {
+				next := lineAt(content, to, fm.close)
+				t := strings.TrimRight(string(next), "\r\n")
+				if t == "" || t[0] == ' ' || t[0] == '\t' || strings.HasPrefix(t, "- ") || t == "-" {
+					to += len(next)
+					continue
+				}
+				break
+			}
+			// Blank lines after the value belong to the next key's spacing.
+			for to > from+len(line) {
+				prev := bytes.LastIndexByte(content[from:to-1], '\n')
+				last := strings.TrimSpace(string(content[from+prev+1 : to]))
+				if last != "" {
+					break
+				}
+				to = from + prev + 1
+			}
+			return from, to, true
+		}
+		off += len(line)
+	}
+	return 0, 0, false
+}
+
+func lineAt(content []byte, off, limit int) []byte {
+	end := bytes.IndexByte(content[off:limit], '\n')
+	if end < 0 {
+		return content[off:limit]
+	}
+	return content[off : off+end+1]
+}
+
+// lineKey reads the key of a top-level "key: value" line.
+func lineKey(line []byte) (string, bool) {
+	s := strings.TrimRight(string(line), "\r\n")
+	if s == "" || s[0] == ' ' || s[0] == '\t' || s[0] == '#' || s[0] == '-' {
+		return "", false
+	}
+	var doc yaml.Node
+	// The key alone, decoded as YAML, spells it as the parser does
+	// ("key", 'key' and key are the same key).
+	k, _, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", false
+	}
+	if yaml.Unmarshal([]byte(k+": x"), &doc) == nil && len(doc.Content) == 1 && len(doc.Content[0].Content) == 2 {
+		return doc.Content[0].Content[0].Value, true
+	}
+	return strings.TrimSpace(k), true
+}
+
+// valueNode checks a value against its type and builds its YAML node.
+func valueNode(typ string, value any) (*yaml.Node, error) {
+	bad := func(msg string) error {
+		return errors.InvalidFields(errors.Field{Field: "value", Message: msg})
+	}
+	scalar := func(tag, v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v} }
+	switch typ {
+	case List:
+		items, ok := value.([]string)
+		if !ok {
+			return nil, bad("must be a list of strings for type list")
+		}
+		n := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, it := range items {
+			n.Content = append(n.Content, scalar("!!str", it))
+		}
+		return n, nil
+	}
+	s, ok := value.(string)
+	if !ok {
+		return nil, bad("must be a string for type " + typ)
+	}
+	switch typ {
+	case Text:
+		return scalar("!!str", s), nil
+	case Number:
+		var f float64
+		if _, err := fmt.Sscan(s, &f); err != nil || strings.ContainsAny(s, " \t") {
+			return nil, bad(fmt.Sprintf("must be a number for type number, e.g. 42 or 3.5 (got %q)", s))
+		}
+		return scalar("", s), nil
+	case Checkbox:
+		if s != "true" && s != "false" {
+			return nil, bad(`must be "true" or "false" for type checkbox`)
+		}
+		return scalar("!!bool", s), nil
+	case Date:
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return nil, bad(fmt.Sprintf("must be a date YYYY-MM-DD for type date (got %q)", s))
+		}
+		return scalar("", s), nil
+	}
+	return nil, errors.InvalidFields(errors.Field{Field: "type", Message: "must be one of: text, number, checkbox, date, list"})
+}
+
+// render writes "key: value" lines the way Obsidian does (lists as an
+// indented block), in the note's line ending.
+func render(key string, value *yaml.Node, nl string) (string, error) {
+	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: key}, value}}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return "", errors.E(errors.Internal, "rendering %q: %v", key, err)
+	}
+	_ = enc.Close()
+	out := b.String()
+	if nl != "\n" {
+		out = strings.ReplaceAll(out, "\n", nl)
+	}
+	return out, nil
+}
+
+// propertyOf reads one property back from a note.
+func propertyOf(content []byte, key string) *metadata.Property {
+	n := metadata.Parse(content)
+	if n.FrontmatterError != "" {
+		return nil
+	}
+	for i := range n.Properties {
+		if n.Properties[i].Key == key {
+			return &n.Properties[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package patch
+
+import (
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+)
+
+const fm = "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\n---\nbody\n"
+
+func TestSetProperty(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, content, key, typ string
+		value                   any
+		want                    string
+		kind                    errors.Kind
+	}{
+		{"replace in place", fm, "status", Text, "done", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: done\n---\nbody\n", ""},
+		{"list keeps the blank line after it", fm, "tags", List, []string{"x", "y z"}, "---\ntitle: \"Plan\" # keep me\ntags:\n  - x\n  - y z\n\nstatus: doing\n---\nbody\n", ""},
+		{"new key at the end", fm, "due", Date, "2026-11-30", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\ndue: 2026-11-30\n---\nbody\n", ""},
+		{"number", fm, "count", Number, "3.5", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\ncount: 3.5\n---\nbody\n", ""},
+		{"checkbox", fm, "done", Checkbox, "true", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\ndone: true\n---\nbody\n", ""},
+		{"text that looks like a number is quoted", fm, "code", Text, "007", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\ncode: \"007\"\n---\nbody\n", ""},
+		{"no frontmatter", "# Note\n", "status", Text, "new", "---\nstatus: new\n---\n# Note\n", ""},
+		{"CRLF", "---\r\na: 1\r\n---\r\nx", "b", Text, "two", "---\r\na: 1\r\nb: two\r\n---\r\nx", ""},
+		{"bad number", fm, "count", Number, "many", "", errors.InvalidParams},
+		{"bad date", fm, "due", Date, "30/11/2026", "", errors.InvalidParams},
+		{"bad checkbox", fm, "done", Checkbox, "yes", "", errors.InvalidParams},
+		{"bad key", fm, "a: b", Text, "x", "", errors.InvalidParams},
+		{"list needs a list", fm, "tags", List, "x", "", errors.InvalidParams},
+	}
+	for _, c := range cases {
+		r, err := SetProperty([]byte(c.content), c.key, c.typ, c.value)
+		if c.kind != "" {
+			if errors.From(err).Kind != c.kind {
+				t.Errorf("%s: %v, want %s", c.name, err, c.kind)
+			}
+			continue
+		}
+		if err != nil || string(r.Content) != c.want {
+			t.Errorf("%s: %v\n got %q\nwant %q", c.name, err, r.Content, c.want)
+		}
+	}
+}
+
+func TestRemoveProperty(t *testing.T) {
+	t.Parallel()
+	r, removed, err := RemoveProperty([]byte(fm), "tags")
+	if want := "---\ntitle: \"Plan\" # keep me\n\nstatus: doing\n---\nbody\n"; err != nil || !removed || string(r.Content) != want {
+		t.Errorf("remove tags: %v %v %q", err, removed, r.Content)
+	}
+	r, removed, err = RemoveProperty([]byte(fm), "nope")
+	if err != nil || removed || string(r.Content) != fm {
+		t.Errorf("remove a missing key changed the note: %v %v %q", err, removed, r.Content)
+	}
+	// Adding a key and removing it gives the note back byte for byte.
+	added, err := SetProperty([]byte(fm), "new", Text, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, _ := RemoveProperty(added.Content, "new")
+	if string(back.Content) != fm {
+		t.Errorf("add then remove: %q", back.Content)
+	}
+}
