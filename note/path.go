@@ -11,6 +11,12 @@ import (
 // MarkdownExt is the extension a path gets when it has none.
 const MarkdownExt = ".md"
 
+// IsMarkdown reports whether p is a Markdown note (by its extension, in
+// any case): the files search, links, tags and properties cover.
+func IsMarkdown(p string) bool {
+	return strings.EqualFold(path.Ext(p), MarkdownExt)
+}
+
 // forbiddenNameChars are the characters Obsidian refuses in file names on
 // every platform ("File name cannot contain any of the following characters").
 const forbiddenNameChars = `*"\/<>:|?`

@@ -264,14 +264,12 @@ func (b *Backend) cliOrphans(ctx context.Context) ([]string, error) {
 	}
 	res := []string{}
 	for _, l := range lines(out) {
-		if isNote(l) {
+		if note.IsMarkdown(l) {
 			res = append(res, l)
 		}
 	}
 	return res, nil
 }
-
-func isNote(p string) bool { return strings.EqualFold(note.Ext(p), "md") }
 
 func (b *Backend) cliTags(ctx context.Context) ([]note.TagCount, error) {
 	out, err := b.CLI.Run(ctx, "tags", "counts", "format=json")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -146,11 +147,10 @@ func (v *Vault) List(ctx context.Context, req note.ListRequest) (note.Listing, e
 // every vault path of each kind; stat describes one (false: it vanished).
 func ListEntries(req note.ListRequest, files, folders []string, stat func(string) (note.Entry, bool)) (note.Listing, error) {
 	base := strings.Trim(req.Folder, "/")
-	if base != "" && !sort.StringsAreSorted(folders) {
-		sort.Strings(folders)
-	}
 	if base != "" {
-		if i := sort.SearchStrings(folders, base); i >= len(folders) || folders[i] != base {
+		// folders may be shared (Vault.Folders) and in any order (the
+		// CLI's): look, never sort it in place.
+		if !slices.Contains(folders, base) {
 			return note.Listing{}, errors.E(errors.FileNotFound, "folder not found: %s", base).
 				WithHint("List the vault's root (no folder) with recursive to see its folders; paths are case-sensitive.")
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -73,20 +72,6 @@ func (ix *Index) linkGraph() *graph {
 	})
 	ix.graph = g
 	return g
-}
-
-// Meta returns the structure of the note at p, as of now.
-func (ix *Index) Meta(ctx context.Context, p string) (*metadata.Note, error) {
-	var m *metadata.Note
-	err := ix.view(ctx, func() error {
-		id, ok := ix.byPath[p]
-		if !ok {
-			return notIndexed(p)
-		}
-		m = ix.docs[id].meta
-		return nil
-	})
-	return m, err
 }
 
 func notIndexed(p string) error {

@@ -18,10 +18,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -123,7 +123,6 @@ type Index struct {
 	totals   [nFields]uint64 // summed field lengths, for the averages
 	count    int             // live notes
 
-	files   []string // the last listing
 	linkIx  *links.Index
 	linkFor []string // the listing linkIx was built from
 	graph   *graph   // nil when it must be computed again
@@ -174,11 +173,10 @@ func (ix *Index) refresh(ctx context.Context) error {
 		ix.termID = map[string]uint32{}
 		ix.fresh = map[string]uint32{}
 	}
-	ix.files = files
 	// Which notes need reading: new ones, and known ones whose stamp moved.
 	notes := make([]string, 0, len(files))
 	for _, f := range files {
-		if isNote(f) {
+		if note.IsMarkdown(f) {
 			notes = append(notes, f)
 		}
 	}
@@ -297,22 +295,13 @@ func (ix *Index) refresh(ctx context.Context) error {
 	return nil
 }
 
-var errStale = errorString("stale")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+// errStale marks a note to read again without asking for its stamp.
+var errStale = errors.New("stale")
 
 func (d *doc) racy() bool { return d.readAt.Sub(d.stamp.Mod) < racyWindow }
 
 func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// isNote reports whether p is a Markdown note, the files the text index
-// and the structure tools cover.
-func isNote(p string) bool {
-	return strings.EqualFold(note.Ext(p), "md")
 }
 
 // parallel runs fn(0..n-1) on every core.

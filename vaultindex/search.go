@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -94,7 +95,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	// asked in a sentence ("how to renew my passport") still finds the
 	// note that has its rare words.
 	base := ix.live(req.Folder)
-	match := ix.live(req.Folder)
+	match := slices.Clone(base)
 	anyWord := newSet(n)
 	wordClauses := 0
 	scores := make([]float64, n)

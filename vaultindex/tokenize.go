@@ -195,7 +195,8 @@ func cjkRun(s string, i int, unigrams bool, t *token, emit func(*token)) int {
 	return i
 }
 
-// terms returns s's distinct position-taking tokens, folded, in order.
+// terms returns s's position-taking tokens (no CJK unigrams), folded, in
+// order: the words a phrase is matched against.
 func terms(s string) []string {
 	var out []string
 	tokenize(s, false, func(t *token) { out = append(out, string(t.term)) })
