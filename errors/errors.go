@@ -50,6 +50,7 @@ const (
 	PermissionDenied Kind = "PERMISSION_DENIED"
 	Timeout          Kind = "TIMEOUT"
 	FileExists       Kind = "FILE_EXISTS"
+	RevisionConflict Kind = "REVISION_CONFLICT"
 	CLIError         Kind = "CLI_ERROR"
 	Unsupported      Kind = "UNSUPPORTED"
 	Cancelled        Kind = "CANCELLED"
@@ -82,6 +83,8 @@ var kinds = map[Kind]kindInfo{
 		"Make sure Obsidian is responsive (no modal dialog; on macOS disable App Nap), then retry, or raise `--timeout`."},
 	FileExists: {-32000, "The target already exists: create without `overwrite`, or a move/rename onto an existing note. Nothing was changed.",
 		"Pass `overwrite: true` to replace it, or choose another name or destination."},
+	RevisionConflict: {-32007, "A write's `if_match` names another version of the note than the current one: Obsidian, a sync client or another assistant changed it since it was read. Nothing was written; `data.etag` is the current version's.",
+		"Read the note again (its etag too), check that the edit still makes sense, and retry with the new `if_match`."},
 	CLIError: {-32000, "Any other failure the CLI reported; the message is its first line with noise removed.",
 		"Read the message; it is Obsidian's own."},
 	Unsupported: {-32000, "The request cannot be carried out with this setup, e.g. content the CLI cannot carry losslessly while the vault folder is not reachable from this machine, or `open` with `--backend native`.",
@@ -110,7 +113,7 @@ type KindDoc struct {
 // kindOrder is the README's order: validation, the Obsidian-specific codes,
 // then the generic ones.
 var kindOrder = []Kind{InvalidParams, NotRunning, CLINotFound, VaultNotFound, FileNotFound, AmbiguousName,
-	PermissionDenied, Timeout, FileExists, CLIError, Unsupported, Cancelled, Internal}
+	PermissionDenied, Timeout, FileExists, RevisionConflict, CLIError, Unsupported, Cancelled, Internal}
 
 // Kinds lists every kind in documentation order.
 func Kinds() []KindDoc {

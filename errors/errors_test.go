@@ -54,7 +54,7 @@ func TestDataAndCodes(t *testing.T) {
 	}
 	want := map[Kind]Code{InvalidParams: -32602, NotRunning: -32001, CLINotFound: -32001, VaultNotFound: -32002,
 		FileNotFound: -32003, AmbiguousName: -32004, PermissionDenied: -32005, Timeout: -32006,
-		FileExists: -32000, CLIError: -32000, Internal: -32603, Kind("NOPE"): -32603}
+		FileExists: -32000, RevisionConflict: -32007, CLIError: -32000, Internal: -32603, Kind("NOPE"): -32603}
 	for k, c := range want {
 		if k.Code() != c {
 			t.Errorf("%s.Code() = %d, want %d", k, k.Code(), c)

@@ -86,6 +86,10 @@ type Link struct {
 // Parse reads text's structure.
 func Parse(text []byte) *Note {
 	n := &Note{}
+	// A byte order mark is not text: without it, a first line "# Title"
+	// is a heading and "---" opens frontmatter. Every position is a line
+	// number, which the mark does not change.
+	text = text[len(note.BOM(text)):]
 	lines := LinesOf(text)
 	n.Lines = lines.Count()
 	fmEnd := note.FrontmatterEnd(text)

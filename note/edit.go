@@ -25,10 +25,11 @@ func Append(existing, content []byte, inline bool) []byte {
 // content already ends with one: that is the CLI's observed behaviour
 // ("- entry\n" before "# index" gives "- entry\n\n# index").
 func Prepend(existing, content []byte, inline bool) []byte {
-	at := FrontmatterEnd(existing)
+	fm := FrontmatterEnd(existing)
+	at := max(fm, len(BOM(existing)))
 	out := make([]byte, 0, len(existing)+len(content)+2)
 	out = append(out, existing[:at]...)
-	if at > 0 && existing[at-1] != '\n' {
+	if fm > 0 && existing[fm-1] != '\n' {
 		// Frontmatter closed at end of file without a newline.
 		out = append(out, '\n')
 	}
@@ -44,6 +45,13 @@ func Prepend(existing, content []byte, inline bool) []byte {
 // starts on the first line with exactly '---' and ends at the next line that
 // is exactly '---'; CRLF line ends are accepted.
 func FrontmatterEnd(b []byte) int {
+	if bom := BOM(b); bom != nil {
+		// Obsidian reads notes without their byte order mark.
+		if end := FrontmatterEnd(b[len(bom):]); end > 0 {
+			return len(bom) + end
+		}
+		return 0
+	}
 	first, rest, ok := cutLine(b)
 	if !ok || string(trimCR(first)) != "---" {
 		return 0
@@ -62,6 +70,17 @@ func FrontmatterEnd(b []byte) int {
 		rest = next
 	}
 	return 0
+}
+
+// utf8BOM is the UTF-8 byte order mark some editors (Notepad) write.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// BOM returns the byte order mark b starts with, or nil.
+func BOM(b []byte) []byte {
+	if bytes.HasPrefix(b, utf8BOM) {
+		return b[:len(utf8BOM)]
+	}
+	return nil
 }
 
 func cutLine(b []byte) (line, rest []byte, hasNL bool) {

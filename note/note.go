@@ -82,6 +82,8 @@ type Content struct {
 type Written struct {
 	Path  string `json:"path" jsonschema:"vault-relative path of the note"`
 	Bytes int    `json:"bytes" jsonschema:"bytes of content added"`
+	// ETag is set when the write was checked against if_match.
+	ETag string `json:"etag,omitempty" jsonschema:"the note's version after the write, when if_match was given"`
 }
 
 // Deleted reports a delete.

@@ -197,3 +197,14 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+func TestPrependAfterByteOrderMark(t *testing.T) {
+	for in, want := range map[string]string{
+		"\ufeffbody":              "\ufeffnew\nbody",
+		"\ufeff---\na: 1\n---\nb": "\ufeff---\na: 1\n---\nnew\nb",
+	} {
+		if got := string(Prepend([]byte(in), []byte("new"), false)); got != want {
+			t.Errorf("Prepend(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

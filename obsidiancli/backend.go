@@ -225,10 +225,62 @@ func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content s
 	if err != nil {
 		return note.Written{}, err
 	}
-	if err := root.Edit(p, func(old []byte) []byte { return apply(old, []byte(content), inline) }); err != nil {
+	if _, err := root.Edit(ctx, note.ByPath(p), "", func(old []byte) ([]byte, error) { return apply(old, []byte(content), inline), nil }); err != nil {
 		return note.Written{}, err
 	}
 	return note.Written{Path: p, Bytes: len(content)}, nil
+}
+
+// Edit replaces the note's content with change(content). The CLI has no
+// command that changes part of a note by a function of its bytes, so the
+// edit is the engine's compare-and-swap on the vault folder; only when this
+// machine cannot open the folder does it go through the app: read, apply,
+// check that the note is unchanged, and overwrite, for content the CLI
+// carries losslessly.
+func (b *Backend) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	p, err := b.locate(ctx, loc)
+	if err != nil {
+		return note.Edited{}, err
+	}
+	root, err := b.vaultRoot(ctx)
+	switch {
+	case err == nil:
+		return root.Edit(ctx, note.ByPath(p), ifMatch, change)
+	case !errors.Is(err, errNoLocalVault):
+		return note.Edited{}, err
+	}
+	change = note.IfMatch(p, ifMatch, change)
+	for attempt := 0; attempt < 3; attempt++ {
+		cur, err := b.Read(ctx, note.ByPath(p))
+		if err != nil {
+			return note.Edited{}, err
+		}
+		next, err := change([]byte(cur.Content))
+		if err != nil {
+			return note.Edited{}, err
+		}
+		if string(next) == cur.Content {
+			return note.Edited{Path: p, ETag: note.ETag(next)}, nil
+		}
+		if !argSafe(string(next)) {
+			return note.Edited{}, errors.E(errors.Unsupported, "the edited note cannot be sent through the Obsidian CLI, and %v", errNoLocalVault).
+				WithHint("Without the vault folder a note is edited by sending it whole through the CLI, which cannot carry a backslash, a NUL byte or over 4 KB. Run the server on the machine that holds the vault folder.")
+		}
+		// The app offers no compare-and-swap: check just before writing.
+		again, err := b.Read(ctx, note.ByPath(p))
+		if err != nil {
+			return note.Edited{}, err
+		}
+		if again.Content != cur.Content {
+			continue
+		}
+		if _, err := b.CLI.Run(ctx, "create", "path="+p, "content="+escaper.Replace(string(next)), "overwrite"); err != nil {
+			return note.Edited{}, err
+		}
+		return note.Edited{Path: p, ETag: note.ETag(next), Changed: true}, nil
+	}
+	return note.Edited{}, errors.E(errors.RevisionConflict, "%s kept changing while it was being edited; nothing was written", p).With("path", p).
+		WithHint("Wait until the other program is done, read the note again and retry.")
 }
 
 // Delete moves the note to the trash, or deletes it when permanent.

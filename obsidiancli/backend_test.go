@@ -204,6 +204,24 @@ func TestReadThroughCLIWhenFolderUnreachable(t *testing.T) {
 	if disk, _ := f.Note("n.md"); disk != "keep" {
 		t.Errorf("note changed to %q", disk)
 	}
+	// An edit goes through the app whole: fine for what argv carries,
+	// refused for the rest, and checked against if_match either way.
+	up := func(s string) note.Change {
+		return func(cur []byte) ([]byte, error) { return append(cur, s...), nil }
+	}
+	res, err := b.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up(" more"))
+	if disk, _ := f.Note("n.md"); err != nil || disk != "keep more" || res.ETag != note.ETag([]byte(disk)) || !res.Changed {
+		t.Errorf("edit through the app: %+v, %v; note %q", res, err, disk)
+	}
+	if _, err := b.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up("!")); kindOf(err) != errors.RevisionConflict {
+		t.Errorf("stale if_match: err = %v, want REVISION_CONFLICT", err)
+	}
+	if _, err := b.Edit(t.Context(), note.ByPath("n.md"), "", up(`\`)); kindOf(err) != errors.Unsupported {
+		t.Errorf("edit with a backslash: err = %v, want UNSUPPORTED", err)
+	}
+	if disk, _ := f.Note("n.md"); disk != "keep more" {
+		t.Errorf("refused edits changed the note to %q", disk)
+	}
 }
 
 func TestNameResolution(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // The operations.
@@ -46,6 +47,29 @@ type Result struct {
 // missing heading path at the end of its deepest existing ancestor's
 // section (or of the note) instead of failing.
 func Apply(content []byte, t Target, op, text string, createIfMissing bool) (Result, error) {
+	return underBOM(content, func(content []byte) (Result, error) { return apply(content, t, op, text, createIfMissing) })
+}
+
+// underBOM runs edit on content without its byte order mark, if it has
+// one, and puts the mark back in front: Obsidian reads notes without it,
+// so a heading or frontmatter on the first line is found, and nothing is
+// ever inserted before it.
+func underBOM(content []byte, edit func([]byte) (Result, error)) (Result, error) {
+	bom := note.BOM(content)
+	if bom == nil {
+		return edit(content)
+	}
+	r, err := edit(content[len(bom):])
+	if err != nil {
+		return r, err
+	}
+	r.Content = append(append([]byte{}, bom...), r.Content...)
+	r.Start += len(bom)
+	r.End += len(bom)
+	return r, nil
+}
+
+func apply(content []byte, t Target, op, text string, createIfMissing bool) (Result, error) {
 	switch op {
 	case Before, After, Prepend, Append, Replace:
 	default:

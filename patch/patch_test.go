@@ -89,3 +89,26 @@ func TestApplyBlock(t *testing.T) {
 		t.Errorf("duplicate block: %v", err)
 	}
 }
+
+// TestByteOrderMark: Obsidian reads a note without its byte order mark, so
+// a first-line heading or frontmatter is found, and nothing goes before it.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\ufeff"
+	fm := []byte(bom + "---\nstatus: a # kept\n---\n# T\nx\n")
+	r, err := SetProperty(fm, "status", Text, "b")
+	if err != nil || string(r.Content) != bom+"---\nstatus: b\n---\n# T\nx\n" {
+		t.Errorf("set: %q, %v", r.Content, err)
+	}
+	r, err = SetProperty([]byte(bom+"# T\n"), "status", Text, "b")
+	if err != nil || string(r.Content) != bom+"---\nstatus: b\n---\n# T\n" {
+		t.Errorf("new frontmatter: %q, %v", r.Content, err)
+	}
+	r, removed, err := RemoveProperty(fm, "status")
+	if err != nil || !removed || string(r.Content) != bom+"---\n---\n# T\nx\n" {
+		t.Errorf("remove: %q, %v, %v", r.Content, removed, err)
+	}
+	r, err = Apply([]byte(bom+"# T\nx\n"), Target{Heading: "T"}, Before, "above", false)
+	if err != nil || string(r.Content) != bom+"above\n# T\nx\n" || string(r.Content[r.Start:r.End]) != "above\n" {
+		t.Errorf("before: %q [%d:%d], %v", r.Content, r.Start, r.End, err)
+	}
+}

@@ -30,6 +30,10 @@ const (
 // or a []string (list), checked against typ. The result is parsed again,
 // and refused rather than written if it would not read back as typ.
 func SetProperty(content []byte, key, typ string, value any) (Result, error) {
+	return underBOM(content, func(content []byte) (Result, error) { return setProperty(content, key, typ, value) })
+}
+
+func setProperty(content []byte, key, typ string, value any) (Result, error) {
 	if err := checkKey(key); err != nil {
 		return Result{}, err
 	}
@@ -64,6 +68,16 @@ func SetProperty(content []byte, key, typ string, value any) (Result, error) {
 // RemoveProperty removes one frontmatter property's lines; every other
 // byte stays. A missing key changes nothing, and removed is false.
 func RemoveProperty(content []byte, key string) (r Result, removed bool, err error) {
+	r, err = underBOM(content, func(content []byte) (Result, error) {
+		var r Result
+		var err error
+		r, removed, err = removeProperty(content, key)
+		return r, err
+	})
+	return r, removed, err
+}
+
+func removeProperty(content []byte, key string) (r Result, removed bool, err error) {
 	if err := checkKey(key); err != nil {
 		return Result{}, false, err
 	}
@@ -237,4 +251,102 @@ func propertyOf(content []byte, key string) *metadata.Property {
 		}
 	}
 	return nil
+}
+
+// ApplyProperty is Apply for a frontmatter property, as the patch tool
+// offers it: replace sets the value, keeping the property's type (a list
+// takes one item per line of text); append and prepend add the lines of
+// text as items at the end or start of a list property. A missing property
+// is an error unless createIfMissing (then replace makes it text, and
+// append or prepend a list). Field errors name the patch tool's
+// arguments: property, operation, content.
+func ApplyProperty(content []byte, key, op, text string, createIfMissing bool) (Result, error) {
+	if err := checkKey(key); err != nil {
+		return Result{}, renameField(err, "property")
+	}
+	cur := propertyOf(content, key)
+	if cur == nil && !createIfMissing {
+		if n := metadata.Parse(content); n.FrontmatterError != "" {
+			return Result{}, errors.E(errors.InvalidParams, "the note's frontmatter is not valid YAML (%s); nothing was changed", n.FrontmatterError).
+				WithHint("Fix the frontmatter first (read the note to see it).")
+		}
+		return Result{}, errors.E(errors.FileNotFound, "no property %q in the note's frontmatter; nothing was changed", key).
+			WithHint("Check the name with obsidian_get_properties, or set create_if_missing to add it.")
+	}
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var items []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			items = append(items, line)
+		}
+	}
+	var (
+		r   Result
+		err error
+	)
+	switch op {
+	case Replace:
+		typ := Text
+		if cur != nil {
+			switch cur.Type {
+			case Number, Checkbox, Date, List:
+				typ = cur.Type
+			}
+		}
+		if typ == List {
+			r, err = SetProperty(content, key, List, orEmpty(items))
+		} else {
+			r, err = SetProperty(content, key, typ, text)
+		}
+	case Append, Prepend:
+		var have []string
+		if cur != nil {
+			switch v := cur.Value.(type) {
+			case nil:
+			case []any:
+				for _, it := range v {
+					have = append(have, fmt.Sprint(it))
+				}
+			default:
+				return Result{}, errors.InvalidFields(errors.Field{Field: "operation", Message: fmt.Sprintf("append and prepend add items to a list property, and %q is %s; use replace to set it", key, cur.Type)})
+			}
+		}
+		if op == Append {
+			have = append(have, items...)
+		} else {
+			have = append(items, have...)
+		}
+		r, err = SetProperty(content, key, List, orEmpty(have))
+	default:
+		return Result{}, errors.InvalidFields(errors.Field{Field: "operation", Message: "a property takes replace, append or prepend (before and after place text around headings and blocks)"})
+	}
+	return r, renameField(err, "content")
+}
+
+func orEmpty(items []string) []string {
+	if items == nil {
+		return []string{}
+	}
+	return items
+}
+
+// renameField renames SetProperty's field names (key, value) to the ones
+// the calling tool uses.
+func renameField(err error, value string) error {
+	var e *errors.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	out := *e
+	out.Fields = append([]errors.Field(nil), e.Fields...)
+	for i := range out.Fields {
+		switch out.Fields[i].Field {
+		case "key":
+			out.Fields[i].Field = "property"
+		case "value":
+			out.Fields[i].Field = value
+		}
+	}
+	out.Message = strings.NewReplacer("`key`", "`property`", "`value`", "`"+value+"`").Replace(out.Message)
+	return &out
 }

@@ -55,6 +55,16 @@ type Metadata interface {
 	Properties(ctx context.Context) ([]note.PropertyStat, error)
 }
 
+// Editor changes a note by a function of its exact content, atomically.
+// With ifMatch, a note of another version is refused with
+// REVISION_CONFLICT and nothing is written; without it, a change another
+// program makes meanwhile is never lost: change is applied again to the
+// note as it now is. Patch, replace, properties and tags are all changes,
+// computed by the tools, so every backend edits the same bytes the same way.
+type Editor interface {
+	Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -65,6 +75,7 @@ type Vault struct {
 	Files  Lister
 	Graph  LinkGraph
 	Meta   Metadata
+	Edit   Editor
 }
 
 // Everything is a backend that provides every capability.
@@ -74,9 +85,10 @@ type Everything interface {
 	Lister
 	LinkGraph
 	Metadata
+	Editor
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b}
+	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b}
 }

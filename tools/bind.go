@@ -34,6 +34,14 @@ var checks = map[string]func(string) string{
 	"folder":     note.CheckFolder,
 	"nocontrols": checkNoControls,
 	"linerange":  checkLines,
+	"etag":       checkETag,
+}
+
+func checkETag(s string) string {
+	if len(s) != 32 || strings.Trim(s, "0123456789abcdef") != "" {
+		return "must be an etag as read: 32 lowercase hexadecimal characters, e.g. from obsidian_read_note's etag"
+	}
+	return ""
 }
 
 func checkNoControls(s string) string {
@@ -78,6 +86,21 @@ func newValidator() *validator.Validate {
 			sl.ReportError(n, "name", "Name", "locator", "")
 		}
 	}, locator{}, createNoteArgs{})
+	// Exactly one target for a patch.
+	v.RegisterStructValidation(func(sl validator.StructLevel) {
+		a := sl.Current().Interface().(patchNoteArgs)
+		set := 0
+		for _, t := range []string{a.Heading, a.Block, a.Property} {
+			if t != "" {
+				set++
+			}
+		}
+		if set != 1 {
+			sl.ReportError(a.Heading, "heading", "Heading", "target", "")
+			sl.ReportError(a.Block, "block", "Block", "target", "")
+			sl.ReportError(a.Property, "property", "Property", "target", "")
+		}
+	}, patchNoteArgs{})
 	return v
 }
 
@@ -121,6 +144,8 @@ func fieldMessage(fe validator.FieldError) string {
 	switch fe.Tag() {
 	case "locator":
 		return "give exactly one of `path` (exact vault-relative path, e.g. Projects/Plan.md) or `name` (note name resolved like a wikilink, e.g. Plan)"
+	case "target":
+		return "give exactly one target: `heading` (a heading path such as Plan > Risks), `block` (^id) or `property` (a frontmatter key)"
 	case "required":
 		return "is required"
 	case "min":

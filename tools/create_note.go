@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -14,6 +15,7 @@ type createNoteArgs struct {
 	Template  string `json:"template,omitempty" jsonschema:"Name of a template in the vault's Templates folder to create the note from (needs the core Templates plugin)." validate:"omitempty,nocontrols"`
 	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace the note if it already exists. Default false: an existing note makes the call fail with FILE_EXISTS and nothing changes."`
 	Open      bool   `json:"open,omitempty" jsonschema:"Open the new note in Obsidian afterwards. Default false."`
+	IfMatch   string `json:"if_match,omitempty" jsonschema:"With overwrite: the etag of the note you mean to replace, as read. If it has changed since, nothing is written and the call fails with REVISION_CONFLICT giving the current etag." validate:"omitempty,etag"`
 }
 
 var createNote = spec[createNoteArgs, note.Created]{
@@ -24,6 +26,15 @@ var createNote = spec[createNoteArgs, note.Created]{
 		"Use obsidian_append_to_note or obsidian_prepend_to_note to add to an existing note. Returns {path, overwrote, size, opened}.",
 	hints: hints{destructive: true}, // overwrite: true replaces a note
 	run: func(ctx context.Context, v Vault, a createNoteArgs) (note.Created, error) {
+		if a.IfMatch != "" {
+			if !a.Overwrite {
+				return note.Created{}, errors.InvalidFields(errors.Field{Field: "if_match", Message: "applies only with overwrite: true (a new note has no version to match)"})
+			}
+			req := note.CreateRequest{Path: a.Path, Name: a.Name, Folder: a.Folder}
+			if _, err := checkVersion(ctx, v, note.ByPath(req.Target()), a.IfMatch); err != nil {
+				return note.Created{}, err
+			}
+		}
 		return v.Notes.Create(ctx, note.CreateRequest{Path: a.Path, Name: a.Name, Folder: a.Folder, Content: a.Content,
 			Template: a.Template, Overwrite: a.Overwrite, Open: a.Open})
 	},

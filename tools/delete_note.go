@@ -8,6 +8,7 @@ import (
 
 type deleteNoteArgs struct {
 	locator
+	version
 	Permanent bool `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash, where the user can restore it (Obsidian's deleted-files setting; without the app, the vault's .trash folder)."`
 }
 
@@ -18,6 +19,10 @@ var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent, trash_path}.",
 	hints: hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a deleteNoteArgs) (note.Deleted, error) {
-		return v.Notes.Delete(ctx, a.note(), a.Permanent)
+		loc, err := checkVersion(ctx, v, a.note(), a.IfMatch)
+		if err != nil {
+			return note.Deleted{}, err
+		}
+		return v.Notes.Delete(ctx, loc, a.Permanent)
 	},
 }

@@ -33,7 +33,7 @@ func FuzzArguments(f *testing.F) {
 		if !json.Valid([]byte(args)) {
 			t.Skip() // mcp-go hands tools only arguments from a well-formed message
 		}
-		b.t, b.reached = t, false
+		b.t, b.reached, b.content = t, false, ""
 		st := tools[int(which)%len(tools)]
 		_, err := call(t, st, args)
 		if err == nil {
@@ -205,4 +205,8 @@ func (g *guard) Tagged(ctx context.Context, tag string) ([]string, error) {
 func (g *guard) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 	g.reached = true
 	return g.fakeBackend.Properties(ctx)
+}
+func (g *guard) Edit(ctx context.Context, l note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	g.loc(l)
+	return g.fakeBackend.Edit(ctx, l, ifMatch, change)
 }

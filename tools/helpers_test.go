@@ -34,6 +34,9 @@ func (f *fakeBackend) record(format string, args ...any) error {
 	return f.err
 }
 
+// defaultContent is what the fake's notes hold unless content is set.
+const defaultContent = "# Note\n\nbody with \\ and \"quotes\"\n"
+
 func loc(l note.Locator) string { return "path=" + l.Path + " name=" + l.Name }
 
 // resolved is where the fake pretends a locator points.
@@ -54,7 +57,7 @@ func (f *fakeBackend) Read(_ context.Context, l note.Locator) (note.Content, err
 	if f.content != "" {
 		return note.Content{Path: resolved(l), Content: f.content}, err
 	}
-	return note.Content{Path: resolved(l), Content: "# Note\n\nbody with \\ and \"quotes\"\n"}, err
+	return note.Content{Path: resolved(l), Content: defaultContent}, err
 }
 
 func (f *fakeBackend) Append(_ context.Context, l note.Locator, c string, inline bool) (note.Written, error) {
@@ -297,4 +300,25 @@ func withCall(cases []toolCase, call string) []toolCase {
 		}
 	}
 	return cases
+}
+
+// Edit applies change to what Read returns, and keeps the result as the
+// note's content, so a test sees what was written and a second edit sees
+// the first.
+func (f *fakeBackend) Edit(_ context.Context, l note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	if err := f.record("Edit %s if_match=%s", loc(l), ifMatch); err != nil {
+		return note.Edited{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.content
+	if cur == "" {
+		cur = defaultContent
+	}
+	next, err := note.IfMatch(resolved(l), ifMatch, change)([]byte(cur))
+	if err != nil {
+		return note.Edited{}, err
+	}
+	f.content = string(next)
+	return note.Edited{Path: resolved(l), ETag: note.ETag(next), Changed: string(next) != cur}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 type moveNoteArgs struct {
 	locator
+	version
 	To string `json:"to" jsonschema:"Destination: a folder (e.g. Archive/2026; / for the vault root), or a full new path ending in the note's extension (e.g. Archive/Old plan.md)." validate:"required,folder"`
 }
 
@@ -23,6 +24,10 @@ var moveNote = spec[moveNoteArgs, note.Moved]{
 		" Fails with FILE_EXISTS, changing nothing, if a note is already at the destination. Locate the note by `path` or `name`. Returns {from, to, links}.",
 	hints: hints{idempotent: true},
 	run: func(ctx context.Context, v Vault, a moveNoteArgs) (note.Moved, error) {
-		return v.Notes.Move(ctx, a.note(), a.To)
+		loc, err := checkVersion(ctx, v, a.note(), a.IfMatch)
+		if err != nil {
+			return note.Moved{}, err
+		}
+		return v.Notes.Move(ctx, loc, a.To)
 	},
 }

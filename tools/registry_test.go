@@ -11,19 +11,23 @@ import (
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/toolsnaps")
 
+// etag0 is the version of the fake's notes before any edit.
+var etag0 = note.ETag([]byte(defaultContent))
+
 // examples are valid arguments for every tool, with every argument given.
 var examples = map[string]string{
-	"obsidian_create_note":           `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true}`,
+	"obsidian_create_note":           `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true,"if_match":"` + etag0 + `"}`,
 	"obsidian_read_note":             `{"path":"a.md"}`,
-	"obsidian_append_to_note":        `{"path":"a.md","content":"x","inline":true}`,
-	"obsidian_prepend_to_note":       `{"path":"a.md","content":"x","inline":true}`,
-	"obsidian_delete_note":           `{"path":"a.md","permanent":true}`,
-	"obsidian_move_note":             `{"path":"a.md","to":"B"}`,
-	"obsidian_rename_note":           `{"path":"a.md","new_name":"b"}`,
+	"obsidian_append_to_note":        `{"path":"a.md","content":"x","inline":true,"if_match":"` + etag0 + `"}`,
+	"obsidian_prepend_to_note":       `{"path":"a.md","content":"x","inline":true,"if_match":"` + etag0 + `"}`,
+	"obsidian_delete_note":           `{"path":"a.md","permanent":true,"if_match":"` + etag0 + `"}`,
+	"obsidian_move_note":             `{"path":"a.md","to":"B","if_match":"` + etag0 + `"}`,
+	"obsidian_rename_note":           `{"path":"a.md","new_name":"b","if_match":"` + etag0 + `"}`,
 	"obsidian_open_note":             `{"path":"a.md","new_tab":true}`,
 	"obsidian_file_info":             `{"path":"a.md"}`,
 	"obsidian_search_notes":          `{"query":"garden -frost tag:plan","mode":"text","folder":"Projects","limit":5,"cursor":""}`,
@@ -38,6 +42,7 @@ var examples = map[string]string{
 	"obsidian_list_tags":             `{"sort":"count","limit":5}`,
 	"obsidian_list_tagged_notes":     `{"tag":"#project","limit":5}`,
 	"obsidian_list_properties":       `{"limit":5}`,
+	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
 
 type schema struct {
@@ -64,6 +69,8 @@ func TestRegistryInvariants(t *testing.T) {
 	for _, st := range All(On(&fakeBackend{})) {
 		tool := st.Tool
 		t.Run(tool.Name, func(t *testing.T) {
+			// A fake of its own: edits change what the fake's notes hold.
+			st := findTool(t, tool.Name, &fakeBackend{})
 			if seen[tool.Name] || !snake.MatchString(tool.Name) {
 				t.Errorf("name %q is duplicated or not obsidian_snake_case", tool.Name)
 			}
@@ -115,7 +122,8 @@ func TestRegistryInvariants(t *testing.T) {
 				}
 				raw, _ := json.Marshal(without)
 				_, err := call(t, st, string(raw))
-				required := slices.Contains(s.Required, name) || name == "path" // path/name: one of the two
+				// path/name, heading/block/property: one of each group
+				required := slices.Contains(s.Required, name) || name == "path" || name == "heading"
 				var named bool
 				if e := errors.From(err); e != nil && e.Kind == errors.InvalidParams {
 					for _, f := range e.Fields {

@@ -8,6 +8,7 @@ import (
 
 type renameNoteArgs struct {
 	locator
+	version
 	NewName string `json:"new_name" jsonschema:"New file name without folder, e.g. Roadmap 2026; the extension is kept (added when omitted)." validate:"newname"`
 }
 
@@ -18,6 +19,10 @@ var renameNote = spec[renameNoteArgs, note.Moved]{
 		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to, links}.",
 	hints: hints{idempotent: true},
 	run: func(ctx context.Context, v Vault, a renameNoteArgs) (note.Moved, error) {
-		return v.Notes.Rename(ctx, a.note(), a.NewName)
+		loc, err := checkVersion(ctx, v, a.note(), a.IfMatch)
+		if err != nil {
+			return note.Moved{}, err
+		}
+		return v.Notes.Rename(ctx, loc, a.NewName)
 	},
 }

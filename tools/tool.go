@@ -123,5 +123,6 @@ func All(vault Vault) []server.ServerTool {
 		listTags.build(vault, v),
 		listTaggedNotes.build(vault, v),
 		listProperties.build(vault, v),
+		patchNote.build(vault, v),
 	}
 }

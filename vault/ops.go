@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -77,29 +78,36 @@ func (v *Vault) Prepend(ctx context.Context, loc note.Locator, content string, i
 
 func (v *Vault) edit(ctx context.Context, loc note.Locator, content string, inline bool,
 	apply func(existing, content []byte, inline bool) []byte) (note.Written, error) {
-	p, err := v.locate(ctx, loc)
+	res, err := v.Edit(ctx, loc, "", func(old []byte) ([]byte, error) { return apply(old, []byte(content), inline), nil })
 	if err != nil {
 		return note.Written{}, err
 	}
-	if err := v.Edit(p, func(old []byte) []byte { return apply(old, []byte(content), inline) }); err != nil {
-		return note.Written{}, err
-	}
-	return note.Written{Path: p, Bytes: len(content)}, nil
+	return note.Written{Path: res.Path, Bytes: len(content)}, nil
 }
 
-// Edit replaces the content of the file at p with change(content),
-// atomically and keeping its mode, serialised with this Vault's other writes.
-func (v *Vault) Edit(p string, change func([]byte) []byte) error {
+// Edit replaces the note's content with change(content): atomically,
+// keeping its mode, serialised with this Vault's other writes, and as a
+// compare-and-swap against other programs (atomicfile.Update), so that a
+// change they make meanwhile is never lost: change is applied again to
+// their content. With ifMatch, content of another version is refused with
+// REVISION_CONFLICT and nothing is written.
+func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	p, err := v.locate(ctx, loc)
+	if err != nil {
+		return note.Edited{}, err
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	old, err := v.root.ReadFile(p)
+	res, err := atomicfile.Update(v.root, p, atomicfile.Change(note.IfMatch(p, ifMatch, change)))
+	if errors.Is(err, atomicfile.ErrBusy) {
+		return note.Edited{}, errors.E(errors.RevisionConflict, "%s kept changing while it was being edited (another program is writing it); nothing was written", p).
+			With("path", p).WithCause(err).
+			WithHint("Wait until the other program (a sync client, say) is done, read the note again and retry.")
+	}
 	if err != nil {
-		return FileError(err, p)
+		return note.Edited{}, FileError(err, p)
 	}
-	if err := atomicfile.Replace(v.root, p, change(old)); err != nil {
-		return FileError(err, p)
-	}
-	return nil
+	return note.Edited{Path: p, ETag: note.ETag(res.New), Changed: !bytes.Equal(res.Old, res.New)}, nil
 }
 
 // Delete moves the note into the vault's .trash folder, under a name no

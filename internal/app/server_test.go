@@ -43,6 +43,7 @@ var transcripts = []struct {
 	{name: "modern_protocol"},
 	{name: "resources"},
 	{name: "read_side"},
+	{name: "edits"},
 	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},

@@ -250,3 +250,8 @@ func (r *Router) Tagged(ctx context.Context, tag string) ([]string, error) {
 func (r *Router) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 	return serve(ctx, r, "properties", true, func(b tools.Everything) ([]note.PropertyStat, error) { return b.Properties(ctx) })
 }
+
+// Edit implements tools.Editor.
+func (r *Router) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	return serve(ctx, r, "edit", true, func(b tools.Everything) (note.Edited, error) { return b.Edit(ctx, loc, ifMatch, change) })
+}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
@@ -101,6 +104,8 @@ type scenario struct {
 	wants map[string]any
 	// readSide marks the scenarios every subject runs, cli-remote too.
 	readSide bool
+	// remote marks write scenarios cli-remote runs too.
+	remote bool
 	// files maps paths to their expected content afterwards; gone marks
 	// a path that must not exist.
 	files map[string]string
@@ -180,6 +185,43 @@ var scenarios = []scenario{
 		want: note.Written{Path: "Notes/Dup.md", Bytes: 5}, files: map[string]string{"Notes/Dup.md": "first\nnotes dup"}},
 	{name: "prepend hidden", call: prependTo(note.ByPath(".obsidian/app.json"), "x", false), kind: errors.FileNotFound,
 		files: map[string]string{".obsidian/app.json": "{}"}},
+
+	// edits: patch, conditional writes. Every byte outside the edit stays.
+	{name: "patch under a nested heading, byte for byte", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_patch_note", `{"path":"Edit/Odd.md","heading":"Plan > Risks","operation":"append","content":"- new risk"}`),
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "- old risk  \r\n", "- old risk  \r\n- new risk\r\n", 1)}},
+	{name: "patch a property keeps every other frontmatter byte", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_patch_note", `{"path":"Edit/Odd.md","property":"status","operation":"replace","content":"done"}`),
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "status: 'draft'\r\n", "status: done\r\n", 1)}},
+	{name: "patch a block", remote: true,
+		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","block":"b1","operation":"replace","content":"shipped"}`),
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nshipped ^b1\n"}},
+	{name: "patch creates a missing heading", remote: true,
+		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Plan > Risks","operation":"append","content":"none","create_if_missing":true}`),
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nship it ^b1\n## Risks\nnone\n"}},
+	{name: "patch a missing heading changes nothing", remote: true,
+		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Risks","operation":"append","content":"x"}`),
+		kind: errors.FileNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "patch with the current etag", remote: true,
+		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"first","if_match":"`+note.ETag([]byte(baseVault["Projects/Plan.md"]))+`"}`),
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nfirst\nship it ^b1\n"}},
+	{name: "patch with a stale etag changes nothing", remote: true,
+		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
+		kind: errors.RevisionConflict, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if d := got.(*errors.Error).Data(); d["etag"] != note.ETag([]byte(baseVault["Projects/Plan.md"])) || d["path"] != "Projects/Plan.md" {
+				t.Errorf("conflict data = %v, want the current etag and the path", d)
+			}
+		}},
+	{name: "append with a stale etag changes nothing",
+		call: tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
+		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
+	{name: "append with the current etag",
+		call:  tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("notes dup"))+`"}`),
+		files: map[string]string{"Notes/Dup.md": "notes dup\nx"}},
+	{name: "delete with a stale etag keeps the note",
+		call: tool("obsidian_delete_note", `{"path":"Notes/Dup.md","permanent":true,"if_match":"`+note.ETag([]byte("older"))+`"}`),
+		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
 
 	// delete
 	{name: "delete to the trash", call: del(note.ByName("Plan"), false), want: note.Deleted{Path: "Projects/Plan.md"},
@@ -362,7 +404,7 @@ func TestConformance(t *testing.T) {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
 			for _, sc := range scenarios {
-				if sub.readSideOnly && !sc.readSide {
+				if sub.readSideOnly && !sc.readSide && !sc.remote {
 					continue
 				}
 				t.Run(sc.name, func(t *testing.T) {
@@ -452,6 +494,32 @@ func wantLinks(links, notes int) func(*testing.T, string, any, string) {
 		if m.Links.Links != links || m.Links.Notes != notes || len(m.Links.Paths) != notes {
 			t.Errorf("links = %+v, want %d links in %d notes", *m.Links, links, notes)
 		}
+	}
+}
+
+// odd is a note with what editors get wrong: a byte order mark, CRLF,
+// tabs, trailing spaces, LaTeX, a fenced block holding heading-like lines,
+// quoting and comments in the frontmatter, and no final newline.
+const odd = "\ufeff---\r\ntitle: \"Odd\" # keep me\r\nstatus: 'draft'\r\ntags: [a,  b]\r\n---\r\n# Plan\r\n\tindented\ttabs\r\n" +
+	"$$\\frac{a}{b}$$\r\n```md\r\n## Risks\r\n```\r\n## Risks\r\n- old risk  \r\n### Deep\r\nd\r\n## Later\r\nend without newline"
+
+// tool calls a tool through its handler, on the subject as the server
+// would: for the edit side, whose logic lives in the tools.
+func tool(name, args string) func(context.Context, tools.Everything) (any, error) {
+	return func(ctx context.Context, b tools.Everything) (any, error) {
+		for _, st := range tools.All(tools.On(b)) {
+			if st.Tool.Name == name {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = name
+				req.Params.RawArguments = json.RawMessage(args)
+				res, err := st.Handler(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				return res.StructuredContent, nil
+			}
+		}
+		return nil, fmt.Errorf("no tool %s", name)
 	}
 }
 

@@ -1,0 +1,34 @@
+package atomicfile
+
+import (
+	"os"
+	"path"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+)
+
+// swap puts the file at tmp in name's place. It exchanges the two names
+// atomically where the file system can, so that tmp then names the file
+// that was displaced, and reports exchanged; elsewhere it renames.
+func swap(root *os.Root, tmp, name string) (exchanged bool, err error) {
+	// Through a descriptor of the folder opened inside root, so that the
+	// exchange cannot leave it whatever symlinks the path holds.
+	dir, err := root.Open(path.Dir(name))
+	if err != nil {
+		return false, err
+	}
+	defer dir.Close()
+	fd := int(dir.Fd())
+	err = unix.Renameat2(fd, path.Base(tmp), fd, path.Base(name), unix.RENAME_EXCHANGE)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+		// Not on this file system or kernel (before 3.15).
+		return false, root.Rename(tmp, name)
+	default:
+		return false, &os.LinkError{Op: "exchange", Old: tmp, New: name, Err: err}
+	}
+}
