@@ -322,3 +322,6 @@ func (f *fakeBackend) Edit(_ context.Context, l note.Locator, ifMatch string, ch
 	f.content = string(next)
 	return note.Edited{Path: resolved(l), ETag: note.ETag(next), Changed: string(next) != cur}, nil
 }
+
+// textOf is a result's first text block.
+func textOf(res *mcp.CallToolResult) string { return res.Content[0].(mcp.TextContent).Text }

@@ -124,5 +124,6 @@ func All(vault Vault) []server.ServerTool {
 		listTaggedNotes.build(vault, v),
 		listProperties.build(vault, v),
 		patchNote.build(vault, v),
+		replaceInNote.build(vault, v),
 	}
 }

@@ -193,6 +193,8 @@ var everyTool = []step{
 		check: wantData("etag", note.ETag([]byte(seed+"- sprouted\n")))},
 	{Tool: "obsidian_patch_note", Arguments: map[string]any{"path": "Notes/Seed.md", "property": "status", "operation": "replace", "content": "done", "if_match": note.ETag([]byte(seed))},
 		check: wantError(-32007, "REVISION_CONFLICT", "changed since it was read")},
+	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
+		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -4,4 +4,4 @@\n ---\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n-- sprouted\n+- grown\n")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},

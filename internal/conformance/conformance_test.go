@@ -213,6 +213,27 @@ var scenarios = []scenario{
 				t.Errorf("conflict data = %v, want the current etag and the path", d)
 			}
 		}},
+	{name: "replace across CRLF lines, byte for byte", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_replace_in_note", `{"path":"Edit/Odd.md","find":"## Risks\n- old risk","replace":"## Risks\n- older risk"}`),
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "## Risks\r\n- old risk", "## Risks\r\n- older risk", 1)}},
+	{name: "replace refuses several matches", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_replace_in_note", `{"path":"Edit/Odd.md","find":"## Risks","replace":"## Threats"}`),
+		kind:  errors.InvalidParams, // the fenced "## Risks" is text too
+		files: map[string]string{"Edit/Odd.md": odd}},
+	{name: "replace every match with a regex", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_replace_in_note", `{"path":"Edit/Odd.md","find":"(?m)^(#+) R(isks)\r$","replace":"$1 r$2\r","regex":true,"all":true}`),
+		files: map[string]string{"Edit/Odd.md": strings.ReplaceAll(odd, "## Risks\r\n", "## risks\r\n")}},
+	{name: "replace dry run writes nothing", remote: true,
+		call:  tool("obsidian_replace_in_note", `{"path":"Projects/Plan.md","find":"ship it","replace":"shipped","dry_run":true}`),
+		files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if d := fmt.Sprint(got); !strings.Contains(d, "-ship it ^b1\n+shipped ^b1") {
+				t.Errorf("dry run = %s, want the diff", d)
+			}
+		}},
+	{name: "replace once", remote: true,
+		call:  tool("obsidian_replace_in_note", `{"path":"Projects/Plan.md","find":"ship it","replace":"shipped"}`),
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nshipped ^b1\n"}},
 	{name: "append with a stale etag changes nothing",
 		call: tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
