@@ -104,7 +104,7 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("new frontmatter: %q, %v", r.Content, err)
 	}
 	r, removed, err := RemoveProperty(fm, "status")
-	if err != nil || !removed || string(r.Content) != bom+"---\n---\n# T\nx\n" {
+	if err != nil || !removed || string(r.Content) != bom+"# T\nx\n" {
 		t.Errorf("remove: %q, %v, %v", r.Content, removed, err)
 	}
 	r, err = Apply([]byte(bom+"# T\nx\n"), Target{Heading: "T"}, Before, "above", false)

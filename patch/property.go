@@ -66,7 +66,7 @@ func setProperty(content []byte, key, typ string, value any) (Result, error) {
 }
 
 // RemoveProperty removes one frontmatter property's lines; every other
-// byte stays. A missing key changes nothing, and removed is false.
+// byte stays, but for a frontmatter left empty, which is removed. A missing key changes nothing, and removed is false.
 func RemoveProperty(content []byte, key string) (r Result, removed bool, err error) {
 	r, err = underBOM(content, func(content []byte) (Result, error) {
 		var r Result
@@ -88,6 +88,12 @@ func removeProperty(content []byte, key string) (r Result, removed bool, err err
 	from, to, found := fm.key(content, key)
 	if !found {
 		return Result{Content: content}, false, nil
+	}
+	if len(bytes.TrimSpace(content[fm.body:from])) == 0 && len(bytes.TrimSpace(content[to:fm.close])) == 0 {
+		// The last property: the block goes too, as when Obsidian removes
+		// it, so that setting a property on a note without frontmatter and
+		// removing it gives the note back.
+		return splice(content, 0, fm.end, ""), true, nil
 	}
 	return splice(content, from, to, ""), true, nil
 }
@@ -160,7 +166,8 @@ func lineAt(content []byte, off, limit int) []byte {
 // lineKey reads the key of a top-level "key: value" line.
 func lineKey(line []byte) (string, bool) {
 	s := strings.TrimRight(string(line), "\r\n")
-	if s == "" || s[0] == ' ' || s[0] == '\t' || s[0] == '#' || s[0] == '-' {
+	// A "- " line is a list item; "-0:" is a key (found by fuzzing).
+	if s == "" || s[0] == ' ' || s[0] == '\t' || s[0] == '#' || s[0] == '-' && (len(s) == 1 || s[1] == ' ' || s[1] == '\t') {
 		return "", false
 	}
 	var doc yaml.Node

@@ -125,5 +125,7 @@ func All(vault Vault) []server.ServerTool {
 		listProperties.build(vault, v),
 		patchNote.build(vault, v),
 		replaceInNote.build(vault, v),
+		setProperty.build(vault, v),
+		removeProperty.build(vault, v),
 	}
 }

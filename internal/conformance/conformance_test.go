@@ -234,6 +234,20 @@ var scenarios = []scenario{
 	{name: "replace once", remote: true,
 		call:  tool("obsidian_replace_in_note", `{"path":"Projects/Plan.md","find":"ship it","replace":"shipped"}`),
 		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nshipped ^b1\n"}},
+	{name: "set a typed property on a CRLF note with a BOM", setup: write("Edit/Odd.md", odd),
+		call:  tool("obsidian_set_property", `{"path":"Edit/Odd.md","key":"due","value":"2026-12-01","type":"date"}`),
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "tags: [a,  b]\r\n", "tags: [a,  b]\r\ndue: 2026-12-01\r\n", 1)}},
+	{name: "set then remove a property gives the note back", setup: write("Edit/Odd.md", odd),
+		call: func(ctx context.Context, b tools.Everything) (any, error) {
+			if _, err := tool("obsidian_set_property", `{"path":"Edit/Odd.md","key":"rank","value":3}`)(ctx, b); err != nil {
+				return nil, err
+			}
+			return tool("obsidian_remove_property", `{"path":"Edit/Odd.md","key":"rank"}`)(ctx, b)
+		},
+		files: map[string]string{"Edit/Odd.md": odd}},
+	{name: "remove a property", remote: true, setup: write("Edit/Plain.md", "---\na: 1\nb: [x]\n---\nbody\n"),
+		call:  tool("obsidian_remove_property", `{"path":"Edit/Plain.md","key":"a"}`),
+		files: map[string]string{"Edit/Plain.md": "---\nb: [x]\n---\nbody\n"}},
 	{name: "append with a stale etag changes nothing",
 		call: tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
