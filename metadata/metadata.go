@@ -206,6 +206,37 @@ func blockID(line []byte) (string, bool) {
 // '_', '-' and '/'; it needs one character that is not a digit (#123 is
 // not a tag, as in Obsidian).
 func (n *Note) inlineTags(text []byte, from, to int, lines Lines) {
+	scanTags(text, from, to, func(name string, start, _ int) {
+		n.Tags = append(n.Tags, Tag{Name: name, Line: lines.Of(start)})
+	})
+}
+
+// TagSpan is an inline tag's place in a note: text[Start:End] is "#name"
+// as written.
+type TagSpan struct {
+	Name       string
+	Start, End int
+}
+
+// InlineTags finds the inline tags of text (a note without its byte order
+// mark) with their byte ranges: in prose only, never in frontmatter or
+// code, by the same rules as Parse.
+func InlineTags(text []byte) []TagSpan {
+	var out []TagSpan
+	fmEnd := note.FrontmatterEnd(text)
+	for _, span := range links.Prose(text) {
+		if from, to := max(span[0], fmEnd), span[1]; from < to {
+			scanTags(text, from, to, func(name string, start, end int) {
+				out = append(out, TagSpan{Name: name, Start: start, End: end})
+			})
+		}
+	}
+	return out
+}
+
+// scanTags calls found for each tag in text[from:to], a span of prose:
+// its name and the range of "#name" as written.
+func scanTags(text []byte, from, to int, found func(name string, start, end int)) {
 	for i := from; i < to; {
 		switch c := text[i]; c {
 		case '`':
@@ -233,13 +264,32 @@ func (n *Note) inlineTags(text []byte, from, to int, lines Lines) {
 			}
 			name := strings.Trim(string(text[i+1:j]), "/")
 			if name != "" && !digitsOnly {
-				n.Tags = append(n.Tags, Tag{Name: name, Line: lines.Of(i)})
+				found(name, i, j)
 			}
 			i = max(j, i+1)
 			continue
 		}
 		i++
 	}
+}
+
+// ValidTag says why name (without '#') is not a tag Obsidian would
+// recognise, or "" when it is.
+func ValidTag(name string) string {
+	if name == "" || strings.Trim(name, "/") != name {
+		return "must be a tag name such as project or area/home, without a leading or trailing '/'"
+	}
+	digits := true
+	for _, r := range name {
+		if !tagRune(r) {
+			return fmt.Sprintf("%q cannot be in a tag: use letters, digits, _, - and / (for nesting)", r)
+		}
+		digits = digits && unicode.IsDigit(r)
+	}
+	if digits {
+		return "must not be only digits (Obsidian does not read #123 as a tag)"
+	}
+	return ""
 }
 
 func isSpaceBefore(text []byte, i int) bool {

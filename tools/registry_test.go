@@ -45,6 +45,8 @@ var examples = map[string]string{
 	"obsidian_replace_in_note":       `{"path":"a.md","find":"body","replace":"text","regex":true,"all":true,"dry_run":true,"if_match":"` + etag0 + `"}`,
 	"obsidian_set_property":          `{"path":"a.md","key":"status","value":"done","type":"text","if_match":"` + etag0 + `"}`,
 	"obsidian_remove_property":       `{"path":"a.md","key":"status","if_match":"` + etag0 + `"}`,
+	"obsidian_update_tags":           `{"path":"a.md","add":["x"],"remove":["y"],"if_match":"` + etag0 + `"}`,
+	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
 

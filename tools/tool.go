@@ -127,5 +127,7 @@ func All(vault Vault) []server.ServerTool {
 		replaceInNote.build(vault, v),
 		setProperty.build(vault, v),
 		removeProperty.build(vault, v),
+		updateTags.build(vault, v),
+		renameTag.build(vault, v),
 	}
 }

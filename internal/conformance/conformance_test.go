@@ -248,6 +248,29 @@ var scenarios = []scenario{
 	{name: "remove a property", remote: true, setup: write("Edit/Plain.md", "---\na: 1\nb: [x]\n---\nbody\n"),
 		call:  tool("obsidian_remove_property", `{"path":"Edit/Plain.md","key":"a"}`),
 		files: map[string]string{"Edit/Plain.md": "---\nb: [x]\n---\nbody\n"}},
+	{name: "add and remove tags, byte for byte", setup: write("Edit/Odd.md", odd+" #gone"),
+		call:  tool("obsidian_update_tags", `{"path":"Edit/Odd.md","add":["new"],"remove":["gone","b"]}`),
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "tags: [a,  b]\r\n", "tags:\r\n  - a\r\n  - new\r\n", 1)}},
+	{name: "rename a tag in every note, nested and never in code", remote: true,
+		setup: write("Refs/More.md", "#proj/beta and `#proj` and #project-x\n"),
+		call:  tool("obsidian_rename_tag", `{"from":"proj","to":"work"}`),
+		files: map[string]string{
+			"Refs/Tagged.md": "---\ntags:\n  - work/alpha\nstatus: done\n---\n# Tagged\nBody with #inline and `#code` tags, about gardens. [[Welcome]]\n",
+			"Refs/More.md":   "#work/beta and `#proj` and #project-x\n",
+		},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if r := fmt.Sprintf("%+v", got); !strings.Contains(r, "Notes:2 Uses:2 Paths:[Refs/More.md Refs/Tagged.md]") {
+				t.Errorf("result %s, want 2 notes and 2 uses", r)
+			}
+		}},
+	{name: "rename a tag, dry run", remote: true,
+		call:  tool("obsidian_rename_tag", `{"from":"#PROJ","to":"work","dry_run":true}`),
+		files: map[string]string{"Refs/Tagged.md": baseVault["Refs/Tagged.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if r := fmt.Sprintf("%+v", got); !strings.Contains(r, "Notes:1 Uses:1 Paths:[Refs/Tagged.md]") {
+				t.Errorf("result %s", r)
+			}
+		}},
 	{name: "append with a stale etag changes nothing",
 		call: tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
