@@ -76,6 +76,9 @@ type Vault struct {
 	Graph  LinkGraph
 	Meta   Metadata
 	Edit   Editor
+	// Ask confirms with the user what cannot be undone; nil when the
+	// user cannot be asked.
+	Ask Asker
 }
 
 // Everything is a backend that provides every capability.
@@ -90,5 +93,5 @@ type Everything interface {
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b}
+	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Ask: Elicit{}}
 }

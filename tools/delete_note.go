@@ -2,20 +2,24 @@ package tools
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 type deleteNoteArgs struct {
 	locator
 	version
-	Permanent bool `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash, where the user can restore it (Obsidian's deleted-files setting; without the app, the vault's .trash folder)."`
+	Permanent   bool   `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash, where the user can restore it (Obsidian's deleted-files setting; without the app, the vault's .trash folder)."`
+	ConfirmPath string `json:"confirm_path,omitempty" jsonschema:"For a permanent delete: the note's exact path again, as confirmation. Needed when the client cannot ask the user; when it can, the user is asked instead (showing the path and size)." validate:"omitempty,notepath"`
 }
 
 var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 	name:  "obsidian_delete_note",
 	title: "Delete note",
 	description: "Delete a note. By default it is moved to the trash and can be restored; `permanent: true` deletes it irreversibly, so use that only when the user asked for it. " +
+		"A permanent delete is confirmed: the user is asked when the client can ask (elicitation); otherwise `confirm_path` must repeat the note's exact path. " +
 		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent, trash_path}.",
 	hints: hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a deleteNoteArgs) (note.Deleted, error) {
@@ -23,6 +27,42 @@ var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 		if err != nil {
 			return note.Deleted{}, err
 		}
+		if a.Permanent {
+			if loc, err = confirmPermanent(ctx, v, loc, a.ConfirmPath); err != nil {
+				return note.Deleted{}, err
+			}
+		}
 		return v.Notes.Delete(ctx, loc, a.Permanent)
 	},
+}
+
+// confirmPermanent lets a permanent delete go ahead, pinned to the note's
+// path, only when confirmPath names the note or the user said yes.
+func confirmPermanent(ctx context.Context, v Vault, loc note.Locator, confirmPath string) (note.Locator, error) {
+	info, err := v.Notes.FileInfo(ctx, loc)
+	if err != nil {
+		return loc, err
+	}
+	loc = note.ByPath(info.Path)
+	switch {
+	case confirmPath == info.Path:
+		return loc, nil
+	case confirmPath != "":
+		return loc, errors.InvalidFields(errors.Field{Field: "confirm_path", Message: fmt.Sprintf("must be the path of the note to delete, %s", info.Path)})
+	}
+	var confirmed, asked bool
+	if v.Ask != nil {
+		confirmed, asked, err = v.Ask.Confirm(ctx, "confirm_permanent_delete", fmt.Sprintf("Delete %s (%d bytes) permanently? It will not go to the trash and cannot be restored.", info.Path, info.Size))
+		if err != nil {
+			return loc, err // the question itself, for the client to put
+		}
+	}
+	switch {
+	case !asked:
+		return loc, errors.InvalidFields(errors.Field{Field: "confirm_path", Message: fmt.Sprintf("a permanent delete needs confirm_path set to the note's path, %s (this client cannot ask the user); or leave out permanent to move it to the trash", info.Path)})
+	case !confirmed:
+		return loc, errors.E(errors.PermissionDenied, "the user did not confirm deleting %s permanently; nothing was deleted", info.Path).With("path", info.Path).
+			WithHint("Leave out permanent to move the note to the trash instead, or ask the user first.")
+	}
+	return loc, nil
 }

@@ -175,7 +175,12 @@ type toolCase struct {
 
 func findTool(t *testing.T, name string, b Everything) server.ServerTool {
 	t.Helper()
-	for _, st := range All(On(b)) {
+	return findIn(t, All(On(b)), name)
+}
+
+func findIn(t *testing.T, all []server.ServerTool, name string) server.ServerTool {
+	t.Helper()
+	for _, st := range all {
 		if st.Tool.Name == name {
 			return st
 		}

@@ -25,7 +25,7 @@ var examples = map[string]string{
 	"obsidian_read_note":             `{"path":"a.md"}`,
 	"obsidian_append_to_note":        `{"path":"a.md","content":"x","inline":true,"if_match":"` + etag0 + `"}`,
 	"obsidian_prepend_to_note":       `{"path":"a.md","content":"x","inline":true,"if_match":"` + etag0 + `"}`,
-	"obsidian_delete_note":           `{"path":"a.md","permanent":true,"if_match":"` + etag0 + `"}`,
+	"obsidian_delete_note":           `{"path":"a.md","permanent":true,"confirm_path":"a.md","if_match":"` + etag0 + `"}`,
 	"obsidian_move_note":             `{"path":"a.md","to":"B","if_match":"` + etag0 + `"}`,
 	"obsidian_rename_note":           `{"path":"a.md","new_name":"b","if_match":"` + etag0 + `"}`,
 	"obsidian_open_note":             `{"path":"a.md","new_tab":true}`,
@@ -128,7 +128,8 @@ func TestRegistryInvariants(t *testing.T) {
 				raw, _ := json.Marshal(without)
 				_, err := call(t, st, string(raw))
 				// path/name, heading/block/property: one of each group
-				required := slices.Contains(s.Required, name) || name == "path" || name == "heading"
+				required := slices.Contains(s.Required, name) || name == "path" || name == "heading" ||
+					name == "confirm_path" // needed by a permanent delete when the client cannot ask the user
 				var named bool
 				if e := errors.From(err); e != nil && e.Kind == errors.InvalidParams {
 					for _, f := range e.Fields {

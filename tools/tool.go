@@ -64,7 +64,13 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 			if err != nil {
 				return nil, err
 			}
+			if len(req.Params.InputResponses) > 0 {
+				ctx = context.WithValue(ctx, inputKey{}, req.Params.InputResponses)
+			}
 			res, err := s.run(ctx, vault, args)
+			if r, ok := inputRequired(err); ok {
+				return r, nil
+			}
 			if err != nil {
 				return nil, errors.From(err)
 			}

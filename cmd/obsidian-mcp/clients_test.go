@@ -268,11 +268,17 @@ func toolNames() []string {
 // goSDK connects the Go SDK's client to a fresh server process.
 func goSDK(t *testing.T, terminate time.Duration, env ...string) (*mcp.ClientSession, *obsidiantest.Buffer) {
 	t.Helper()
+	return goSDKWith(t, terminate, nil, env...)
+}
+
+// goSDKWith is goSDK with client options (an elicitation handler, say).
+func goSDKWith(t *testing.T, terminate time.Duration, opts *mcp.ClientOptions, env ...string) (*mcp.ClientSession, *obsidiantest.Buffer) {
+	t.Helper()
 	cmd := exec.Command(binary)
 	cmd.Env = append(os.Environ(), env...)
 	stderr := &obsidiantest.Buffer{}
 	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0.0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0.0"}, opts)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v (stderr %s)", err, stderr)
@@ -776,4 +782,45 @@ func TestTSOrderCallRightAfterInitialize(t *testing.T) {
 	}
 	t.Run("quiet", run)
 	t.Run("busy", func(t *testing.T) { busy(t); run(t) })
+}
+
+// TestElicitedPermanentDelete: a client that can show a form is asked
+// before a permanent delete, with the note's path and size; its "no"
+// deletes nothing and its "yes" deletes. The Go SDK answers as a user
+// would, through its elicitation handler.
+func TestElicitedPermanentDelete(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Old.md", "twelve bytes")
+	var asked []string
+	answer := "decline"
+	cs, stderr := goSDKWith(t, time.Minute, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			if answer == "accept" {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+			}
+			return &mcp.ElicitResult{Action: answer}, nil
+		},
+	}, "OBSIDIAN_BIN="+f.Bin)
+	del := func() outcome {
+		return goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_delete_note",
+			Arguments: map[string]any{"path": "Old.md", "permanent": true}}))
+	}
+	if err := wantError(-32005, "PERMISSION_DENIED", "did not confirm")("go-sdk", del()); err != nil {
+		t.Errorf("declined: %v (stderr %s)", err, stderr)
+	}
+	if _, ok := f.Note("Old.md"); !ok {
+		t.Fatal("a declined delete removed the note")
+	}
+	answer = "accept"
+	if err := wantData("permanent", true)("go-sdk", del()); err != nil {
+		t.Errorf("accepted: %v (stderr %s)", err, stderr)
+	}
+	if _, ok := f.Note("Old.md"); ok {
+		t.Error("the note is still there after a confirmed delete")
+	}
+	want := "Delete Old.md (12 bytes) permanently? It will not go to the trash and cannot be restored."
+	if len(asked) != 2 || asked[0] != want {
+		t.Errorf("asked %q, want twice %q", asked, want)
+	}
 }

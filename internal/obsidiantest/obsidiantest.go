@@ -78,7 +78,13 @@ type Runner interface{ Run() int }
 // when asked to, and the tests otherwise.
 func Main(m Runner) {
 	if pidfile := os.Getenv(grandchildEnv); pidfile != "" {
-		_ = os.WriteFile(pidfile, []byte(itoa(os.Getpid())), 0o644)
+		// Written whole under another name and renamed: a waiter that sees
+		// the file sees the pid (CI once aborted the call between
+		// os.WriteFile's create and its write, and the file stayed empty).
+		tmp := pidfile + ".tmp"
+		if os.WriteFile(tmp, []byte(itoa(os.Getpid())), 0o644) == nil {
+			_ = os.Rename(tmp, pidfile)
+		}
 		time.Sleep(time.Hour)
 		os.Exit(0)
 	}
