@@ -615,3 +615,53 @@ func (b *Backend) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 	return readSide(ctx, b, func(v *vault.Vault) ([]note.PropertyStat, error) { return v.Properties(ctx) },
 		func() ([]note.PropertyStat, error) { return b.cliProperties(ctx) })
 }
+
+// Daily implements tools.DailyNotes. Today's note is the app's: its path
+// comes from daily:path, and text is added with daily:append or
+// daily:prepend, so that the app creates the note with its own settings
+// and template. Other dates, and text the CLI cannot carry, go through the
+// engine on the vault folder, which reads the same settings.
+func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	y, m, d := req.Date.Date()
+	ty, tm, td := time.Now().Date()
+	today := y == ty && m == tm && d == td
+	date := req.Date.Format(time.DateOnly)
+	switch {
+	case today && req.Op != note.DailyRead && argSafe(req.Content):
+		args := []string{"content=" + escaper.Replace(req.Content)}
+		if req.Inline {
+			args = append(args, "inline")
+		}
+		out, err := b.CLI.Run(ctx, "daily:"+req.Op, args...)
+		if err != nil {
+			return note.Daily{}, err
+		}
+		p := after(out, "Added to: ")
+		if p == "" {
+			p = after(out, "Prepended to: ")
+		}
+		if p == "" {
+			return note.Daily{}, unexpected("daily:"+req.Op, out)
+		}
+		return note.Daily{Path: p, Date: date, Bytes: len(req.Content)}, nil
+	case today && req.Op == note.DailyRead:
+		out, err := b.CLI.Run(ctx, "daily:path")
+		if err != nil {
+			return note.Daily{}, err
+		}
+		p := strings.TrimSpace(firstLine(out))
+		c, err := b.Read(ctx, note.ByPath(p))
+		if errors.From(err) != nil && errors.From(err).Kind == errors.FileNotFound {
+			return note.Daily{}, note.NoDaily(date, p)
+		}
+		if err != nil {
+			return note.Daily{}, err
+		}
+		return note.Daily{Path: p, Date: date, Content: c.Content, ETag: note.ETag([]byte(c.Content))}, nil
+	}
+	root, err := b.directRoot(ctx)
+	if err != nil {
+		return note.Daily{}, err
+	}
+	return root.Daily(ctx, req)
+}

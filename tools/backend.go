@@ -65,6 +65,12 @@ type Editor interface {
 	Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error)
 }
 
+// DailyNotes reads and adds to the daily note of a date, created when
+// missing with the vault's Daily notes settings (folder, format, template).
+type DailyNotes interface {
+	Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -76,6 +82,7 @@ type Vault struct {
 	Graph  LinkGraph
 	Meta   Metadata
 	Edit   Editor
+	Daily  DailyNotes
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
@@ -89,9 +96,10 @@ type Everything interface {
 	LinkGraph
 	Metadata
 	Editor
+	DailyNotes
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Ask: Elicit{}}
+	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Ask: Elicit{}}
 }

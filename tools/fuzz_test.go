@@ -210,3 +210,10 @@ func (g *guard) Edit(ctx context.Context, l note.Locator, ifMatch string, change
 	g.loc(l)
 	return g.fakeBackend.Edit(ctx, l, ifMatch, change)
 }
+func (g *guard) Daily(ctx context.Context, r note.DailyRequest) (note.Daily, error) {
+	g.reached = true
+	if r.Date.IsZero() || (r.Op != note.DailyRead && r.Op != note.DailyAppend && r.Op != note.DailyPrepend) {
+		g.t.Fatalf("bad daily request reached the backend: %+v", r)
+	}
+	return g.fakeBackend.Daily(ctx, r)
+}

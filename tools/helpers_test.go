@@ -330,3 +330,14 @@ func (f *fakeBackend) Edit(_ context.Context, l note.Locator, ifMatch string, ch
 
 // textOf is a result's first text block.
 func textOf(res *mcp.CallToolResult) string { return res.Content[0].(mcp.TextContent).Text }
+
+func (f *fakeBackend) Daily(_ context.Context, r note.DailyRequest) (note.Daily, error) {
+	err := f.record("Daily %s %s content=%q inline=%v", r.Date.Format(time.DateOnly), r.Op, r.Content, r.Inline)
+	d := note.Daily{Path: "Daily/" + r.Date.Format(time.DateOnly) + ".md", Date: r.Date.Format(time.DateOnly)}
+	if r.Op == note.DailyRead {
+		d.Content, d.ETag = defaultContent, etag0
+	} else {
+		d.Bytes = len(r.Content)
+	}
+	return d, err
+}

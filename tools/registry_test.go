@@ -47,7 +47,15 @@ var examples = map[string]string{
 	"obsidian_remove_property":       `{"path":"a.md","key":"status","if_match":"` + etag0 + `"}`,
 	"obsidian_update_tags":           `{"path":"a.md","add":["x"],"remove":["y"],"if_match":"` + etag0 + `"}`,
 	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
+	"obsidian_daily_note":            `{"operation":"append","date":"2026-11-23","content":"- [ ] call","inline":true}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
+}
+
+// conditional are arguments required only with others: the schema cannot
+// say so, the validation does.
+var conditional = map[string]bool{
+	"obsidian_delete_note.confirm_path": true, // a permanent delete, when the client cannot ask the user
+	"obsidian_daily_note.content":       true, // append and prepend
 }
 
 type schema struct {
@@ -128,8 +136,7 @@ func TestRegistryInvariants(t *testing.T) {
 				raw, _ := json.Marshal(without)
 				_, err := call(t, st, string(raw))
 				// path/name, heading/block/property: one of each group
-				required := slices.Contains(s.Required, name) || name == "path" || name == "heading" ||
-					name == "confirm_path" // needed by a permanent delete when the client cannot ask the user
+				required := slices.Contains(s.Required, name) || name == "path" || name == "heading" || conditional[tool.Name+"."+name]
 				var named bool
 				if e := errors.From(err); e != nil && e.Kind == errors.InvalidParams {
 					for _, f := range e.Fields {

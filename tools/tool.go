@@ -135,5 +135,6 @@ func All(vault Vault) []server.ServerTool {
 		removeProperty.build(vault, v),
 		updateTags.build(vault, v),
 		renameTag.build(vault, v),
+		dailyNote.build(vault, v),
 	}
 }

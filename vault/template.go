@@ -44,6 +44,12 @@ func (v *Vault) template(name, title string, now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, FileError(err, folder+"/"+rel)
 	}
+	return fillTemplate(data, title, now), nil
+}
+
+// fillTemplate fills in a template's variables as the Templates plugin
+// does.
+func fillTemplate(data []byte, title string, now time.Time) []byte {
 	return templateVar().ReplaceAllFunc(data, func(m []byte) []byte {
 		sub := templateVar().FindSubmatch(m)
 		format := string(sub[2])
@@ -60,7 +66,7 @@ func (v *Vault) template(name, title string, now time.Time) ([]byte, error) {
 			}
 		}
 		return []byte(now.Format(momentLayout(format)))
-	}), nil
+	})
 }
 
 // momentTokens maps moment.js tokens, longest first, to Go layout parts.

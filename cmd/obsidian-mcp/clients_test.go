@@ -198,6 +198,7 @@ var everyTool = []step{
 		check: wantData("etag", note.ETag([]byte(seed+"- sprouted\n")))},
 	{Tool: "obsidian_update_tags", Arguments: map[string]any{"path": "Notes/Seed.md", "add": []string{"seedling"}}, check: wantData("added", []any{"seedling"})},
 	{Tool: "obsidian_rename_tag", Arguments: map[string]any{"from": "garden", "to": "yard", "dry_run": true}, check: wantData("uses", 1)},
+	{Tool: "obsidian_daily_note", Arguments: map[string]any{"operation": "append", "date": "2026-01-05", "content": "- planted"}, check: wantData("path", "2026-01-05.md")},
 	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
 		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -6,4 +6,4 @@\n ---\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n-- sprouted\n+- grown\n")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
@@ -327,7 +328,8 @@ func TestGoSDKClient(t *testing.T) {
 	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" {
 		t.Errorf("initialize result %+v", v)
 	}
-	// The notes as resources: listed (Seed is what everyTool leaves), read
+	// The notes as resources: listed (Seed and a daily note are what
+	// everyTool leaves), read
 	// through the template, and a missing one refused.
 	var uris []string
 	for r, err := range cs.Resources(t.Context(), nil) {
@@ -336,7 +338,7 @@ func TestGoSDKClient(t *testing.T) {
 		}
 		uris = append(uris, r.URI)
 	}
-	if want := []string{"obsidian-mcp://note/Notes/Seed.md"}; !slices.Equal(uris, want) {
+	if want := []string{"obsidian-mcp://note/2026-01-05.md", "obsidian-mcp://note/Notes/Seed.md"}; !slices.Equal(uris, want) {
 		t.Errorf("resources = %q, want %q", uris, want)
 	}
 	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Notes/Seed.md"})

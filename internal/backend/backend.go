@@ -255,3 +255,8 @@ func (r *Router) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 func (r *Router) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
 	return serve(ctx, r, "edit", true, func(b tools.Everything) (note.Edited, error) { return b.Edit(ctx, loc, ifMatch, change) })
 }
+
+// Daily implements tools.DailyNotes.
+func (r *Router) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	return serve(ctx, r, "daily", true, func(b tools.Everything) (note.Daily, error) { return b.Daily(ctx, req) })
+}

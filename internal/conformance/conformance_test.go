@@ -271,6 +271,14 @@ var scenarios = []scenario{
 				t.Errorf("result %s", r)
 			}
 		}},
+	{name: "daily note of a past day, created from the template", setup: dailySettings,
+		call:  tool("obsidian_daily_note", `{"operation":"append","date":"2026-01-05","content":"- done"}`),
+		files: map[string]string{"Journal/2026-01-05.md": "# 2026-01-05\n- done"}},
+	{name: "daily note of today, through the app when it serves", setup: dailySettings, remote: true,
+		call:  tool("obsidian_daily_note", `{"operation":"append","content":"- today"}`),
+		files: map[string]string{"Journal/" + time.Now().Format(time.DateOnly) + ".md": "# " + time.Now().Format(time.DateOnly) + "\n- today"}},
+	{name: "daily note read of a day without one", setup: dailySettings, remote: true,
+		call: tool("obsidian_daily_note", `{"operation":"read"}`), kind: errors.FileNotFound},
 	{name: "append with a stale etag changes nothing",
 		call: tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
@@ -553,6 +561,13 @@ func wantLinks(links, notes int) func(*testing.T, string, any, string) {
 			t.Errorf("links = %+v, want %d links in %d notes", *m.Links, links, notes)
 		}
 	}
+}
+
+// dailySettings configures the Daily notes plugin: a folder and a
+// template.
+func dailySettings(t *testing.T, dir string) {
+	writeFile(t, dir, ".obsidian/daily-notes.json", `{"folder":"Journal","template":"Templates/Day"}`)
+	writeFile(t, dir, "Templates/Day.md", "# {{title}}\n")
 }
 
 // odd is a note with what editors get wrong: a byte order mark, CRLF,

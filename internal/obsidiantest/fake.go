@@ -248,6 +248,12 @@ func (v *vault) run(c call, out *strings.Builder) {
 		v.create(c, out)
 	case "append", "prepend":
 		v.edit(c, out)
+	case "daily:path":
+		// The app's own reading of the Daily notes settings; the engine's
+		// is the same.
+		out.WriteString(v.eng.DailyPath(time.Now()) + "\n")
+	case "daily:append", "daily:prepend":
+		v.daily(c, out)
 	case "delete":
 		v.delete(c, out)
 	case "move", "rename":
@@ -335,6 +341,25 @@ func (v *vault) edit(c call, out *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(out, "%s: %s\n", verb, p)
+}
+
+// daily adds to today's daily note, creating it from the template, and
+// prints "Added to: <path>" (obsidian-cli.md §2).
+func (v *vault) daily(c call, out *strings.Builder) {
+	content, ok := c.params["content"]
+	if !ok {
+		fmt.Fprintf(out, "Error: Missing required parameter: content=<text>\nUsage: %s content=<text> [inline] [open]\n", c.command)
+		return
+	}
+	op := note.DailyAppend
+	if c.command == "daily:prepend" {
+		op = note.DailyPrepend
+	}
+	res, err := v.eng.Daily(context.Background(), note.DailyRequest{Date: time.Now(), Op: op, Content: content, Inline: c.flags["inline"]})
+	if v.fail(err, v.eng.DailyPath(time.Now()), out) {
+		return
+	}
+	fmt.Fprintf(out, "Added to: %s\n", res.Path)
 }
 
 func (v *vault) delete(c call, out *strings.Builder) {

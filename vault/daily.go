@@ -1,0 +1,114 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// dailySettings are the core Daily notes plugin's settings, from
+// .obsidian/daily-notes.json; missing ones take the plugin's defaults.
+type dailySettings struct {
+	Folder   string `json:"folder"`
+	Format   string `json:"format"`
+	Template string `json:"template"`
+}
+
+func (v *Vault) dailySettings() dailySettings {
+	var s dailySettings
+	if data, err := v.root.ReadFile(".obsidian/daily-notes.json"); err == nil {
+		_ = json.Unmarshal(data, &s) // unreadable settings are the defaults, as in Obsidian
+	}
+	s.Folder = strings.Trim(strings.TrimSpace(s.Folder), "/")
+	if strings.TrimSpace(s.Format) == "" {
+		s.Format = "YYYY-MM-DD"
+	}
+	s.Template = strings.Trim(strings.TrimSpace(s.Template), "/")
+	return s
+}
+
+// DailyPath is where the daily note for date is, or would be created.
+func (v *Vault) DailyPath(date time.Time) string {
+	s := v.dailySettings()
+	// The format may hold folders ("YYYY/MM/YYYY-MM-DD"), as in Obsidian.
+	return note.Join(s.Folder, date.Format(momentLayout(s.Format))+".md")
+}
+
+// Daily reads the daily note for req.Date, or adds text at its start or
+// end, creating it first from the daily notes template when missing.
+func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	p := v.DailyPath(req.Date)
+	if err := CheckWritable("date", p); err != nil {
+		return note.Daily{}, err
+	}
+	out := note.Daily{Path: p, Date: req.Date.Format(time.DateOnly)}
+	if req.Op == note.DailyRead {
+		c, err := v.Read(ctx, note.ByPath(p))
+		if errors.From(err) != nil && errors.From(err).Kind == errors.FileNotFound {
+			return note.Daily{}, note.NoDaily(out.Date, p)
+		}
+		if err != nil {
+			return note.Daily{}, err
+		}
+		out.Content, out.ETag = c.Content, note.ETag([]byte(c.Content))
+		return out, nil
+	}
+	created, err := v.createDaily(req.Date, p)
+	if err != nil {
+		return note.Daily{}, err
+	}
+	out.Created = created
+	apply := note.Append
+	if req.Op == note.DailyPrepend {
+		apply = note.Prepend
+	}
+	res, err := v.Edit(ctx, note.ByPath(p), "", func(cur []byte) ([]byte, error) {
+		return apply(cur, []byte(req.Content), req.Inline), nil
+	})
+	if err != nil {
+		return note.Daily{}, err
+	}
+	out.ETag, out.Bytes = res.ETag, len(req.Content)
+	return out, nil
+}
+
+// createDaily creates the daily note at p from the template, unless it
+// exists; created says whether it did.
+func (v *Vault) createDaily(date time.Time, p string) (bool, error) {
+	if _, err := v.root.Stat(p); err == nil {
+		return false, nil
+	}
+	var data []byte
+	if tpl := v.dailySettings().Template; tpl != "" {
+		if path.Ext(tpl) == "" {
+			tpl += ".md"
+		}
+		raw, err := v.root.ReadFile(tpl)
+		if err != nil {
+			return false, errors.E(errors.FileNotFound, "the daily notes template %s cannot be read: %v", tpl, unwrapPath(err)).
+				WithHint("Fix the template in Obsidian's settings (Daily notes → Template file location), or create the note yourself.").WithCause(err)
+		}
+		// The title is the note's name; {{date}} and {{time}} are the
+		// note's day with the time now, as the plugin fills them.
+		now := time.Now()
+		at := time.Date(date.Year(), date.Month(), date.Day(), now.Hour(), now.Minute(), now.Second(), 0, now.Location())
+		data = fillTemplate(raw, note.Stem(p), at)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	err := atomicfile.Create(v.root, p, data)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return false, nil // created meanwhile: append to it
+	case err != nil:
+		return false, FileError(err, p)
+	}
+	return true, nil
+}
