@@ -156,14 +156,14 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
 	vault := tools.On(router)
-	s := newServer(sess, cfg.ToolErrors, logger, version, vault)
-	sess.Defer(func() { s.AddTools(tools.All(vault)...) })
+	s := newServer(sess, cfg.ToolErrors, logger, version, vault, cfg.ReadOnly)
+	sess.Defer(func() { s.AddTools(toolSet(vault, cfg.ReadOnly)...) })
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
 
 	logger.Info("obsidian-mcp ready", "version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
-		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors)
+		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly)
 	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
 	if sess.Lost() {
 		logger.Info("client disconnected; exiting")
@@ -183,16 +183,34 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 // reach the client through sess (protocol mode) or as isError results.
 func NewServer(backend tools.Everything, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
 	vault := tools.On(backend)
-	s := newServer(sess, toolErrors, logger, version, vault)
+	s := newServer(sess, toolErrors, logger, version, vault, false)
 	s.AddTools(tools.All(vault)...)
 	return s
 }
 
+// readOnlyRule names the setting that makes the server read-only, for the
+// errors that refuse a write.
+const readOnlyRule = "--read-only / OBSIDIAN_MCP_READ_ONLY"
+
+// toolSet is the tools served: all of them, with the writes refused in
+// read-only mode.
+func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
+	if readOnly {
+		return tools.ReadOnly(tools.All(vault), readOnlyRule)
+	}
+	return tools.All(vault)
+}
+
 // newServer is NewServer without tools: the notes as resources, hooks and
 // options.
-func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string, vault tools.Vault) *server.MCPServer {
+func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(sess.OnError)
+	if readOnly {
+		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			tools.ListedReadOnly(res)
+		})
+	}
 	notes := tools.Resources(vault)
 	// mcp-go lists only resources registered one by one; a vault's notes
 	// come and go, so the listing is filled in from the vault, page by

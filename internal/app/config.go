@@ -28,7 +28,9 @@ type Config struct {
 	CommandTimeouts map[string]time.Duration
 	LogLevel        slog.Level
 	ToolErrors      string // "protocol" or "result"
-	ShowVersion     bool
+	// ReadOnly serves only the tools that change nothing.
+	ReadOnly    bool
+	ShowVersion bool
 	// Settings says where each option's value came from, in option order.
 	Settings []Setting
 	// Ignored lists environment variables holding unsubstituted placeholders.
@@ -52,6 +54,21 @@ type option struct {
 	flag, env, def, help string
 	set                  func(c *Config, v string) error
 }
+
+// booleans are the options that may be given bare: --read-only.
+var booleans = map[string]bool{"read-only": true}
+
+// boolFlag is a string flag that may be given without a value, as true.
+type boolFlag struct{ v *string }
+
+func (b boolFlag) String() string {
+	if b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+func (b boolFlag) Set(v string) error { *b.v = v; return nil }
+func (b boolFlag) IsBoolFlag() bool   { return true }
 
 func options() []option {
 	return []option{
@@ -140,6 +157,15 @@ func options() []option {
 				}
 				return nil
 			}},
+		{"read-only", "OBSIDIAN_MCP_READ_ONLY", "false", "Serve only the tools that change nothing: the write tools are left out of tools/list, and a call to one is refused with PERMISSION_DENIED naming this setting. `--read-only`, or `true`/`false`.",
+			func(c *Config, v string) error {
+				b, err := strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be true or false")
+				}
+				c.ReadOnly = b
+				return nil
+			}},
 		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
 			func(c *Config, v string) error {
 				if v != ToolErrorsProtocol && v != ToolErrorsResult {
@@ -190,6 +216,11 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	opts := options()
 	values := make([]*string, len(opts))
 	for i, o := range opts {
+		if booleans[o.flag] {
+			values[i] = new(string)
+			fs.Var(boolFlag{values[i]}, o.flag, o.help)
+			continue
+		}
 		values[i] = fs.String(o.flag, "", o.help)
 	}
 	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")

@@ -45,6 +45,26 @@ func TestParseConfig(t *testing.T) {
 	if c, err := ParseConfig([]string{"--vault-path", "~/"}, env()); home != "" && (err != nil || c.VaultPath != filepath.Clean(home)) {
 		t.Errorf("~ expansion = %q, %v", c.VaultPath, err)
 	}
+	// --read-only: bare, with a value, or from the environment (MCPB's
+	// boolean arrives as "true"/"false"); off by default.
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		want bool
+	}{
+		{nil, nil, false},
+		{[]string{"--read-only"}, nil, true},
+		{[]string{"--read-only=false"}, []string{"OBSIDIAN_MCP_READ_ONLY", "true"}, false},
+		{nil, []string{"OBSIDIAN_MCP_READ_ONLY", "true"}, true},
+		{nil, []string{"OBSIDIAN_MCP_READ_ONLY", "${user_config.read_only}"}, false},
+	} {
+		if c, err := ParseConfig(tc.args, env(tc.env...)); err != nil || c.ReadOnly != tc.want {
+			t.Errorf("read-only %v %v = %v, %v; want %v", tc.args, tc.env, c.ReadOnly, err, tc.want)
+		}
+	}
+	if _, err := ParseConfig(nil, env("OBSIDIAN_MCP_READ_ONLY", "maybe")); err == nil || !strings.Contains(err.Error(), "must be true or false") {
+		t.Errorf("read-only maybe: %v", err)
+	}
 	if _, err := ParseConfig([]string{"--help"}, env()); err != flag.ErrHelp {
 		t.Errorf("--help: %v", err)
 	}

@@ -44,6 +44,7 @@ var transcripts = []struct {
 	{name: "resources"},
 	{name: "read_side"},
 	{name: "edits"},
+	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *Config) { c.ReadOnly = true }},
 	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},
