@@ -826,3 +826,31 @@ func TestElicitedPermanentDelete(t *testing.T) {
 		t.Errorf("asked %q, want twice %q", asked, want)
 	}
 }
+
+// TestReadOnlyGoSDK: with OBSIDIAN_MCP_READ_ONLY, the Go SDK's tools/list
+// holds only the tools that change nothing, and a write it calls anyway is
+// refused naming the setting, with the note untouched.
+func TestReadOnlyGoSDK(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_READ_ONLY=true")
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s is listed in read-only mode", tool.Name)
+		}
+	}
+	if len(list.Tools) < 10 {
+		t.Errorf("only %d tools listed", len(list.Tools))
+	}
+	o := goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_append_to_note", Arguments: map[string]any{"path": "A.md", "content": "x"}}))
+	if err := wantError(-32005, "PERMISSION_DENIED", "OBSIDIAN_MCP_READ_ONLY")("go-sdk", o); err != nil {
+		t.Error(err)
+	}
+	if got, _ := f.Note("A.md"); got != "alpha" {
+		t.Errorf("note = %q after a refused write", got)
+	}
+}
