@@ -37,6 +37,11 @@ func setProperty(content []byte, key, typ string, value any) (Result, error) {
 	if err := checkKey(key); err != nil {
 		return Result{}, err
 	}
+	if len(key) > maxKey {
+		// YAML writes a longer key in the explicit "? key" form, which is
+		// no property line a later edit would find (fuzz).
+		return Result{}, errors.InvalidFields(errors.Field{Field: "key", Message: fmt.Sprintf("must be at most %d bytes to be set", maxKey)})
+	}
 	node, err := valueNode(typ, value)
 	if err != nil {
 		return Result{}, err
@@ -104,6 +109,10 @@ func checkKey(key string) error {
 	}
 	return nil
 }
+
+// maxKey bounds a property name: go-yaml writes keys over 128 bytes as
+// complex keys.
+const maxKey = 100
 
 // fmBlock locates a frontmatter block: end is just past its closing line
 // (0: none), close is where the closing line starts, and body where the

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -62,5 +63,19 @@ func TestRemoveProperty(t *testing.T) {
 	back, _, _ := RemoveProperty(added.Content, "new")
 	if string(back.Content) != fm {
 		t.Errorf("add then remove: %q", back.Content)
+	}
+}
+
+// TestLongKeys: go-yaml writes keys over 128 bytes as "? key" complex
+// keys, which no later edit would find; such a key is refused, and an
+// existing long key written plainly can still be removed.
+func TestLongKeys(t *testing.T) {
+	long := strings.Repeat("k", maxKey+1)
+	if _, err := SetProperty([]byte("x"), long, Text, "v"); err == nil {
+		t.Error("a key longer than maxKey was set")
+	}
+	r, removed, err := RemoveProperty([]byte("---\n"+long+": v\na: 1\n---\n"), long)
+	if err != nil || !removed || string(r.Content) != "---\na: 1\n---\n" {
+		t.Errorf("remove = %q %v %v", r.Content, removed, err)
 	}
 }
