@@ -274,7 +274,7 @@ func propertyOf(content []byte, key string) *metadata.Property {
 // takes one item per line of text); append and prepend add the lines of
 // text as items at the end or start of a list property. A missing property
 // is an error unless createIfMissing (then replace makes it text, and
-// append or prepend a list). Field errors name the patch tool's
+// append or prepend a list, and Result.Created names it). Field errors name the patch tool's
 // arguments: property, operation, content.
 func ApplyProperty(content []byte, key, op, text string, createIfMissing bool) (Result, error) {
 	if err := checkKey(key); err != nil {
@@ -335,6 +335,9 @@ func ApplyProperty(content []byte, key, op, text string, createIfMissing bool) (
 		r, err = SetProperty(content, key, List, orEmpty(have))
 	default:
 		return Result{}, errors.InvalidFields(errors.Field{Field: "operation", Message: "a property takes replace, append or prepend (before and after place text around headings and blocks)"})
+	}
+	if err == nil && cur == nil {
+		r.Created = key
 	}
 	return r, renameField(err, "content")
 }

@@ -19,8 +19,7 @@ func CleanTag(field, tag string) (string, error) {
 
 // frontmatterTags is the note's tags property: its key as written ("" when
 // it has none) and its tags.
-func frontmatterTags(content []byte) (key string, tags []string) {
-	n := metadata.Parse(content)
+func frontmatterTags(n *metadata.Note) (key string, tags []string) {
 	for _, p := range n.Properties {
 		if k := strings.ToLower(p.Key); k == "tags" || k == "tag" {
 			key = p.Key
@@ -52,11 +51,12 @@ func setTags(content []byte, key string, tags []string) (Result, error) {
 // which were added.
 func AddTags(content []byte, tags []string) (r Result, added []string, err error) {
 	r, err = underBOM(content, func(content []byte) (Result, error) {
+		n := metadata.Parse(content)
 		have := map[string]bool{}
-		for _, t := range metadata.Parse(content).Tags {
+		for _, t := range n.Tags {
 			have[strings.ToLower(t.Name)] = true
 		}
-		key, list := frontmatterTags(content)
+		key, list := frontmatterTags(n)
 		for _, t := range tags {
 			if !have[strings.ToLower(t)] {
 				have[strings.ToLower(t)] = true
@@ -98,7 +98,7 @@ func RemoveTags(content []byte, tags []string) (r Result, removed int, err error
 			out = append(out[:from:from], out[to:]...)
 			removed++
 		}
-		key, list := frontmatterTags(out)
+		key, list := frontmatterTags(metadata.Parse(out))
 		kept := list[:0:0]
 		for _, t := range list {
 			if drop[strings.ToLower(t)] {
@@ -144,7 +144,7 @@ func RenameTag(content []byte, from, to string) (r Result, renamed int, err erro
 				renamed++
 			}
 		}
-		key, list := frontmatterTags(out)
+		key, list := frontmatterTags(metadata.Parse(out))
 		changed := false
 		seen := map[string]bool{}
 		var next []string

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 
-	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/patch"
 )
@@ -75,11 +74,7 @@ var patchNote = spec[patchNoteArgs, patchResult]{
 				err error
 			)
 			if a.Property != "" {
-				existed := hasProperty(cur, a.Property)
 				r, err = patch.ApplyProperty(cur, a.Property, a.Operation, a.Content, a.CreateIfMissing)
-				if err == nil && !existed {
-					r.Created = a.Property
-				}
 			} else {
 				r, err = patch.Apply(cur, patch.Target{Heading: a.Heading, Block: a.Block}, a.Operation, a.Content, a.CreateIfMissing)
 			}
@@ -94,13 +89,4 @@ var patchNote = spec[patchNoteArgs, patchResult]{
 		}
 		return patchResult{Edited: res, Created: created}, nil
 	},
-}
-
-func hasProperty(content []byte, key string) bool {
-	for _, p := range metadata.Parse(content).Properties {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
 }
