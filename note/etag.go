@@ -3,7 +3,6 @@ package note
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -64,34 +63,9 @@ func Conflict(p, current string) *errors.Error {
 		With("path", p).With("etag", current)
 }
 
-// The daily note operations.
-const (
-	DailyRead    = "read"
-	DailyAppend  = "append"
-	DailyPrepend = "prepend"
-)
-
-// DailyRequest is one operation on the daily note of a date.
-type DailyRequest struct {
-	Date    time.Time
-	Op      string
-	Content string
-	Inline  bool
-}
-
-// Daily reports an operation on a daily note.
-type Daily struct {
-	Path    string `json:"path" jsonschema:"vault-relative path of the daily note"`
-	Date    string `json:"date" jsonschema:"its date, YYYY-MM-DD"`
-	Created bool   `json:"created,omitempty" jsonschema:"true when the note was created (from the daily notes template) by this call"`
-	Content string `json:"content,omitempty" jsonschema:"read: the note's exact content"`
-	ETag    string `json:"etag,omitempty" jsonschema:"the note's version (after the write); absent when the app wrote it"`
-	Bytes   int    `json:"bytes,omitempty" jsonschema:"append and prepend: bytes of content added"`
-}
-
-// NoDaily is the FILE_NOT_FOUND error for a day without a daily note,
-// which would be at p.
-func NoDaily(date, p string) *errors.Error {
-	return errors.E(errors.FileNotFound, "there is no daily note for %s yet (it would be %s)", date, p).
-		With("path", p).WithHint("Append or prepend to it to create it from the daily notes template.")
+// Busy is the REVISION_CONFLICT error for a note at p that another
+// program kept changing while it was being edited.
+func Busy(p string) *errors.Error {
+	return errors.E(errors.RevisionConflict, "%s kept changing while it was being edited (another program is writing it); nothing was written", p).
+		With("path", p).WithHint("Wait until the other program (a sync client, say) is done, read the note again and retry.")
 }

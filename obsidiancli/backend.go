@@ -279,8 +279,7 @@ func (b *Backend) Edit(ctx context.Context, loc note.Locator, ifMatch string, ch
 		}
 		return note.Edited{Path: p, ETag: note.ETag(next), Changed: true}, nil
 	}
-	return note.Edited{}, errors.E(errors.RevisionConflict, "%s kept changing while it was being edited; nothing was written", p).With("path", p).
-		WithHint("Wait until the other program is done, read the note again and retry.")
+	return note.Edited{}, note.Busy(p)
 }
 
 // Delete moves the note to the trash, or deletes it when permanent.
@@ -651,13 +650,7 @@ func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily,
 		}
 		p := strings.TrimSpace(firstLine(out))
 		c, err := b.Read(ctx, note.ByPath(p))
-		if errors.From(err) != nil && errors.From(err).Kind == errors.FileNotFound {
-			return note.Daily{}, note.NoDaily(date, p)
-		}
-		if err != nil {
-			return note.Daily{}, err
-		}
-		return note.Daily{Path: p, Date: date, Content: c.Content, ETag: note.ETag([]byte(c.Content))}, nil
+		return note.DailyOf(date, p, c, err)
 	}
 	root, err := b.directRoot(ctx)
 	if err != nil {

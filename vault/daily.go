@@ -35,8 +35,9 @@ func (v *Vault) dailySettings() dailySettings {
 }
 
 // DailyPath is where the daily note for date is, or would be created.
-func (v *Vault) DailyPath(date time.Time) string {
-	s := v.dailySettings()
+func (v *Vault) DailyPath(date time.Time) string { return v.dailySettings().path(date) }
+
+func (s dailySettings) path(date time.Time) string {
 	// The format may hold folders ("YYYY/MM/YYYY-MM-DD"), as in Obsidian.
 	return note.Join(s.Folder, date.Format(momentLayout(s.Format))+".md")
 }
@@ -44,23 +45,17 @@ func (v *Vault) DailyPath(date time.Time) string {
 // Daily reads the daily note for req.Date, or adds text at its start or
 // end, creating it first from the daily notes template when missing.
 func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	p := v.DailyPath(req.Date)
+	settings := v.dailySettings()
+	p := settings.path(req.Date)
 	if err := CheckWritable("date", p); err != nil {
 		return note.Daily{}, err
 	}
 	out := note.Daily{Path: p, Date: req.Date.Format(time.DateOnly)}
 	if req.Op == note.DailyRead {
 		c, err := v.Read(ctx, note.ByPath(p))
-		if errors.From(err) != nil && errors.From(err).Kind == errors.FileNotFound {
-			return note.Daily{}, note.NoDaily(out.Date, p)
-		}
-		if err != nil {
-			return note.Daily{}, err
-		}
-		out.Content, out.ETag = c.Content, note.ETag([]byte(c.Content))
-		return out, nil
+		return note.DailyOf(out.Date, p, c, err)
 	}
-	created, err := v.createDaily(req.Date, p)
+	created, err := v.createDaily(req.Date, p, settings.Template)
 	if err != nil {
 		return note.Daily{}, err
 	}
@@ -79,14 +74,14 @@ func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 	return out, nil
 }
 
-// createDaily creates the daily note at p from the template, unless it
-// exists; created says whether it did.
-func (v *Vault) createDaily(date time.Time, p string) (bool, error) {
+// createDaily creates the daily note at p from the template tpl (none
+// when ""), unless it exists; created says whether it did.
+func (v *Vault) createDaily(date time.Time, p, tpl string) (bool, error) {
 	if _, err := v.root.Stat(p); err == nil {
 		return false, nil
 	}
 	var data []byte
-	if tpl := v.dailySettings().Template; tpl != "" {
+	if tpl != "" {
 		if path.Ext(tpl) == "" {
 			tpl += ".md"
 		}

@@ -100,9 +100,7 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	defer v.mu.Unlock()
 	res, err := atomicfile.Update(v.root, p, atomicfile.Change(note.IfMatch(p, ifMatch, change)))
 	if errors.Is(err, atomicfile.ErrBusy) {
-		return note.Edited{}, errors.E(errors.RevisionConflict, "%s kept changing while it was being edited (another program is writing it); nothing was written", p).
-			With("path", p).WithCause(err).
-			WithHint("Wait until the other program (a sync client, say) is done, read the note again and retry.")
+		return note.Edited{}, note.Busy(p).WithCause(err)
 	}
 	if err != nil {
 		return note.Edited{}, FileError(err, p)
