@@ -148,8 +148,9 @@ func (fm fmBlock) key(content []byte, key string) (from, to int, found bool) {
 				}
 				break
 			}
-			// Blank lines after the value belong to the next key's spacing.
-			for to > from+len(line) {
+			// Blank lines after the value belong to the next key's spacing,
+			// unless the value is a block scalar that keeps them ("|+").
+			for to > from+len(line) && !keepsTrailingLines(line) {
 				prev := bytes.LastIndexByte(content[from:to-1], '\n')
 				last := strings.TrimSpace(string(content[from+prev+1 : to]))
 				if last != "" {
@@ -162,6 +163,19 @@ func (fm fmBlock) key(content []byte, key string) (from, to int, found bool) {
 		off += len(line)
 	}
 	return 0, 0, false
+}
+
+// keepsTrailingLines reports whether a "key: value" line opens a block
+// scalar with the keep indicator (|+, >+, |2+ ...), whose trailing blank
+// lines are part of its value (found by fuzzing: a "\n" value set as
+// "k: |2+" and an empty line, whose removal left the empty line behind).
+func keepsTrailingLines(line []byte) bool {
+	_, v, _ := strings.Cut(string(line), ":")
+	v = strings.TrimSpace(v)
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i]) // a comment after the header
+	}
+	return len(v) > 1 && (v[0] == '|' || v[0] == '>') && strings.Trim(v[1:], "0123456789+") == "" && strings.Contains(v, "+")
 }
 
 func lineAt(content []byte, off, limit int) []byte {

@@ -79,3 +79,22 @@ func TestLongKeys(t *testing.T) {
 		t.Errorf("remove = %q %v %v", r.Content, removed, err)
 	}
 }
+
+// TestKeptTrailingLines: a value whose trailing newlines YAML keeps ("|+")
+// owns the blank lines after it, so removing it removes them.
+func TestKeptTrailingLines(t *testing.T) {
+	orig := []byte("---\na: 1\n---\nbody")
+	set, err := SetProperty(orig, "k", Text, "x\n\n")
+	if err != nil || !strings.Contains(string(set.Content), "k: |+") {
+		t.Fatalf("set = %q, %v", set.Content, err)
+	}
+	back, removed, err := RemoveProperty(set.Content, "k")
+	if err != nil || !removed || string(back.Content) != string(orig) {
+		t.Errorf("set then remove: %q, want %q (%v)", back.Content, orig, err)
+	}
+	// Blank lines after any other value stay with the next key.
+	r, _, _ := RemoveProperty([]byte("---\nk: v\n\nb: 2\n---\n"), "k")
+	if string(r.Content) != "---\n\nb: 2\n---\n" {
+		t.Errorf("plain value: %q", r.Content)
+	}
+}
