@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
@@ -39,6 +40,9 @@ type Backend struct {
 	// The server shares one engine between this backend and the router, so
 	// edits through either are serialised together.
 	Folder *vault.Vault
+	// Rules is the configured folder policy. The vault folder's own
+	// ignore file adds to it when this machine can open the folder.
+	Rules *policy.Policy
 
 	rootMu  sync.Mutex
 	root    *vault.Vault // the folder learned from the CLI
@@ -450,7 +454,17 @@ func (b *Backend) locate(ctx context.Context, loc note.Locator) (string, error) 
 			files = append(files, line)
 		}
 	}
-	return note.Resolve(loc.Name, files)
+	return note.Resolve(loc.Name, b.Policy(ctx).Files(files))
+}
+
+// Policy is the policy in force: the vault folder's when this machine can
+// open it (the configured one with the vault's ignore file), else the
+// configured one.
+func (b *Backend) Policy(ctx context.Context) *policy.Policy {
+	if root, err := b.vaultRoot(ctx); err == nil {
+		return root.Policy()
+	}
+	return b.Rules
 }
 
 func (b *Backend) mustNotExist(ctx context.Context, p string) error {
@@ -491,22 +505,33 @@ func (b *Backend) LearnFolder(ctx context.Context) *vault.Vault {
 // vaultRoot opens the vault folder, asking the CLI where it is the first
 // time. A folder this machine cannot open (the CLI may talk to an app on
 // another file system, as from WSL) is remembered as errNoLocalVault; CLI
-// failures are not remembered, so a later call can succeed.
+// failures are not remembered, so a later call can succeed. The lock is
+// not held while the CLI answers, so that KnownFolder never waits on an
+// app that hangs; calls that ask at once keep the first answer.
 func (b *Backend) vaultRoot(ctx context.Context) (*vault.Vault, error) {
 	if b.Folder != nil {
 		return b.Folder, nil
 	}
 	b.rootMu.Lock()
-	defer b.rootMu.Unlock()
-	if b.root != nil || b.rootErr != nil {
-		return b.root, b.rootErr
+	root, rootErr := b.root, b.rootErr
+	b.rootMu.Unlock()
+	if root != nil || rootErr != nil {
+		return root, rootErr
 	}
 	out, err := b.CLI.Run(ctx, "vault", "info=path")
 	if err != nil {
 		return nil, err
 	}
 	dir := strings.TrimSpace(out)
-	root, err := vault.Open(dir)
+	root, err = vault.Open(dir, vault.WithPolicy(b.Rules))
+	b.rootMu.Lock()
+	defer b.rootMu.Unlock()
+	if b.root != nil || b.rootErr != nil {
+		if root != nil {
+			_ = root.Close()
+		}
+		return b.root, b.rootErr
+	}
 	if err != nil {
 		b.rootErr = fmt.Errorf("%w (%q: %v)", errNoLocalVault, dir, err)
 		b.Logger.Info("vault folder not reachable; reads go through the CLI", "dir", dir, "err", err)
@@ -615,15 +640,37 @@ func (b *Backend) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 		func() ([]note.PropertyStat, error) { return b.cliProperties(ctx) })
 }
 
+// DailyPath is where the daily note of date is, or would be created:
+// today's as the app says (daily:path), other dates from the Daily notes
+// settings in the vault folder, as Daily finds them.
+func (b *Backend) DailyPath(ctx context.Context, date time.Time) (string, error) {
+	if isToday(date) {
+		out, err := b.CLI.Run(ctx, "daily:path")
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(firstLine(out)), nil
+	}
+	root, err := b.directRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	return root.DailyPath(ctx, date)
+}
+
+func isToday(date time.Time) bool {
+	y, m, d := date.Date()
+	ty, tm, td := time.Now().Date()
+	return y == ty && m == tm && d == td
+}
+
 // Daily implements tools.DailyNotes. Today's note is the app's: its path
 // comes from daily:path, and text is added with daily:append or
 // daily:prepend, so that the app creates the note with its own settings
 // and template. Other dates, and text the CLI cannot carry, go through the
 // engine on the vault folder, which reads the same settings.
 func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	y, m, d := req.Date.Date()
-	ty, tm, td := time.Now().Date()
-	today := y == ty && m == tm && d == td
+	today := isToday(req.Date)
 	date := req.Date.Format(time.DateOnly)
 	switch {
 	case today && req.Op != note.DailyRead && argSafe(req.Content):
@@ -644,11 +691,10 @@ func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily,
 		}
 		return note.Daily{Path: p, Date: date, Bytes: len(req.Content)}, nil
 	case today && req.Op == note.DailyRead:
-		out, err := b.CLI.Run(ctx, "daily:path")
+		p, err := b.DailyPath(ctx, req.Date)
 		if err != nil {
 			return note.Daily{}, err
 		}
-		p := strings.TrimSpace(firstLine(out))
 		c, err := b.Read(ctx, note.ByPath(p))
 		return note.DailyOf(date, p, c, err)
 	}

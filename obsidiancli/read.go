@@ -65,6 +65,7 @@ func (b *Backend) cliSearch(ctx context.Context, req note.SearchRequest) (note.S
 	if err := json.Unmarshal([]byte(out), &all); err != nil {
 		return note.SearchResult{}, unexpected("search", out)
 	}
+	all = b.Policy(ctx).Files(all)
 	res := note.SearchResult{Total: len(all), Hits: []note.Hit{}}
 	page := all[min(req.Offset, len(all)):min(len(all), req.Offset+req.Limit)]
 	if len(page) == 0 {
@@ -128,7 +129,8 @@ func (b *Backend) cliList(ctx context.Context, req note.ListRequest) (note.Listi
 	if err != nil {
 		return note.Listing{}, err
 	}
-	files := lines(out)
+	pol := b.Policy(ctx)
+	files := pol.Files(lines(out))
 	out, err = b.CLI.Run(ctx, "folders")
 	if err != nil {
 		return note.Listing{}, err
@@ -139,6 +141,7 @@ func (b *Backend) cliList(ctx context.Context, req note.ListRequest) (note.Listi
 			folders = append(folders, strings.Trim(f, "/"))
 		}
 	}
+	folders = pol.Folders(folders, files)
 	isFolder := map[string]bool{}
 	for _, f := range folders {
 		isFolder[f] = true
@@ -163,7 +166,7 @@ func (b *Backend) cliLinks(ctx context.Context, loc note.Locator) (note.Links, e
 	if err != nil {
 		return note.Links{}, err
 	}
-	ix := links.NewIndex(lines(out))
+	ix := links.NewIndex(b.Policy(ctx).Files(lines(out)))
 	res := note.Links{Path: c.Path, Links: []note.OutLink{}}
 	for _, l := range metadata.Parse([]byte(c.Content)).Links {
 		target := ix.Resolve(l.Target, c.Path)
@@ -190,7 +193,11 @@ func (b *Backend) cliBacklinks(ctx context.Context, loc note.Locator) (note.Back
 		return note.Backlinks{}, unexpected("backlinks", out)
 	}
 	res := note.Backlinks{Path: p, Backlinks: []note.LinkRef{}}
+	pol := b.Policy(ctx)
 	for _, f := range files {
+		if pol.Hidden(f.File) {
+			continue
+		}
 		res.Backlinks = append(res.Backlinks, note.LinkRef{Path: f.File})
 	}
 	res.Total = len(res.Backlinks)
@@ -241,7 +248,21 @@ type entry struct {
 	fields map[string]any
 }
 
+// vaultWide refuses an answer about the whole vault that the app computes
+// over every note, hidden ones included, when the policy hides some: the
+// app's counts cannot be taken apart, and would tell of hidden notes.
+func (b *Backend) vaultWide(ctx context.Context, what string) error {
+	if !b.Policy(ctx).Hides() {
+		return nil
+	}
+	return errors.E(errors.Unsupported, "%s cannot be answered while some notes are hidden from this server, %v: the app counts every note", what, errNoLocalVault).
+		WithHint("Run the server on the machine that holds the vault folder (--vault-path), where hidden notes are left out of the answer.")
+}
+
 func (b *Backend) cliUnresolved(ctx context.Context) ([]note.Unresolved, error) {
+	if err := b.vaultWide(ctx, "unresolved links"); err != nil {
+		return nil, err
+	}
 	out, err := b.CLI.Run(ctx, "unresolved", "format=json")
 	if err != nil {
 		return nil, err
@@ -258,6 +279,9 @@ func (b *Backend) cliUnresolved(ctx context.Context) ([]note.Unresolved, error) 
 }
 
 func (b *Backend) cliOrphans(ctx context.Context) ([]string, error) {
+	if err := b.vaultWide(ctx, "orphans"); err != nil {
+		return nil, err
+	}
 	out, err := b.CLI.Run(ctx, "orphans")
 	if err != nil {
 		return nil, err
@@ -272,6 +296,9 @@ func (b *Backend) cliOrphans(ctx context.Context) ([]string, error) {
 }
 
 func (b *Backend) cliTags(ctx context.Context) ([]note.TagCount, error) {
+	if err := b.vaultWide(ctx, "tag counts"); err != nil {
+		return nil, err
+	}
 	out, err := b.CLI.Run(ctx, "tags", "counts", "format=json")
 	if err != nil {
 		return nil, err
@@ -304,10 +331,13 @@ func (b *Backend) cliTagged(ctx context.Context, tag string) ([]string, error) {
 	if paths == nil {
 		paths = []string{}
 	}
-	return paths, nil
+	return b.Policy(ctx).Files(paths), nil
 }
 
 func (b *Backend) cliProperties(ctx context.Context) ([]note.PropertyStat, error) {
+	if err := b.vaultWide(ctx, "property counts"); err != nil {
+		return nil, err
+	}
 	out, err := b.CLI.Run(ctx, "properties", "format=json")
 	if err != nil {
 		return nil, err

@@ -35,7 +35,12 @@ func (v *Vault) dailySettings() dailySettings {
 }
 
 // DailyPath is where the daily note for date is, or would be created.
-func (v *Vault) DailyPath(date time.Time) string { return v.dailySettings().path(date) }
+func (v *Vault) DailyPath(ctx context.Context, date time.Time) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return v.dailySettings().path(date), nil
+}
 
 func (s dailySettings) path(date time.Time) string {
 	// The format may hold folders ("YYYY/MM/YYYY-MM-DD"), as in Obsidian.
@@ -84,6 +89,9 @@ func (v *Vault) createDaily(date time.Time, p, tpl string) (bool, error) {
 	if tpl != "" {
 		if path.Ext(tpl) == "" {
 			tpl += ".md"
+		}
+		if err := v.Policy().CheckRead(tpl); err != nil {
+			return false, err
 		}
 		raw, err := v.root.ReadFile(tpl)
 		if err != nil {

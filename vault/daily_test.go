@@ -32,7 +32,7 @@ func TestDailyNotes(t *testing.T) {
 	defer v.Close()
 	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.Local)
 	const p = "Journal/2026/01/2026-01-05 log.md"
-	if got := v.DailyPath(day); got != p {
+	if got, err := v.DailyPath(t.Context(), day); err != nil || got != p {
 		t.Fatalf("DailyPath = %q, want %q", got, p)
 	}
 	_, err = v.Daily(t.Context(), note.DailyRequest{Date: day, Op: note.DailyRead})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
 // racyWindow is how long after a folder's modification time its listing
@@ -31,6 +32,8 @@ type listing struct {
 	// byBase maps each lower-case file name to the files that have it,
 	// so a name resolves without scanning the whole list.
 	byBase map[string][]string
+	// policy is the one all, folders and byBase were filtered by.
+	policy *policy.Policy
 }
 
 type folder struct {
@@ -41,9 +44,10 @@ type folder struct {
 
 // Files lists the vault's files as Obsidian sees them: every file under the
 // root, sorted, with hidden files and folders (a name starting with '.')
-// left out. Symlinks count when they lead to a file inside the vault. The
-// slice is shared: callers must not modify it.
+// left out, and those the policy hides. Symlinks count when they lead to a
+// file inside the vault. The slice is shared: callers must not modify it.
 func (v *Vault) Files() ([]string, error) {
+	pol := v.Policy()
 	l := &v.list
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -97,20 +101,23 @@ func (v *Vault) Files() ([]string, error) {
 			changed = true
 		}
 	}
-	if changed || l.all == nil {
+	if changed || l.all == nil || l.policy != pol {
+		l.policy = pol
 		all := make([]string, 0, len(l.all)+16)
 		for _, f := range l.dirs {
 			all = append(all, f.files...)
 		}
+		all = pol.Files(all)
 		sort.Strings(all)
 		l.all = all
-		l.folders = make([]string, 0, len(l.dirs))
+		folders := make([]string, 0, len(l.dirs))
 		for dir := range l.dirs {
 			if dir != "." {
-				l.folders = append(l.folders, dir)
+				folders = append(folders, dir)
 			}
 		}
-		sort.Strings(l.folders)
+		sort.Strings(folders)
+		l.folders = pol.Folders(folders, all)
 		l.byBase = make(map[string][]string, len(all))
 		for _, f := range all {
 			b := strings.ToLower(path.Base(f))

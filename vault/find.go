@@ -55,7 +55,7 @@ func (v *Vault) Stamp(p string) (vaultindex.Stamp, error) {
 // ReadFile implements vaultindex.Source: the bytes of a vault file, read
 // inside the jail.
 func (v *Vault) ReadFile(p string) ([]byte, error) {
-	if hidden(p) {
+	if hidden(p) || v.Policy().Hidden(p) {
 		return nil, FileError(os.ErrNotExist, p)
 	}
 	return v.root.ReadFile(p)

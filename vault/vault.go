@@ -23,6 +23,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
 // TrashDir is the vault's own trash folder, where Obsidian's "Move to
@@ -35,21 +36,41 @@ const TrashDir = ".trash"
 type Vault struct {
 	dir  string
 	root *os.Root
+	pol  *policy.Live
 	mu   sync.Mutex
 	list listing
 	find finder
 }
 
-// Open opens the vault at dir, which must be an existing folder.
-func Open(dir string) (*Vault, error) {
+// Option configures Open.
+type Option func(*options)
+
+type options struct{ policy *policy.Policy }
+
+// WithPolicy hides from the vault the paths p hides, besides those the
+// vault's own ignore file (.mcpignore) hides.
+func WithPolicy(p *policy.Policy) Option { return func(o *options) { o.policy = p } }
+
+// Open opens the vault at dir, which must be an existing folder. The paths
+// the policy hides (the vault's .mcpignore, and WithPolicy's) are not part
+// of the vault for it: they are never listed, indexed, resolved or read.
+func Open(dir string, opts ...Option) (*Vault, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, errors.E(errors.VaultNotFound, "cannot open the vault folder %q: %v", dir, unwrapPath(err)).
 			WithHint("Check --vault-path / OBSIDIAN_VAULT_PATH: it must be the folder that holds the vault's notes (the one containing .obsidian/).").
 			WithCause(err)
 	}
-	return &Vault{dir: dir, root: root}, nil
+	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir)}, nil
 }
+
+// Policy is the policy in force: the configured one with the vault's
+// ignore file as it is now.
+func (v *Vault) Policy() *policy.Policy { return v.pol.Current() }
 
 // Dir is the vault folder as given to Open.
 func (v *Vault) Dir() string { return v.dir }
@@ -84,6 +105,9 @@ func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
 	if hidden(loc.Path) {
 		return "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
+	}
+	if err := v.Policy().CheckRead(loc.Path); err != nil {
+		return "", err
 	}
 	fi, err := v.root.Stat(loc.Path)
 	if err != nil {

@@ -854,3 +854,60 @@ func TestReadOnlyGoSDK(t *testing.T) {
 		t.Errorf("note = %q after a refused write", got)
 	}
 }
+
+// TestFolderPolicyGoSDK: with --deny-paths, --write-paths and a
+// .mcpignore in the vault, what the official Go SDK sees of the vault
+// through tools and resources leaves the hidden notes out; reading one is
+// refused naming the rule, and so is a write outside the write paths, with
+// nothing written. The folder is learned from the (fake) app, as with
+// Claude Desktop and no vault folder set.
+func TestFolderPolicyGoSDK(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Private/Secret.md", "zanzibar secret")
+	f.WriteNote("Drafts/Draft.md", "zanzibar draft")
+	f.WriteNote("Inbox/Open.md", "zanzibar open")
+	f.WriteNote(".mcpignore", "# not for assistants\nDrafts/\n")
+	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_DENY_PATHS=Private/**", "OBSIDIAN_MCP_WRITE_PATHS=Inbox/**")
+	call := func(name string, args map[string]any) outcome {
+		return goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args}))
+	}
+	search := call("obsidian_search_notes", map[string]any{"query": "zanzibar"})
+	if search.Result == nil || search.Result.IsError {
+		t.Fatalf("search: %+v (stderr %s)", search, stderr)
+	}
+	if got := search.Result.Content[0].Text; !strings.Contains(got, "Inbox/Open.md") || strings.Contains(got, "Private") || strings.Contains(got, "Drafts") {
+		t.Errorf("search shows hidden notes, or not the visible one: %s", got)
+	}
+	if err := wantError(-32005, "PERMISSION_DENIED", "OBSIDIAN_MCP_DENY_PATHS Private/**")("go-sdk",
+		call("obsidian_read_note", map[string]any{"path": "Private/Secret.md"})); err != nil {
+		t.Errorf("read a denied note: %v", err)
+	}
+	if err := wantError(-32005, "PERMISSION_DENIED", ".mcpignore line 2: Drafts/")("go-sdk",
+		call("obsidian_read_note", map[string]any{"path": "Drafts/Draft.md"})); err != nil {
+		t.Errorf("read an ignored note: %v", err)
+	}
+	if err := wantError(-32005, "PERMISSION_DENIED", "OBSIDIAN_MCP_WRITE_PATHS Inbox/**")("go-sdk",
+		call("obsidian_create_note", map[string]any{"path": "Elsewhere.md", "content": "x"})); err != nil {
+		t.Errorf("create outside the write paths: %v", err)
+	}
+	if _, ok := f.Note("Elsewhere.md"); ok {
+		t.Error("a refused create wrote the note")
+	}
+	if o := call("obsidian_append_to_note", map[string]any{"path": "Inbox/Open.md", "content": "!"}); o.Result == nil || o.Result.IsError {
+		t.Errorf("append inside the write paths: %+v", o)
+	}
+	res, err := cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	if len(uris) == 0 || slices.ContainsFunc(uris, func(u string) bool { return strings.Contains(u, "Private") || strings.Contains(u, "Drafts") }) {
+		t.Errorf("resources = %q: want the visible notes only", uris)
+	}
+	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Private/Secret.md"}); err == nil || !strings.Contains(err.Error(), "Private/**") {
+		t.Errorf("reading a denied note as a resource: %v", err)
+	}
+}

@@ -35,6 +35,7 @@ const instructions = `Tools for one Obsidian vault. Paths are vault-relative wit
 	`To find notes, search (obsidian_search_notes) or list them; read long notes by section or lines after obsidian_get_outline. ` +
 	`Tools on existing notes take either path (exact) or name (resolved like a wikilink); an ambiguous name fails with AMBIGUOUS_NAME and lists candidates. ` +
 	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do. ` +
+	`The user may hide notes or limit where you write: a PERMISSION_DENIED naming data.rule is their choice, so do not look for another way to that note. ` +
 	`Notes are also resources (obsidian-mcp://note/<path>) that a client can attach.`
 
 // workers is how many tool calls run at once; each may hold a CLI process.
@@ -127,17 +128,21 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// serialised together and the file list is cached once.
 	var folder *vault.Vault
 	if cfg.VaultPath != "" {
-		v, err := vault.Open(cfg.VaultPath)
+		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy))
 		if err != nil {
 			return err
 		}
 		defer v.Close()
 		folder = v
 	}
-	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger}
+	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy}
 	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder}
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy}
 	}
+	// Every tool reaches the vault through the guard, which holds it to
+	// the folder policy (--read-paths, --write-paths, --deny-paths and the
+	// vault's .mcpignore).
+	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
 
 	// A tool call runs a handful of CLI commands at most, and stops at the
 	// first that fails, so two timeouts bound it.
@@ -155,7 +160,7 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// Start-up stays lazy: the tool list (JSON Schema reflection over every
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
-	vault := tools.On(router)
+	vault := tools.On(guard)
 	s := newServer(sess, cfg.ToolErrors, logger, version, vault, cfg.ReadOnly)
 	sess.Defer(func() { s.AddTools(toolSet(vault, cfg.ReadOnly)...) })
 	stdio := server.NewStdioServer(s)
@@ -163,7 +168,8 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	server.WithWorkerPoolSize(workers)(stdio)
 
 	logger.Info("obsidian-mcp ready", "version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
-		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly)
+		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly,
+		"read_paths", cfg.setting("read-paths").Value, "write_paths", cfg.setting("write-paths").Value, "deny_paths", cfg.setting("deny-paths").Value)
 	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
 	if sess.Lost() {
 		logger.Info("client disconnected; exiting")

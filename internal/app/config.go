@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
 // Config is the server's configuration. Each setting comes from a flag or
@@ -29,7 +30,14 @@ type Config struct {
 	LogLevel        slog.Level
 	ToolErrors      string // "protocol" or "result"
 	// ReadOnly serves only the tools that change nothing.
-	ReadOnly    bool
+	ReadOnly bool
+	// Policy is the folder policy of --read-paths, --write-paths and
+	// --deny-paths; the vault's .mcpignore adds to it.
+	Policy *policy.Policy
+	// from names the setting being parsed ("--deny-paths" or its
+	// environment variable), so that a policy refusal names what the user
+	// wrote.
+	from        string
 	ShowVersion bool
 	// Settings says where each option's value came from, in option order.
 	Settings []Setting
@@ -166,6 +174,12 @@ func options() []option {
 				c.ReadOnly = b
 				return nil
 			}},
+		pathsOption("read-paths", "OBSIDIAN_MCP_READ_PATHS", "Comma-separated globs of the only notes the server may see, e.g. `Projects/**,Inbox/**` (`*` within a name, `**` across folders, `{a,b}`, `[a-z]`; vault-relative; a folder covers everything in it; letter case ignored). Every other note is hidden: left out of search, listings, tags, properties, links and resources, and refused by path with PERMISSION_DENIED naming the rule. Default: the whole vault.",
+			func(p *policy.Policy, r []policy.Rule) { p.Read = r }),
+		pathsOption("write-paths", "OBSIDIAN_MCP_WRITE_PATHS", "Comma-separated globs of the only notes the server may create, change, move or delete, e.g. `Inbox/**,Daily/**`; other notes stay readable. A write elsewhere is refused with PERMISSION_DENIED naming the rule. Default: every note it may see.",
+			func(p *policy.Policy, r []policy.Rule) { p.Write = r }),
+		pathsOption("deny-paths", "OBSIDIAN_MCP_DENY_PATHS", "Comma-separated globs of notes hidden from the server, e.g. `Private/**,*.secret.md`: never read or changed, and left out of every answer as if they did not exist. A `.mcpignore` file in the vault folder (.gitignore syntax, read again when it changes) hides more.",
+			func(p *policy.Policy, r []policy.Rule) { p.Deny = r }),
 		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
 			func(c *Config, v string) error {
 				if v != ToolErrorsProtocol && v != ToolErrorsResult {
@@ -175,6 +189,24 @@ func options() []option {
 				return nil
 			}},
 	}
+}
+
+// pathsOption is a folder policy option: a list of globs that set puts
+// in the policy. The rules carry the name of the setting that gave them.
+func pathsOption(flag, env, help string, set func(*policy.Policy, []policy.Rule)) option {
+	return option{flag, env, "", help, func(c *Config, v string) error {
+		rules, err := policy.ParseList(c.from, v)
+		set(c.policy(), rules)
+		return err
+	}}
+}
+
+// policy is the configuration's folder policy, made on first use.
+func (c *Config) policy() *policy.Policy {
+	if c.Policy == nil {
+		c.Policy = &policy.Policy{}
+	}
+	return c.Policy
 }
 
 // positiveDuration reads a Go duration, or a bare number of seconds (what an
@@ -246,6 +278,10 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 		case env != "":
 			v, source = env, o.env
 		}
+		c.from = source
+		if source == "default" {
+			c.from = "--" + o.flag
+		}
 		if err := o.set(&c, v); err != nil {
 			what := source
 			if source == "default" {
@@ -257,6 +293,7 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 		}
 		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: v, Source: source})
 	}
+	c.from = ""
 	// A folder that was given but is invalid has been reported already.
 	if c.Backend == backend.Native && c.setting("vault-path").Value == "" {
 		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))

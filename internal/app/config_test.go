@@ -173,3 +173,39 @@ func TestParseConfigReportsEveryError(t *testing.T) {
 		t.Errorf("the valid settings were not kept: %+v", c)
 	}
 }
+
+// TestPolicyConfig: the folder policy's globs, from flags or the
+// environment; a refusal names the setting the user wrote, and a bad glob
+// is reported with its setting.
+func TestPolicyConfig(t *testing.T) {
+	t.Parallel()
+	getenv := func(k string) string {
+		return map[string]string{"OBSIDIAN_MCP_WRITE_PATHS": "Inbox/**,{Daily,Journal}/**", "OBSIDIAN_MCP_DENY_PATHS": "Ignored/**"}[k]
+	}
+	c, err := ParseConfig([]string{"--deny-paths", "Private/**, *.secret.md"}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Policy
+	if len(p.Deny) != 2 || len(p.Write) != 2 || len(p.Read) != 0 {
+		t.Fatalf("policy = %+v", p)
+	}
+	if got := p.Deny[0].String(); got != "--deny-paths Private/**" {
+		t.Errorf("deny rule = %q", got)
+	}
+	if got := p.Write[1].String(); got != "OBSIDIAN_MCP_WRITE_PATHS {Daily,Journal}/**" {
+		t.Errorf("write rule = %q", got)
+	}
+	if !p.Hidden("Private/a.md") || p.Hidden("Ignored/a.md") || p.CheckWrite("Journal/2026.md") != nil || p.CheckWrite("Projects/a.md") == nil {
+		t.Error("the configured policy does not decide as given")
+	}
+	_, err = ParseConfig(nil, func(k string) string {
+		return map[string]string{"OBSIDIAN_MCP_READ_PATHS": "Notes/[a-"}[k]
+	})
+	if err == nil || !strings.Contains(err.Error(), "OBSIDIAN_MCP_READ_PATHS") || !strings.Contains(err.Error(), "not a valid glob") {
+		t.Errorf("a bad glob: %v", err)
+	}
+	if c, err := ParseConfig(nil, func(string) string { return "" }); err != nil || c.Policy.Restricts() {
+		t.Errorf("default policy = %+v, %v; want one that restricts nothing", c.Policy, err)
+	}
+}

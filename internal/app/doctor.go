@@ -17,6 +17,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
@@ -55,6 +56,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	app := d.app(ctx, cfg)
 	folder := d.vault(ctx, cfg, &app)
 	nativeOK := d.native(cfg, app, folder)
+	policyOK := d.policy(cfg, folder.path)
 
 	appOK := app.reachable && app.vaultOK
 	var ready bool
@@ -68,7 +70,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		// reached at all; an app that answers wrongly is not bypassed.
 		ready = configOK && (appOK || (app.fallsBack && nativeOK && cfg.VaultPath != ""))
 	}
-	ready = ready && !folder.mismatch
+	ready = ready && !folder.mismatch && policyOK
 	d.settings(cfg)
 	d.sampleConfig(cfg, folder.path)
 	switch {
@@ -282,6 +284,26 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 		extra = " (learned from the app; set OBSIDIAN_VAULT_PATH to it so this also works when Obsidian is closed as the server starts)"
 	}
 	d.ok("native backend: %s is readable (%s) and writable%s", f.path, plural(len(files), "file"), extra)
+	return true
+}
+
+// policy reports the folder policy in force: the configured rules, with
+// the vault folder's .mcpignore when the folder is known. An ignore file
+// that cannot be used hides every note, so it fails the setup.
+func (d *doctor) policy(cfg Config, folder string) bool {
+	pol := cfg.Policy
+	if folder != "" {
+		pol = policy.Watch(cfg.Policy, folder).Current()
+	}
+	if err := pol.Err(); err != nil {
+		d.fail("folder policy: "+err.Error()+", so every note is hidden", "correct that line of "+filepath.Join(folder, policy.IgnoreFile)+" (.gitignore syntax), or make the file readable")
+		return false
+	}
+	if !pol.Restricts() {
+		d.skip("folder policy: %s", pol.Describe())
+		return true
+	}
+	d.ok("folder policy: %s", pol.Describe())
 	return true
 }
 

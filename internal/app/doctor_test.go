@@ -86,6 +86,31 @@ func TestDoctor(t *testing.T) {
 			absent: []string{"✗"},
 		},
 		{
+			name: "folder policy: the rules and the vault's ignore file are reported",
+			prepare: func(t *testing.T) setup {
+				d := vaultDir(t)
+				if err := os.WriteFile(filepath.Join(d, ".mcpignore"), []byte("# private\nDrafts/\n*.tmp\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return setup{args: []string{"--backend", "native", "--vault-path", d, "--deny-paths", "Private/**", "--write-paths", "Inbox/**"}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"✓ folder policy: hides --deny-paths Private/**; hides what .mcpignore says (2 patterns); writes only --write-paths Inbox/**", "✓ ready"},
+			absent: []string{"✗"},
+		},
+		{
+			name: "folder policy: a bad .mcpignore line hides everything, so not ready",
+			prepare: func(t *testing.T) setup {
+				d := vaultDir(t)
+				if err := os.WriteFile(filepath.Join(d, ".mcpignore"), []byte("ok/\nbad[\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return setup{args: []string{"--backend", "native", "--vault-path", d}, finder: nowhere}
+			},
+			exit: 1,
+			want: []string{`✗ folder policy: .mcpignore line 2: "bad[" is not a valid pattern`, "so every note is hidden", "fix: correct that line of", "✗ not ready"},
+		},
+		{
 			name: "app closed, folder given: ready from the folder, with the app's fix",
 			prepare: func(t *testing.T) setup {
 				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t), NotRunning: true})

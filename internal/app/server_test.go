@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite golden transcripts and README sections")
@@ -45,6 +46,16 @@ var transcripts = []struct {
 	{name: "read_side"},
 	{name: "edits"},
 	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *Config) { c.ReadOnly = true }},
+	{name: "folder_policy", setup: func(f *obsidiantest.Fake, c *Config) {
+		// "Plan" is Projects/Plan.md's name and Archive/Plan.md's: with
+		// Archive hidden by the vault's .mcpignore, it is no longer
+		// ambiguous.
+		f.WriteNote("Private/Secret.md", "# Plan B\nstep one, in secret\n")
+		f.WriteNote(".mcpignore", "Archive/\n")
+		deny, _ := policy.ParseList("--deny-paths", "Private/**")
+		write, _ := policy.ParseList("--write-paths", "Daily/**")
+		c.Policy = &policy.Policy{Deny: deny, Write: write}
+	}},
 	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},

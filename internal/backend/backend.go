@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
@@ -52,10 +53,13 @@ type Router struct {
 	// is closed; 0 tries the app on every call.
 	Recheck time.Duration
 	Logger  *slog.Logger
+	// Rules is the configured folder policy; the vault folder's ignore
+	// file adds to it (Policy).
+	Rules *policy.Policy
 
 	mu        sync.Mutex
 	downUntil time.Time
-	learned   bool
+	learning  bool
 }
 
 // native is the vault folder when known: given, or learned from the app.
@@ -67,6 +71,16 @@ func (r *Router) native() *vault.Vault {
 		return r.App.KnownFolder()
 	}
 	return nil
+}
+
+// Policy is the folder policy in force: the vault folder's (the
+// configured rules with its ignore file) when the folder is known, else
+// the configured rules. It asks the app nothing; see Learn.
+func (r *Router) Policy(context.Context) *policy.Policy {
+	if v := r.native(); v != nil {
+		return v.Policy()
+	}
+	return r.Rules
 }
 
 func (r *Router) appDown() bool {
@@ -134,16 +148,36 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	return call(v)
 }
 
-// learn asks the app for the vault folder once, after its first answer, so
-// that the folder is known before the app goes away.
+// Learn asks the app where the vault folder is, if that is not known yet
+// and the app is not known to be down (a Guard's Prepare). Unlike learn, it
+// waits for the answer even when another call is asking too.
+func (r *Router) Learn(ctx context.Context) {
+	if r.Mode != Native && r.App != nil && r.native() == nil && !r.appDown() {
+		r.App.LearnFolder(ctx)
+	}
+}
+
+// learn asks the app for the vault folder until it is known, so that it
+// is known before the app goes away, and so that its ignore file applies
+// (Policy). One call asks at a time; the others carry on without waiting.
+// A folder this machine cannot open is remembered by the app backend, and
+// not asked again.
 func (r *Router) learn(ctx context.Context) {
+	if r.Folder != nil || r.Mode == Native || r.App == nil || r.App.KnownFolder() != nil {
+		return
+	}
 	r.mu.Lock()
-	if r.learned || r.Folder != nil || r.Mode != Auto {
+	if r.learning {
 		r.mu.Unlock()
 		return
 	}
-	r.learned = true
+	r.learning = true
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.learning = false
+		r.mu.Unlock()
+	}()
 	if v := r.App.LearnFolder(ctx); v != nil {
 		r.Logger.Debug("vault folder learned from the app", "dir", v.Dir())
 	}
@@ -259,4 +293,15 @@ func (r *Router) Edit(ctx context.Context, loc note.Locator, ifMatch string, cha
 // Daily implements tools.DailyNotes.
 func (r *Router) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
 	return serve(ctx, r, "daily", true, func(b tools.Everything) (note.Daily, error) { return b.Daily(ctx, req) })
+}
+
+// DailyPath is where the daily note of date is, or would be created.
+func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) {
+	return serve(ctx, r, "daily path", true, func(b tools.Everything) (string, error) {
+		d, ok := b.(dailyPather)
+		if !ok {
+			return "", errors.E(errors.Internal, "this backend cannot say where the daily note is")
+		}
+		return d.DailyPath(ctx, date)
+	})
 }

@@ -475,51 +475,55 @@ func TestConformance(t *testing.T) {
 				}
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
-					dir := newVault(t)
-					if sc.setup != nil {
-						sc.setup(t, dir)
-					}
-					b := sub.new(t, dir)
-					got, err := sc.call(t.Context(), b)
-					wantKind := sc.kind
-					if k, ok := sc.kinds[sub.name]; ok {
-						wantKind = k
-					}
-					if wantKind != "" {
-						e := errors.From(err)
-						if err == nil || e.Kind != wantKind {
-							t.Fatalf("got %+v, %v; want a %s error", got, err, wantKind)
-						}
-						if e.Message == "" || e.Code() != wantKind.Code() {
-							t.Errorf("error %+v lacks a message or has the wrong code", e)
-						}
-						got = e
-					} else if err != nil {
-						t.Fatalf("unexpected error: %v", err)
-					} else if want := sc.wantFor(sub.name); want != nil {
-						if diff := compare(got, want); diff != "" {
-							t.Errorf("result: %s", diff)
-						}
-					}
-					for p, want := range sc.files {
-						data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-						switch {
-						case want == gone && err == nil && !caseOnlyTwin(dir, p):
-							t.Errorf("%s exists, want it gone", p)
-						case want != gone && err != nil:
-							t.Errorf("%s: %v", p, err)
-						case want != gone && string(data) != want:
-							t.Errorf("%s =\n%q\nwant\n%q", p, data, want)
-						}
-					}
-					if sc.check != nil && (wantKind == "" || sc.kind != "") {
-						sc.check(t, sub.name, got, dir)
-					}
-					noTempFiles(t, dir)
+					runScenario(t, sub, sc, newVault(t))
 				})
 			}
 		})
 	}
+}
+
+// runScenario runs one scenario on a subject built on the vault in dir.
+func runScenario(t *testing.T, sub subject, sc scenario, dir string) {
+	if sc.setup != nil {
+		sc.setup(t, dir)
+	}
+	b := sub.new(t, dir)
+	got, err := sc.call(t.Context(), b)
+	wantKind := sc.kind
+	if k, ok := sc.kinds[sub.name]; ok {
+		wantKind = k
+	}
+	if wantKind != "" {
+		e := errors.From(err)
+		if err == nil || e.Kind != wantKind {
+			t.Fatalf("got %+v, %v; want a %s error", got, err, wantKind)
+		}
+		if e.Message == "" || e.Code() != wantKind.Code() {
+			t.Errorf("error %+v lacks a message or has the wrong code", e)
+		}
+		got = e
+	} else if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	} else if want := sc.wantFor(sub.name); want != nil {
+		if diff := compare(got, want); diff != "" {
+			t.Errorf("result: %s", diff)
+		}
+	}
+	for p, want := range sc.files {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		switch {
+		case want == gone && err == nil && !caseOnlyTwin(dir, p):
+			t.Errorf("%s exists, want it gone", p)
+		case want != gone && err != nil:
+			t.Errorf("%s: %v", p, err)
+		case want != gone && string(data) != want:
+			t.Errorf("%s =\n%q\nwant\n%q", p, data, want)
+		}
+	}
+	if sc.check != nil && (wantKind == "" || sc.kind != "") {
+		sc.check(t, sub.name, got, dir)
+	}
+	noTempFiles(t, dir)
 }
 
 func (sc scenario) wantFor(subject string) any {

@@ -251,7 +251,8 @@ func (v *vault) run(c call, out *strings.Builder) {
 	case "daily:path":
 		// The app's own reading of the Daily notes settings; the engine's
 		// is the same.
-		out.WriteString(v.eng.DailyPath(time.Now()) + "\n")
+		p, _ := v.eng.DailyPath(context.Background(), time.Now())
+		out.WriteString(p + "\n")
 	case "daily:append", "daily:prepend":
 		v.daily(c, out)
 	case "delete":
@@ -356,7 +357,8 @@ func (v *vault) daily(c call, out *strings.Builder) {
 		op = note.DailyPrepend
 	}
 	res, err := v.eng.Daily(context.Background(), note.DailyRequest{Date: time.Now(), Op: op, Content: content, Inline: c.flags["inline"]})
-	if v.fail(err, v.eng.DailyPath(time.Now()), out) {
+	p, _ := v.eng.DailyPath(context.Background(), time.Now())
+	if v.fail(err, p, out) {
 		return
 	}
 	fmt.Fprintf(out, "Added to: %s\n", res.Path)

@@ -1,0 +1,330 @@
+package backend
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+)
+
+// dailyPather says where the daily note of a date is, before it is read
+// or written.
+type dailyPather interface {
+	DailyPath(ctx context.Context, date time.Time) (string, error)
+}
+
+// Guarded is what a Guard stands in front of.
+type Guarded interface {
+	tools.Everything
+	dailyPather
+}
+
+// Guard applies the folder policy to every vault operation, whichever
+// backend serves it and whichever tool or transport asks: a tool reaches
+// the vault only through these methods, so a tool added later is held to
+// the policy without knowing of it.
+//
+// The backends leave hidden notes out of every answer about the vault
+// (listings, search, tags, links: see vault.WithPolicy); the guard refuses
+// a call that names a hidden note, or would change a note the policy does
+// not let the server change, before the backend is asked, and drops from
+// every answer any hidden path that would still come back.
+type Guard struct {
+	Next Guarded
+	// Policy is the policy in force for a call (the vault's ignore file
+	// may change between calls).
+	Policy func(ctx context.Context) *policy.Policy
+	// Prepare, when set, runs before a write is checked. The router
+	// learns the vault folder from the app there, so that the folder's
+	// ignore file holds for a write that goes through the app before
+	// anything else has needed the folder. (Reads need no such step: the
+	// app backend reads notes through the folder, which it learns then.)
+	Prepare func(ctx context.Context)
+}
+
+// writePolicy is the policy for a write.
+func (g *Guard) writePolicy(ctx context.Context) *policy.Policy {
+	if g.Prepare != nil {
+		g.Prepare(ctx)
+	}
+	return g.Policy(ctx)
+}
+
+// read refuses a locator naming a hidden path. A name is resolved by the
+// backend among visible notes only.
+func (g *Guard) read(pol *policy.Policy, loc note.Locator) error {
+	if loc.Path == "" {
+		return nil
+	}
+	return pol.CheckRead(loc.Path)
+}
+
+// write resolves loc to the note's path and refuses it unless the policy
+// lets the server change it. The call then goes to that exact path.
+func (g *Guard) write(ctx context.Context, loc note.Locator) (*policy.Policy, note.Locator, error) {
+	pol := g.writePolicy(ctx)
+	if !pol.Restricts() {
+		return pol, loc, nil
+	}
+	p := loc.Path
+	if p == "" {
+		info, err := g.Next.FileInfo(ctx, loc)
+		if err != nil {
+			return pol, loc, err
+		}
+		p = info.Path
+	}
+	return pol, note.ByPath(p), pol.CheckWrite(p)
+}
+
+// Create implements tools.Backend.
+func (g *Guard) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+	if err := g.writePolicy(ctx).CheckWrite(req.Target()); err != nil {
+		return note.Created{}, err
+	}
+	return g.Next.Create(ctx, req)
+}
+
+// Read implements tools.Backend.
+func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	pol := g.Policy(ctx)
+	if err := g.read(pol, loc); err != nil {
+		return note.Content{}, err
+	}
+	c, err := g.Next.Read(ctx, loc)
+	if err == nil {
+		err = pol.CheckRead(c.Path)
+	}
+	if err != nil {
+		return note.Content{}, err
+	}
+	return c, nil
+}
+
+// Append implements tools.Backend.
+func (g *Guard) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	_, loc, err := g.write(ctx, loc)
+	if err != nil {
+		return note.Written{}, err
+	}
+	return g.Next.Append(ctx, loc, content, inline)
+}
+
+// Prepend implements tools.Backend.
+func (g *Guard) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	_, loc, err := g.write(ctx, loc)
+	if err != nil {
+		return note.Written{}, err
+	}
+	return g.Next.Prepend(ctx, loc, content, inline)
+}
+
+// Edit implements tools.Editor.
+func (g *Guard) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	_, loc, err := g.write(ctx, loc)
+	if err != nil {
+		return note.Edited{}, err
+	}
+	return g.Next.Edit(ctx, loc, ifMatch, change)
+}
+
+// Delete implements tools.Backend.
+func (g *Guard) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+	_, loc, err := g.write(ctx, loc)
+	if err != nil {
+		return note.Deleted{}, err
+	}
+	return g.Next.Delete(ctx, loc, permanent)
+}
+
+// Move implements tools.Backend: the note must be one the server may
+// change, and so must the place it goes to.
+func (g *Guard) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	return g.relocate(ctx, loc, func(from string) string { return note.MoveTarget(from, to) },
+		func(loc note.Locator) (note.Moved, error) { return g.Next.Move(ctx, loc, to) })
+}
+
+// Rename implements tools.Backend, as Move.
+func (g *Guard) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	return g.relocate(ctx, loc, func(from string) string { return note.RenameTarget(from, newName) },
+		func(loc note.Locator) (note.Moved, error) { return g.Next.Rename(ctx, loc, newName) })
+}
+
+// relocate checks a move of the note at loc to target(its path), then
+// runs it on the exact path.
+func (g *Guard) relocate(ctx context.Context, loc note.Locator, target func(string) string, run func(note.Locator) (note.Moved, error)) (note.Moved, error) {
+	pol, loc, err := g.write(ctx, loc)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	if loc.Path != "" {
+		if err := pol.CheckWrite(target(loc.Path)); err != nil {
+			return note.Moved{}, err
+		}
+	}
+	return run(loc)
+}
+
+// Open implements tools.Backend.
+func (g *Guard) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+	pol := g.Policy(ctx)
+	if err := g.read(pol, loc); err != nil {
+		return note.Opened{}, err
+	}
+	if loc.Path == "" && pol.Hides() {
+		// Resolve first: the app would show a hidden note to the user
+		// before its path could be checked.
+		info, err := g.FileInfo(ctx, loc)
+		if err != nil {
+			return note.Opened{}, err
+		}
+		loc = note.ByPath(info.Path)
+	}
+	return g.Next.Open(ctx, loc, newTab)
+}
+
+// FileInfo implements tools.Backend.
+func (g *Guard) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+	pol := g.Policy(ctx)
+	if err := g.read(pol, loc); err != nil {
+		return note.Info{}, err
+	}
+	info, err := g.Next.FileInfo(ctx, loc)
+	if err == nil {
+		err = pol.CheckRead(info.Path)
+	}
+	if err != nil {
+		return note.Info{}, err
+	}
+	return info, nil
+}
+
+// Search implements tools.Searcher.
+func (g *Guard) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	res, err := g.Next.Search(ctx, req)
+	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+		res.Hits = slices.DeleteFunc(res.Hits, func(h note.Hit) bool { return pol.Hidden(h.Path) })
+	}
+	return res, err
+}
+
+// List implements tools.Lister.
+func (g *Guard) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+	res, err := g.Next.List(ctx, req)
+	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+		// Folders are the backend's to judge: a hidden folder may lead
+		// to visible notes (policy.Folders).
+		res.Entries = slices.DeleteFunc(res.Entries, func(e note.Entry) bool { return e.Type == "file" && pol.Hidden(e.Path) })
+	}
+	return res, err
+}
+
+// Links implements tools.LinkGraph: a link to a hidden note is shown as
+// it is written, leading nowhere.
+func (g *Guard) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
+	pol := g.Policy(ctx)
+	if err := g.read(pol, loc); err != nil {
+		return note.Links{}, err
+	}
+	res, err := g.Next.Links(ctx, loc)
+	if err == nil {
+		err = pol.CheckRead(res.Path)
+	}
+	if err != nil {
+		return note.Links{}, err
+	}
+	for i, l := range res.Links {
+		if l.Path != "" && pol.Hidden(l.Path) {
+			res.Links[i].Path, res.Links[i].Resolved = "", false
+		}
+	}
+	return res, nil
+}
+
+// Backlinks implements tools.LinkGraph.
+func (g *Guard) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+	pol := g.Policy(ctx)
+	if err := g.read(pol, loc); err != nil {
+		return note.Backlinks{}, err
+	}
+	res, err := g.Next.Backlinks(ctx, loc)
+	if err == nil {
+		err = pol.CheckRead(res.Path)
+	}
+	if err != nil {
+		return note.Backlinks{}, err
+	}
+	n := len(res.Backlinks)
+	res.Backlinks = slices.DeleteFunc(res.Backlinks, func(r note.LinkRef) bool { return pol.Hidden(r.Path) })
+	res.Total -= n - len(res.Backlinks)
+	return res, nil
+}
+
+// Unresolved implements tools.LinkGraph.
+func (g *Guard) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
+	res, err := g.Next.Unresolved(ctx)
+	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+		for i := range res {
+			res[i].Sources = slices.DeleteFunc(res[i].Sources, func(r note.LinkRef) bool { return pol.Hidden(r.Path) })
+		}
+	}
+	return res, err
+}
+
+// Orphans implements tools.LinkGraph.
+func (g *Guard) Orphans(ctx context.Context) ([]string, error) {
+	res, err := g.Next.Orphans(ctx)
+	if err == nil {
+		res = g.Policy(ctx).Files(res)
+	}
+	return res, err
+}
+
+// Tags implements tools.Metadata. Counts are the backend's, made over the
+// visible notes only.
+func (g *Guard) Tags(ctx context.Context) ([]note.TagCount, error) { return g.Next.Tags(ctx) }
+
+// Tagged implements tools.Metadata.
+func (g *Guard) Tagged(ctx context.Context, tag string) ([]string, error) {
+	res, err := g.Next.Tagged(ctx, tag)
+	if err == nil {
+		res = g.Policy(ctx).Files(res)
+	}
+	return res, err
+}
+
+// Properties implements tools.Metadata.
+func (g *Guard) Properties(ctx context.Context) ([]note.PropertyStat, error) {
+	return g.Next.Properties(ctx)
+}
+
+// Daily implements tools.DailyNotes: the daily note's path is found first,
+// and checked as a read or a write.
+func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	pol := g.Policy(ctx)
+	if req.Op != note.DailyRead {
+		pol = g.writePolicy(ctx)
+	}
+	if pol.Restricts() {
+		p, err := g.Next.DailyPath(ctx, req.Date)
+		if err != nil {
+			return note.Daily{}, err
+		}
+		check := pol.CheckWrite
+		if req.Op == note.DailyRead {
+			check = pol.CheckRead
+		}
+		if err := check(p); err != nil {
+			return note.Daily{}, err
+		}
+	}
+	return g.Next.Daily(ctx, req)
+}
+
+// DailyPath passes through: a path says nothing of a note's content.
+func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
+	return g.Next.DailyPath(ctx, date)
+}

@@ -1,0 +1,265 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+	"github.com/obsidian-mcp/obsidian-mcp/vault"
+)
+
+// The folder policy on every backend, as the server wires it: the backend
+// (or the router in front of the app) behind a backend.Guard.
+
+const (
+	denyRule  = "--deny-paths Private/**"
+	writeRule = "--write-paths Inbox/**,Journal/**,Refs/**"
+)
+
+// policyVault is baseVault with notes the policy hides: Private/ by
+// --deny-paths, Drafts/ by the vault's .mcpignore.
+var policyVault = map[string]string{
+	"Private/Secret.md": "---\ncodename: falcon\ntags: [secret]\n---\nzanzibar [[Plan]] [[Ghost]] #public\n",
+	"Private/Dup.md":    "private dup",
+	"Drafts/D.md":       "quetzal [[Welcome]]",
+	"Refs/ToSecret.md":  "[[Secret]]",
+	"Inbox/A.md":        "a #public\n",
+	".mcpignore":        "Drafts/\n",
+}
+
+func rules(t *testing.T) *policy.Policy {
+	deny, err := policy.ParseList("--deny-paths", "Private/**")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write, err := policy.ParseList("--write-paths", "Inbox/**,Journal/**,Refs/**")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &policy.Policy{Deny: deny, Write: write}
+}
+
+func cliClient(bin string) *obsidiancli.Client {
+	return &obsidiancli.Client{Bin: bin, Timeout: 20 * time.Second, Logger: discard}
+}
+
+// guarded is the router behind a guard, as internal/app builds it.
+func guarded(r *backend.Router) tools.Everything {
+	r.Logger = discard
+	return &backend.Guard{Next: r, Policy: r.Policy, Prepare: r.Learn}
+}
+
+var policySubjects = []subject{
+	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
+		v, err := vault.Open(dir, vault.WithPolicy(rules(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		return guarded(&backend.Router{Mode: backend.Native, Folder: v, Rules: rules(t)})
+	}},
+	// The folder learned from the app: its .mcpignore applies too.
+	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
+		pol := rules(t)
+		return guarded(&backend.Router{Mode: backend.CLI, Rules: pol,
+			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Rules: pol}})
+	}},
+	// No folder on this machine: the configured rules only, and what the
+	// app counts over every note is refused.
+	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
+		pol := rules(t)
+		return guarded(&backend.Router{Mode: backend.CLI, Rules: pol,
+			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Rules: pol}})
+	}},
+	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
+		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
+		pol := rules(t)
+		v, err := vault.Open(dir, vault.WithPolicy(pol))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		return guarded(&backend.Router{Mode: backend.Auto, Folder: v, Rules: pol,
+			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Folder: v, Rules: pol}})
+	}},
+}
+
+// wantRule checks that a refusal names the rule.
+func wantRule(rule string) func(*testing.T, string, any, string) {
+	return func(t *testing.T, _ string, got any, _ string) {
+		if e := got.(*errors.Error); e.Data()["rule"] != rule {
+			t.Errorf("rule = %v, want %q (%s)", e.Data()["rule"], rule, e.Message)
+		}
+	}
+}
+
+// nothingHidden checks that no path in the result (its JSON) is hidden.
+func nothingHidden(t *testing.T, _ string, got any, _ string) {
+	t.Helper()
+	var paths []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			paths = append(paths, v.String())
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(got))
+	if len(paths) == 0 {
+		t.Fatalf("no paths in %+v", got)
+	}
+	for _, p := range paths {
+		if strings.HasPrefix(p, "Private") || strings.HasPrefix(p, "Drafts") || p == "secret" || p == "codename" || p == "Ghost" {
+			t.Errorf("%q is hidden, yet in %+v", p, got)
+		}
+	}
+}
+
+var unchanged = map[string]string{
+	"Private/Secret.md": policyVault["Private/Secret.md"],
+	"Projects/Plan.md":  baseVault["Projects/Plan.md"],
+	"Inbox/A.md":        policyVault["Inbox/A.md"],
+}
+
+var policyScenarios = []scenario{
+	// Reading.
+	{readSide: true, name: "read a denied note by path", call: read(note.ByPath("Private/Secret.md")),
+		kind: errors.PermissionDenied, check: wantRule(denyRule)},
+	{readSide: true, name: "read a denied note in other letter case", call: read(note.ByPath("private/SECRET.md")),
+		kind: errors.PermissionDenied, check: wantRule(denyRule)},
+	{readSide: true, name: "a denied note has no name", call: read(note.ByName("Secret")), kind: errors.FileNotFound},
+	{readSide: true, name: "ambiguity leaves denied notes out", call: read(note.ByName("Dup")), kind: errors.AmbiguousName,
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if e := got.(*errors.Error); !reflect.DeepEqual(e.Candidates, []string{"Notes/Dup.md", "Other/Dup.md"}) {
+				t.Errorf("candidates = %q", e.Candidates)
+			}
+		}},
+	{readSide: true, name: "file info of a denied note", call: info(note.ByPath("Private/Secret.md")),
+		kind: errors.PermissionDenied, check: wantRule(denyRule)},
+	{name: "read a note the vault's ignore file hides", call: read(note.ByPath("Drafts/D.md")),
+		kind: errors.PermissionDenied, check: wantRule(".mcpignore line 1: Drafts/")},
+	{name: "open a denied note", call: open(note.ByPath("Private/Secret.md")), kind: errors.PermissionDenied},
+	{readSide: true, name: "search leaves denied notes out", call: search("zanzibar", ""),
+		want: note.SearchResult{Total: 0, Hits: []note.Hit{}}},
+	{name: "search leaves ignored notes out", call: search("quetzal", ""),
+		want: note.SearchResult{Total: 0, Hits: []note.Hit{}}},
+	{readSide: true, name: "listing leaves hidden notes and folders out", call: list(note.ListRequest{Recursive: true, Limit: 100}),
+		check: func(t *testing.T, subject string, got any, dir string) {
+			l := got.(note.Listing)
+			if subject == "cli-remote" {
+				// The app's folder is elsewhere: its .mcpignore cannot
+				// be read, and only the configured rules hold.
+				l.Entries = slices.DeleteFunc(l.Entries, func(e note.Entry) bool { return strings.HasPrefix(e.Path, "Drafts") })
+			}
+			nothingHidden(t, subject, l.Entries, dir)
+			if !slices.ContainsFunc(l.Entries, func(e note.Entry) bool { return e.Path == "Inbox/A.md" }) {
+				t.Errorf("a visible note is missing: %+v", l.Entries)
+			}
+		}},
+	{readSide: true, name: "backlinks leave denied notes out", call: backlinks(note.ByPath("Projects/Plan.md")), check: nothingHidden},
+	{readSide: true, name: "a link to a denied note leads nowhere", call: outLinks(note.ByPath("Refs/ToSecret.md")),
+		want: note.Links{Path: "Refs/ToSecret.md", Links: []note.OutLink{{Target: "Secret", Line: 1}}}},
+	{readSide: true, name: "tags leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		want:  []note.TagCount{{Tag: "inline", Count: 1}, {Tag: "proj", Count: 1}, {Tag: "proj/alpha", Count: 1}, {Tag: "public", Count: 1}}},
+	{readSide: true, name: "tagged notes leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "public") },
+		want: []string{"Inbox/A.md"}},
+	{readSide: true, name: "properties leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
+	{readSide: true, name: "orphans leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
+	{readSide: true, name: "unresolved links leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
+
+	// Writing.
+	{name: "create in a denied folder", call: create(note.CreateRequest{Path: "Private/New.md", Content: "x"}),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: map[string]string{"Private/New.md": gone}},
+	// On cli, the first call: the router learns the folder before the
+	// write is checked, so that the folder's ignore file holds.
+	{name: "create in a folder the ignore file hides", call: create(note.CreateRequest{Path: "Drafts/New.md", Content: "x"}),
+		kind: errors.PermissionDenied, check: wantRule(".mcpignore line 1: Drafts/"), files: map[string]string{"Drafts/New.md": gone}},
+	{name: "create outside the write paths", call: create(note.CreateRequest{Path: "Projects/New.md", Content: "x"}),
+		kind: errors.PermissionDenied, check: wantRule(writeRule), files: map[string]string{"Projects/New.md": gone}},
+	{name: "create inside the write paths", call: create(note.CreateRequest{Path: "Inbox/New.md", Content: "x"}),
+		want: note.Created{Path: "Inbox/New.md", Size: 1}, files: map[string]string{"Inbox/New.md": "x"}},
+	{name: "append by name to a note outside the write paths", call: appendTo(note.ByName("Plan"), "x", false),
+		kind: errors.PermissionDenied, check: wantRule(writeRule), files: unchanged},
+	{name: "append inside the write paths", call: appendTo(note.ByName("A"), "more", false),
+		want: note.Written{Path: "Inbox/A.md", Bytes: 4}, files: map[string]string{"Inbox/A.md": "a #public\nmore"}},
+	{name: "move out of the write paths", call: move(note.ByPath("Inbox/A.md"), "Projects"),
+		kind: errors.PermissionDenied, check: wantRule(writeRule), files: unchanged},
+	{name: "move into a denied folder", call: move(note.ByPath("Inbox/A.md"), "Private"),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
+	{name: "rename a denied note", call: rename(note.ByPath("Private/Secret.md"), "Open"),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
+	{name: "delete a denied note", call: del(note.ByPath("Private/Secret.md"), true),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
+	{name: "set a property on a denied note", call: tool("obsidian_set_property", `{"path":"Private/Secret.md","key":"x","value":1}`),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
+	{name: "daily note in a denied folder", setup: write(".obsidian/daily-notes.json", `{"folder":"Private/Journal"}`),
+		call: tool("obsidian_daily_note", `{"operation":"append","content":"x"}`),
+		kind: errors.PermissionDenied, check: func(t *testing.T, _ string, got any, dir string) {
+			wantRule(denyRule)(t, "", got, dir)
+			if entries, _ := os.ReadDir(filepath.Join(dir, "Private", "Journal")); len(entries) > 0 {
+				t.Errorf("a daily note was created in the denied folder: %v", entries)
+			}
+		}},
+	{name: "rename a tag leaves denied notes as they are", call: tool("obsidian_rename_tag", `{"from":"public","to":"shared"}`),
+		files: map[string]string{"Inbox/A.md": "a #shared\n", "Private/Secret.md": policyVault["Private/Secret.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			var r struct {
+				Data struct {
+					Notes int      `json:"notes"`
+					Paths []string `json:"paths"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(data, &r); err != nil || r.Data.Notes != 1 || !slices.Equal(r.Data.Paths, []string{"Inbox/A.md"}) {
+				t.Errorf("rename_tag = %s, want Inbox/A.md only", data)
+			}
+		}},
+}
+
+func TestPolicyConformance(t *testing.T) {
+	for _, sub := range policySubjects {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range policyScenarios {
+				if sub.readSideOnly && !sc.readSide {
+					continue
+				}
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					dir := newVault(t)
+					for p, c := range policyVault {
+						writeFile(t, dir, p, c)
+					}
+					runScenario(t, sub, sc, dir)
+				})
+			}
+		})
+	}
+}
