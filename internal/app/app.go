@@ -56,7 +56,12 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		exe, _ := os.Executable() // only shown; "" prints as unknown
 		return Doctor(ctx, args[1:], getenv, std.Out, version, Machine{Executable: exe})
 	}
-	cfg, err := ParseConfig(args, getenv)
+	serve := len(args) > 0 && args[0] == "serve"
+	parse := ParseConfig
+	if serve {
+		args, parse = args[1:], ParseServeConfig
+	}
+	cfg, err := parse(args, getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(std.Out, Usage())
@@ -75,7 +80,12 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	for _, note := range cfg.Ignored {
 		logger.Warn("ignored " + note)
 	}
-	if err := Serve(ctx, cfg, std.In, std.Out, logger, version); err != nil {
+	if serve {
+		err = ServeHTTP(ctx, cfg, logger, version, nil)
+	} else {
+		err = Serve(ctx, cfg, std.In, std.Out, logger, version)
+	}
+	if err != nil {
 		logger.Error("server stopped", "err", err)
 		return 1
 	}
@@ -116,41 +126,12 @@ func isTerminal(w io.Writer) bool {
 // Serve answers MCP over in and out until in ends, the client sends exit,
 // or ctx is cancelled. Every request read is answered before it returns.
 func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger *slog.Logger, version string) error {
-	cli := &obsidiancli.Client{
-		Bin:             cfg.ObsidianBin,
-		Vault:           cfg.Vault,
-		Timeout:         cfg.Timeout,
-		CommandTimeouts: cfg.CommandTimeouts,
-		RetryDelay:      500 * time.Millisecond,
-		Logger:          logger,
+	st, err := openStack(cfg, logger)
+	if err != nil {
+		return err
 	}
-	// One engine on the folder serves both backends, so their edits are
-	// serialised together and the file list is cached once.
-	var folder *vault.Vault
-	if cfg.VaultPath != "" {
-		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy))
-		if err != nil {
-			return err
-		}
-		defer v.Close()
-		folder = v
-	}
-	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy}
-	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy}
-	}
-	// Every tool reaches the vault through the guard, which holds it to
-	// the folder policy (--read-paths, --write-paths, --deny-paths and the
-	// vault's .mcpignore).
-	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
-
-	// A tool call runs a handful of CLI commands at most, and stops at the
-	// first that fails, so two timeouts bound it.
-	longest := cfg.Timeout
-	for _, d := range cfg.CommandTimeouts {
-		longest = max(longest, d)
-	}
-	sess := wire.New(logger, 2*longest+5*time.Second)
+	defer st.close()
+	sess := wire.New(logger, st.callBound)
 	// A client that goes away mid-call must not leave its calls (and their
 	// CLI processes) running until they time out.
 	ctx, stop := context.WithCancel(ctx)
@@ -160,17 +141,14 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	// Start-up stays lazy: the tool list (JSON Schema reflection over every
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
-	vault := tools.On(guard)
-	s := newServer(sess, cfg.ToolErrors, logger, version, vault, cfg.ReadOnly)
-	sess.Defer(func() { s.AddTools(toolSet(vault, cfg.ReadOnly)...) })
+	s := newServer(sess, cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
+	sess.Defer(func() { s.AddTools(toolSet(st.vault, cfg.ReadOnly)...) })
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
 	server.WithWorkerPoolSize(workers)(stdio)
 
-	logger.Info("obsidian-mcp ready", "version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
-		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly,
-		"read_paths", cfg.setting("read-paths").Value, "write_paths", cfg.setting("write-paths").Value, "deny_paths", cfg.setting("deny-paths").Value)
-	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
+	logger.Info("obsidian-mcp ready", st.logAttrs(cfg, version)...)
+	err = stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
 	if sess.Lost() {
 		logger.Info("client disconnected; exiting")
 		return nil
@@ -185,13 +163,60 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	return err
 }
 
-// NewServer builds the MCP server with every tool on backend. Tool errors
-// reach the client through sess (protocol mode) or as isError results.
-func NewServer(backend tools.Everything, sess *wire.Session, toolErrors string, logger *slog.Logger, version string) *server.MCPServer {
-	vault := tools.On(backend)
-	s := newServer(sess, toolErrors, logger, version, vault, false)
-	s.AddTools(tools.All(vault)...)
-	return s
+// stack is what serves the tools on every transport: the engine on the
+// vault folder, the Obsidian CLI, the router between them, and the guard
+// that holds every call to the folder policy.
+type stack struct {
+	vault tools.Vault
+	// callBound bounds one tool call: it runs a handful of CLI commands at
+	// most, and stops at the first that fails, so two timeouts bound it.
+	callBound time.Duration
+	close     func()
+}
+
+func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
+	cli := &obsidiancli.Client{
+		Bin:             cfg.ObsidianBin,
+		Vault:           cfg.Vault,
+		Timeout:         cfg.Timeout,
+		CommandTimeouts: cfg.CommandTimeouts,
+		RetryDelay:      500 * time.Millisecond,
+		Logger:          logger,
+	}
+	st := &stack{close: func() {}}
+	// One engine on the folder serves both backends, so their edits are
+	// serialised together and the file list is cached once.
+	var folder *vault.Vault
+	if cfg.VaultPath != "" {
+		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy))
+		if err != nil {
+			return nil, err
+		}
+		st.close = func() { _ = v.Close() }
+		folder = v
+	}
+	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy}
+	if cfg.Backend != backend.Native {
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy}
+	}
+	// Every tool reaches the vault through the guard, which holds it to
+	// the folder policy (--read-paths, --write-paths, --deny-paths and the
+	// vault's .mcpignore).
+	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
+	st.vault = tools.On(guard)
+	longest := cfg.Timeout
+	for _, d := range cfg.CommandTimeouts {
+		longest = max(longest, d)
+	}
+	st.callBound = 2*longest + 5*time.Second
+	return st, nil
+}
+
+// logAttrs describe the server as it starts.
+func (st *stack) logAttrs(cfg Config, version string) []any {
+	return []any{"version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
+		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly,
+		"read_paths", cfg.setting("read-paths").Value, "write_paths", cfg.setting("write-paths").Value, "deny_paths", cfg.setting("deny-paths").Value}
 }
 
 // readOnlyRule names the setting that makes the server read-only, for the
@@ -207,9 +232,17 @@ func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
 	return tools.All(vault)
 }
 
-// newServer is NewServer without tools: the notes as resources, hooks and
-// options.
-func newServer(sess *wire.Session, toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
+// transport is what a transport lends the server: it carries our typed
+// tool errors to the client (mcp-go would turn them into -32603), and
+// remembers cancellations of calls mcp-go had not started.
+type transport interface {
+	OnError(ctx context.Context, id any, method mcp.MCPMethod, message any, err error)
+	Cancelled(id any) bool
+}
+
+// newServer is the MCP server without tools: the notes as resources, hooks
+// and options.
+func newServer(sess transport, toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(sess.OnError)
 	if readOnly {

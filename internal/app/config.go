@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,6 +41,8 @@ type Config struct {
 	// wrote.
 	from        string
 	ShowVersion bool
+	// HTTP is the configuration of `obsidian-mcp serve`.
+	HTTP HTTPConfig
 	// Settings says where each option's value came from, in option order.
 	Settings []Setting
 	// Ignored lists environment variables holding unsubstituted placeholders.
@@ -46,6 +50,19 @@ type Config struct {
 	// Recheck is how long auto mode serves from the folder after the app
 	// failed to answer before trying the app again (not a flag).
 	Recheck time.Duration
+}
+
+// HTTPConfig is how `obsidian-mcp serve` listens and whom it answers.
+type HTTPConfig struct {
+	// Listen is the address: host:port.
+	Listen string
+	// APIKey, when set, is required on every request.
+	APIKey string
+	// AllowedHosts are the Host names accepted besides the loopback ones.
+	AllowedHosts []string
+	// CORSOrigins are the browser origins allowed besides loopback ones;
+	// "*" allows any.
+	CORSOrigins []string
 }
 
 // defaultRecheck spares a CLI round trip per call while the app is closed.
@@ -61,6 +78,24 @@ const (
 type option struct {
 	flag, env, def, help string
 	set                  func(c *Config, v string) error
+}
+
+// serveOnly are the settings of `obsidian-mcp serve` alone, by variable.
+var serveOnly = map[string]bool{
+	"OBSIDIAN_MCP_LISTEN": true, "OBSIDIAN_MCP_API_KEY_FILE": true, "OBSIDIAN_MCP_API_KEY": true,
+	"OBSIDIAN_MCP_ALLOWED_HOSTS": true, "OBSIDIAN_MCP_CORS_ORIGINS": true,
+}
+
+// secrets are never shown (doctor, logs). A secret has no flag: a command
+// line is visible to every user of the machine.
+var secrets = map[string]bool{"OBSIDIAN_MCP_API_KEY": true}
+
+// name is how errors and sources call the option.
+func (o option) name() string {
+	if o.flag == "" {
+		return o.env
+	}
+	return "--" + o.flag
 }
 
 // booleans are the options that may be given bare: --read-only.
@@ -180,6 +215,73 @@ func options() []option {
 			func(p *policy.Policy, r []policy.Rule) { p.Write = r }),
 		pathsOption("deny-paths", "OBSIDIAN_MCP_DENY_PATHS", "Comma-separated globs of notes hidden from the server, e.g. `Private/**,*.secret.md`: never read or changed, and left out of every answer as if they did not exist. A `.mcpignore` file in the vault folder (.gitignore syntax, read again when it changes) hides more.",
 			func(p *policy.Policy, r []policy.Rule) { p.Deny = r }),
+		{flag: "listen", env: "OBSIDIAN_MCP_LISTEN", def: "127.0.0.1:3000",
+			help: "`serve`: the address to listen on, host:port. Only loopback (127.0.0.1, ::1, localhost) unless an API key is set.",
+			set: func(c *Config, v string) error {
+				host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be host:port, e.g. 127.0.0.1:3000")
+				}
+				if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+					return fmt.Errorf("the port must be a number from 0 to 65535")
+				}
+				c.HTTP.Listen = net.JoinHostPort(host, port)
+				return nil
+			}},
+		{flag: "api-key-file", env: "OBSIDIAN_MCP_API_KEY_FILE",
+			help: "`serve`: a file holding the API key (its first line). With a key, every request must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key`, and the server may listen beyond loopback.",
+			set: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				data, err := os.ReadFile(v)
+				if err != nil {
+					return fmt.Errorf("cannot be read: %v", err)
+				}
+				key, _, _ := strings.Cut(string(data), "\n")
+				return c.setAPIKey(strings.TrimSpace(key))
+			}},
+		{env: "OBSIDIAN_MCP_API_KEY",
+			help: "`serve`: the API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins.",
+			set: func(c *Config, v string) error {
+				if c.HTTP.APIKey != "" || v == "" {
+					return nil
+				}
+				return c.setAPIKey(strings.TrimSpace(v))
+			}},
+		{flag: "allowed-hosts", env: "OBSIDIAN_MCP_ALLOWED_HOSTS",
+			help: "`serve`: comma-separated host names accepted in the `Host` header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection), e.g. `notes.lan`.",
+			set: func(c *Config, v string) error {
+				c.HTTP.AllowedHosts = nil
+				for _, h := range strings.Split(v, ",") {
+					if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+						if strings.ContainsAny(h, "/ ") {
+							return fmt.Errorf("%q is not a host name", h)
+						}
+						c.HTTP.AllowedHosts = append(c.HTTP.AllowedHosts, h)
+					}
+				}
+				return nil
+			}},
+		{flag: "cors-origin", env: "OBSIDIAN_MCP_CORS_ORIGINS",
+			help: "`serve`: comma-separated browser origins allowed to call the server besides loopback ones (`http://localhost:8080`), e.g. `https://chat.example`; a request from any other `Origin` is refused. `*` allows every origin, as the Bridge Protocol v1 contract does: any web page you visit could then use your notes, so use it only with an API key.",
+			set: func(c *Config, v string) error {
+				c.HTTP.CORSOrigins = nil
+				for _, o := range strings.Split(v, ",") {
+					if o = strings.TrimSpace(o); o == "" {
+						continue
+					}
+					if o != "*" {
+						u, err := url.Parse(o)
+						if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" && u.Path != "/" {
+							return fmt.Errorf("%q is not an origin (scheme://host[:port])", o)
+						}
+						o = strings.ToLower(u.Scheme + "://" + u.Host)
+					}
+					c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
+				}
+				return nil
+			}},
 		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
 			func(c *Config, v string) error {
 				if v != ToolErrorsProtocol && v != ToolErrorsResult {
@@ -199,6 +301,20 @@ func pathsOption(flag, env, help string, set func(*policy.Policy, []policy.Rule)
 		set(c.policy(), rules)
 		return err
 	}}
+}
+
+// setAPIKey checks and sets the API key.
+func (c *Config) setAPIKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("holds no key")
+	case len(key) < 16:
+		return fmt.Errorf("the key is too short: use at least 16 characters (e.g. openssl rand -hex 32)")
+	case strings.ContainsAny(key, " \t\r\n"):
+		return fmt.Errorf("the key must not contain white space")
+	}
+	c.HTTP.APIKey = key
+	return nil
 }
 
 // policy is the configuration's folder policy, made on first use.
@@ -237,17 +353,41 @@ type Setting struct {
 // optional field empty (modelcontextprotocol/mcpb#250).
 var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{[^}]+\}$`) })
 
-// ParseConfig reads flags from args and, for flags not given, environment
-// variables through getenv. It returns flag.ErrHelp for --help. Every
-// invalid setting is reported, joined, with the best configuration it could
-// make of the rest.
+// ParseConfig reads the stdio server's flags from args and, for flags not
+// given, environment variables through getenv. It returns flag.ErrHelp for
+// --help. Every invalid setting is reported, joined, with the best
+// configuration it could make of the rest.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
+	return parseConfig(args, getenv, false)
+}
+
+// ParseServeConfig is ParseConfig for `obsidian-mcp serve`, with the HTTP
+// settings.
+func ParseServeConfig(args []string, getenv func(string) string) (Config, error) {
+	return parseConfig(args, getenv, true)
+}
+
+// commandOptions are the options of the stdio server, or of serve.
+func commandOptions(serve bool) []option {
+	var opts []option
+	for _, o := range options() {
+		if !serveOnly[o.env] || serve {
+			opts = append(opts, o)
+		}
+	}
+	return opts
+}
+
+func parseConfig(args []string, getenv func(string) string, serve bool) (Config, error) {
 	c := Config{Recheck: defaultRecheck}
 	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := options()
+	opts := commandOptions(serve)
 	values := make([]*string, len(opts))
 	for i, o := range opts {
+		if o.flag == "" {
+			continue
+		}
 		if booleans[o.flag] {
 			values[i] = new(string)
 			fs.Var(boolFlag{values[i]}, o.flag, o.help)
@@ -271,7 +411,7 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	for i, o := range opts {
 		v, source := o.def, "default"
 		switch env := getenv(o.env); {
-		case given[o.flag]:
+		case o.flag != "" && given[o.flag]:
 			v, source = *values[i], "--"+o.flag
 		case placeholder().MatchString(env):
 			c.Ignored = append(c.Ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", o.env, env))
@@ -280,20 +420,27 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 		}
 		c.from = source
 		if source == "default" {
-			c.from = "--" + o.flag
+			c.from = o.name()
+		}
+		shown := v
+		if secrets[o.env] && v != "" {
+			shown = "(set)"
 		}
 		if err := o.set(&c, v); err != nil {
 			what := source
 			if source == "default" {
-				what = "default of --" + o.flag
+				what = "default of " + o.name()
 			}
-			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, v, err))
+			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, shown, err))
 		} else if o.flag == "vault-path" {
-			v = c.VaultPath // absolute, ~ expanded: what the server uses
+			shown = c.VaultPath // absolute, ~ expanded: what the server uses
 		}
-		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: v, Source: source})
+		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
 	}
 	c.from = ""
+	if serve && c.HTTP.Listen != "" && !loopbackHost(c.HTTP.Listen) && c.HTTP.APIKey == "" {
+		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
+	}
 	// A folder that was given but is invalid has been reported already.
 	if c.Backend == backend.Native && c.setting("vault-path").Value == "" {
 		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
@@ -309,6 +456,19 @@ func (c Config) setting(flag string) Setting {
 		}
 	}
 	return Setting{Flag: flag, Source: "default"}
+}
+
+// loopbackHost reports whether host:port listens on this machine only.
+func loopbackHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func isDir(p string) bool {
@@ -328,6 +488,7 @@ folder directly (--vault-path). Logs go to stderr.
 
 Usage:
   obsidian-mcp [flags]          serve MCP over stdio
+  obsidian-mcp serve [flags]    serve the same tools over HTTP (MCP Streamable HTTP at /mcp)
   obsidian-mcp doctor [flags]   check the setup and say how to fix it
 
 Flags (each may also be set by its environment variable; a flag wins):
@@ -337,7 +498,11 @@ Flags (each may also be set by its environment variable; a flag wins):
 		if o.def != "" {
 			def = " (default " + o.def + ")"
 		}
-		fmt.Fprintf(&b, "  --%s value   [%s]%s\n      %s\n", o.flag, o.env, def, strings.ReplaceAll(o.help, "`", ""))
+		name := "--" + o.flag + " value"
+		if o.flag == "" {
+			name = "(environment only)"
+		}
+		fmt.Fprintf(&b, "  %s   [%s]%s\n      %s\n", name, o.env, def, strings.ReplaceAll(o.help, "`", ""))
 	}
 	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
 	return b.String()

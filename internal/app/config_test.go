@@ -151,8 +151,8 @@ func TestParseConfigSourcesAndPlaceholders(t *testing.T) {
 			t.Errorf("setting %s = %q, want %q", flag, sources[flag], want)
 		}
 	}
-	if len(c.Settings) != len(options()) {
-		t.Errorf("%d settings for %d options", len(c.Settings), len(options()))
+	if len(c.Settings) != len(commandOptions(false)) {
+		t.Errorf("%d settings for %d options", len(c.Settings), len(commandOptions(false)))
 	}
 }
 
@@ -207,5 +207,55 @@ func TestPolicyConfig(t *testing.T) {
 	}
 	if c, err := ParseConfig(nil, func(string) string { return "" }); err != nil || c.Policy.Restricts() {
 		t.Errorf("default policy = %+v, %v; want one that restricts nothing", c.Policy, err)
+	}
+}
+
+// TestServeConfig: serve's settings; a listener beyond loopback needs an
+// API key; the key is never shown; the stdio server has no such flags.
+func TestServeConfig(t *testing.T) {
+	t.Parallel()
+	none := func(string) string { return "" }
+	c, err := ParseServeConfig(nil, none)
+	if err != nil || c.HTTP.Listen != "127.0.0.1:3000" || c.HTTP.APIKey != "" {
+		t.Fatalf("defaults = %+v, %v", c.HTTP, err)
+	}
+	if _, err := ParseServeConfig([]string{"--listen", "0.0.0.0:3000"}, none); err == nil || !strings.Contains(err.Error(), "no API key") {
+		t.Errorf("a non-loopback listener without a key: %v", err)
+	}
+	const key = "0123456789abcdef-key"
+	env := func(k string) string {
+		return map[string]string{"OBSIDIAN_MCP_API_KEY": key, "OBSIDIAN_MCP_CORS_ORIGINS": "https://Chat.example/, *"}[k]
+	}
+	c, err = ParseServeConfig([]string{"--listen", "[::]:8443", "--allowed-hosts", "Notes.lan, vault.local"}, env)
+	if err != nil || c.HTTP.APIKey != key || c.HTTP.Listen != "[::]:8443" ||
+		strings.Join(c.HTTP.AllowedHosts, ",") != "notes.lan,vault.local" || strings.Join(c.HTTP.CORSOrigins, ",") != "https://chat.example,*" {
+		t.Fatalf("serve settings = %+v, %v", c.HTTP, err)
+	}
+	for _, s := range c.Settings {
+		if strings.Contains(s.Value, key) {
+			t.Errorf("setting %s shows the key: %q", s.Env, s.Value)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(file, []byte("from-the-file-0123456789\nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || c.HTTP.APIKey != "from-the-file-0123456789" {
+		t.Errorf("--api-key-file wins over the environment: %q, %v", c.HTTP.APIKey, err)
+	}
+	for _, bad := range []map[string]string{
+		{"OBSIDIAN_MCP_API_KEY": "short"},
+		{"OBSIDIAN_MCP_LISTEN": "3000"},
+		{"OBSIDIAN_MCP_CORS_ORIGINS": "chat.example"},
+	} {
+		_, err := ParseServeConfig(nil, func(k string) string { return bad[k] })
+		if err == nil {
+			t.Errorf("%v accepted", bad)
+		} else if strings.Contains(err.Error(), "short\"") {
+			t.Errorf("the error shows the key: %v", err)
+		}
+	}
+	if _, err := ParseConfig([]string{"--listen", "127.0.0.1:3000"}, none); err == nil {
+		t.Error("the stdio server accepted serve's --listen")
 	}
 }

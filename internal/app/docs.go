@@ -112,7 +112,11 @@ func configMarkdown() string {
 		} else {
 			def = "`" + def + "`"
 		}
-		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", o.flag, o.env, def, o.help)
+		flag := "`--" + o.flag + "`"
+		if o.flag == "" {
+			flag = "—"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, o.env, def, o.help)
 	}
 	return b.String()
 }

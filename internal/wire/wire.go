@@ -361,3 +361,21 @@ type ErrorObject struct {
 func Object(e *errors.Error) ErrorObject {
 	return ErrorObject{Code: int(e.Code()), Message: e.Message, Data: e.Data()}
 }
+
+// Swap is Output's rewrite for other transports (HTTP): msg is one JSON-RPC
+// message as mcp-go writes it; if it is an error response and find has our
+// typed error for its id (the key Key gives), the error response carrying
+// it is returned, without a final '\n', and true; otherwise msg and false.
+func Swap(msg []byte, find func(key string) *errors.Error) ([]byte, bool) {
+	f, ok := peek(msg)
+	if !ok || !f.isResponse() || !f.hasError {
+		return msg, false
+	}
+	if e := find(f.id); e != nil {
+		return bytes.TrimSuffix(errorLine(f.rawID, e), []byte{'\n'}), true
+	}
+	return msg, false
+}
+
+// Key is the key of request id, as Swap's find receives it.
+func Key(id any) string { return idKey(id) }

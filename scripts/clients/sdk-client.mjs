@@ -7,7 +7,9 @@
 //
 //   node sdk-client.mjs MODE < plan.json
 //
-// The plan is {"command", "args", "env", ...}; every mode prints one JSON
+// The plan is {"command", "args", "env", ...}, or {"url", "headers", ...}
+// for a server over MCP Streamable HTTP (the SDK's
+// StreamableHTTPClientTransport, as web clients use); every mode prints one JSON
 // object on stdout. A failed call is reported with the code, message and
 // data the SDK gives it (an McpError), or as "thrown" for any other error.
 //
@@ -25,12 +27,21 @@ import { existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const mode = process.argv[2];
 const plan = JSON.parse(readFileSync(0, "utf8"));
 
 async function connect() {
+	if (plan.url) {
+		const transport = new StreamableHTTPClientTransport(new URL(plan.url), {
+			requestInit: { headers: plan.headers ?? {} },
+		});
+		const client = new Client({ name: "sdk-client.mjs", version: "1.0.0" });
+		await client.connect(transport);
+		return { client, stderr: () => "", transport };
+	}
 	const transport = new StdioClientTransport({
 		command: plan.command,
 		args: plan.args ?? [],

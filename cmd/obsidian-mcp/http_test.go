@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// `obsidian-mcp serve` through real clients, on a real loopback listener:
+// the official Go SDK's streamable client and the TypeScript SDK's
+// StreamableHTTPClientTransport run every tool as they do over stdio, and
+// the ObsiScripta stdio bridge's session-less JSON posts are answered.
+
+var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
+
+// served is a running `obsidian-mcp serve`.
+type served struct {
+	url    string
+	cmd    *exec.Cmd
+	stderr *obsidiantest.Buffer
+	exited chan struct{} // closed when the process has exited
+	err    error         // its exit, once exited is closed
+}
+
+// serve starts `obsidian-mcp serve` on a free loopback port and waits
+// until it listens.
+func serve(t *testing.T, args []string, env ...string) *served {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	pr, pw := io.Pipe()
+	stderr := &obsidiantest.Buffer{}
+	cmd.Stderr = io.MultiWriter(stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &served{cmd: cmd, stderr: stderr, exited: make(chan struct{})}
+	go func() { s.err = cmd.Wait(); pw.Close(); close(s.exited) }()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case s.url = <-found:
+	case <-s.exited:
+		t.Fatalf("serve exited before listening: %v\n%s", s.err, stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not listen within 30 s:\n%s", stderr)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		select {
+		case <-s.exited:
+		case <-time.After(10 * time.Second):
+		}
+	})
+	return s
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *served) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+		if s.err != nil {
+			t.Errorf("serve exited with %v after SIGTERM:\n%s", s.err, s.stderr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not stop within a minute of SIGTERM:\n%s", s.stderr)
+	}
+}
+
+func TestHTTPGoSDKClient(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-http-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.url}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, s.stderr)
+	}
+	call := func(st step) outcome {
+		return goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments}))
+	}
+	got := []outcome{call(everyTool[0])}
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	checkToolList(t, names)
+	for _, st := range everyTool[1:] {
+		got = append(got, call(st))
+	}
+	checkSteps(t, f, "go-sdk", got)
+	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" {
+		t.Errorf("initialize result %+v", v)
+	}
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Notes/Seed.md"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "# Seed") {
+		t.Errorf("read resource over HTTP: %+v, %v", rr, err)
+	}
+	if err := cs.Close(); err != nil { // DELETE ends the session
+		t.Errorf("close: %v", err)
+	}
+	s.stop(t)
+	if t.Failed() {
+		t.Logf("server stderr:\n%s", s.stderr)
+	}
+}
+
+func TestHTTPTypeScriptSDKClient(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
+	var got struct {
+		Server struct{ Name, Version string }
+		Tools  []string
+		Steps  []outcome
+	}
+	tsClient(t, "calls", map[string]any{"url": s.url, "steps": everyTool}, &got)
+	if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
+		t.Errorf("server info %+v", got.Server)
+	}
+	checkToolList(t, got.Tools)
+	checkSteps(t, f, "typescript-sdk", got.Steps)
+	if t.Failed() {
+		t.Logf("server stderr:\n%s", s.stderr)
+	}
+}
+
+// TestHTTPSessionlessJSON: the ObsiScripta stdio bridge posts tools/list
+// and tools/call with Accept: application/json only, no initialize and no
+// session, and reads one JSON answer each; it hashes the tool order, which
+// must not change between calls. A typed failure keeps its code.
+func TestHTTPSessionlessJSON(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
+	post := func(body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Fatalf("status %d, %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), data)
+		}
+		var m map[string]any
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
+			t.Fatalf("not one JSON answer: %q", data)
+		}
+		return m
+	}
+	order := func() string {
+		res := post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+		var names []string
+		for _, tool := range res["result"].(map[string]any)["tools"].([]any) {
+			names = append(names, tool.(map[string]any)["name"].(string))
+		}
+		checkToolList(t, names)
+		return strings.Join(names, ",")
+	}
+	if a, b := order(), order(); a != b {
+		t.Errorf("the tool order changed between two lists:\n%s\n%s", a, b)
+	}
+	res := post(`{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"A.md"}}}`)
+	if text := res["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "alpha" {
+		t.Errorf("read = %v", res)
+	}
+	res = post(`{"jsonrpc":"2.0","id":"m","method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Missing.md"}}}`)
+	e, _ := res["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32003) || e["data"].(map[string]any)["errorCode"] != "FILE_NOT_FOUND" {
+		t.Errorf("a missing note over HTTP: %v, want -32003 FILE_NOT_FOUND", res)
+	}
+	s.stop(t)
+}
+
+// TestHTTPStopFinishesCalls: SIGTERM while a call runs lets it finish (here
+// the CLI hangs until the 2 s timeout, so the call ends in TIMEOUT): its
+// client gets the answer, not a broken connection, and the server then
+// exits cleanly.
+func TestHTTPStopFinishesCalls(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"file"}})
+	fixture := "OBSIDIAN_BIN=" + f.Bin
+	s := serve(t, []string{"--backend", "cli", "--timeout", "2s"}, fixture)
+	answer := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answer <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		answer <- string(data)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(f.Calls()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.stop(t)
+	if got := <-answer; !strings.Contains(got, `"errorCode":"TIMEOUT"`) {
+		t.Errorf("the call in flight got %q, want its TIMEOUT answer", got)
+	}
+	if !strings.Contains(s.stderr.String(), "finishing the calls in flight in_flight=1") {
+		t.Errorf("the stop did not wait for the call:\n%s", s.stderr)
+	}
+}

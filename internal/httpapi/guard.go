@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// allowHeaders are the request headers a browser may send cross-origin:
+// the MCP ones and the three that carry the API key.
+const allowHeaders = "Content-Type, Accept, Authorization, X-Api-Key, X-ObsiScripta-Api-Key, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+
+// guard refuses, before anything reaches a tool: a Host that is not this
+// machine's or an allowed one (DNS rebinding), an Origin that is not
+// allowed (a web page the user visits), a missing or wrong API key, and a
+// body over the limit. It answers CORS preflights for allowed origins, caps
+// the requests served at once, and bounds each request's time.
+func (h *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hostAllowed(r.Host) {
+			h.refuse(w, http.StatusForbidden, "FORBIDDEN_HOST", "the Host header names no address this server answers to", "Use http://127.0.0.1 or http://localhost, or add the name to --allowed-hosts.")
+			return
+		}
+		origin := r.Header.Get("Origin")
+		if origin != "" {
+			if !h.originAllowed(origin) {
+				h.refuse(w, http.StatusForbidden, "FORBIDDEN_ORIGIN", "requests from the web page at "+origin+" are not allowed", "Add the origin to --cors-origin if that page should reach your notes.")
+				return
+			}
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Add("Vary", "Origin")
+			w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version")
+			if r.Method == http.MethodOptions {
+				w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				w.Header().Set("Access-Control-Allow-Headers", allowHeaders)
+				w.Header().Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		if h.opts.APIKey != "" {
+			key, ok := presentedKey(r)
+			if !ok || !h.keyMatches(key) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="obsidian-mcp"`)
+				msg := "this server needs its API key"
+				if ok {
+					msg = "the API key is wrong"
+				}
+				h.refuse(w, http.StatusUnauthorized, "UNAUTHORIZED", msg, "Send it as Authorization: Bearer <key>, X-Api-Key or X-ObsiScripta-Api-Key.")
+				return
+			}
+		}
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
+			if err != nil {
+				h.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read", "")
+				return
+			}
+			if int64(len(body)) > h.opts.MaxBody {
+				h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit of "+sizeString(h.opts.MaxBody), "Send less at once.")
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
+		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
+			ctx := r.Context()
+			if h.opts.CallTimeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, h.opts.CallTimeout)
+				defer cancel()
+			}
+			select {
+			case h.slots <- struct{}{}:
+				defer func() { <-h.slots }()
+			case <-ctx.Done():
+				h.refuse(w, http.StatusServiceUnavailable, "BUSY", "the server is busy with other calls", "Try again shortly.")
+				return
+			}
+			r = r.WithContext(ctx)
+		}
+		h.active.Add(1)
+		defer h.active.Add(-1)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts loopback names and addresses, and the configured
+// names, with any port.
+func (h *Server) hostAllowed(host string) bool {
+	name := host
+	if n, _, err := net.SplitHostPort(host); err == nil {
+		name = n
+	}
+	name = strings.ToLower(strings.Trim(name, "[]"))
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	if ip := net.ParseIP(name); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	return slices.Contains(h.opts.AllowedHosts, name)
+}
+
+// originAllowed accepts loopback origins (a local web UI such as
+// llama.cpp's) and the configured ones.
+func (h *Server) originAllowed(origin string) bool {
+	if slices.Contains(h.opts.CORSOrigins, "*") {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		name := strings.ToLower(u.Hostname())
+		if name == "localhost" {
+			return true
+		}
+		if ip := net.ParseIP(name); ip != nil && ip.IsLoopback() {
+			return true
+		}
+	}
+	return slices.Contains(h.opts.CORSOrigins, strings.ToLower(u.Scheme+"://"+u.Host))
+}
+
+// refusal is the body of a request refused before it reached an endpoint,
+// in the Bridge Protocol v1 error shape.
+type refusal struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Details string `json:"details,omitempty"`
+}
+
+func (h *Server) refuse(w http.ResponseWriter, status int, code, msg, details string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(refusal{Error: code, Message: msg, Details: details})
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// accessLog logs one line per request on stderr: method, path, status,
+// size, duration, and the client's address. Bodies and keys never.
+func (h *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		level := h.logger.Info
+		if rec.status >= 500 {
+			level = h.logger.Warn
+		}
+		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes,
+			"duration", time.Since(start), "remote", r.RemoteAddr, "session", r.Header.Get("Mcp-Session-Id"))
+	})
+}
+
+// recorder notes a response's status and size; it passes Flush on, which
+// SSE needs, and unwraps for http.ResponseController.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(p)
+	r.bytes += int64(n)
+	return n, err
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,156 @@
+// Package httpapi serves the tools over HTTP: MCP Streamable HTTP at /mcp
+// (mcp-go's StreamableHTTPServer), behind the protections a server that
+// can change someone's notes needs: loopback-only by default, an API key,
+// DNS-rebinding and drive-by checks on Host and Origin, bounded bodies, a
+// cap on concurrent calls, per-request deadlines, access logs, and a
+// graceful shutdown that lets calls in flight finish.
+//
+// It knows nothing of tools or Obsidian: it is given an MCP server.
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Options configure a Server.
+type Options struct {
+	// APIKey, when set, is required on every request.
+	APIKey string
+	// AllowedHosts are Host names accepted besides the loopback ones.
+	AllowedHosts []string
+	// CORSOrigins are browser origins allowed besides loopback ones; "*"
+	// allows any.
+	CORSOrigins []string
+	// MaxBody bounds a request body (default 4 MiB).
+	MaxBody int64
+	// MaxConcurrent bounds the requests served at once (default 32); more
+	// wait, until their deadline.
+	MaxConcurrent int
+	// CallTimeout bounds one request (0: none). Streams (GET) are not
+	// bounded.
+	CallTimeout time.Duration
+	Logger      *slog.Logger
+	// ToolErrors is "protocol" to carry our typed errors as JSON-RPC
+	// errors (see Errors), as over stdio.
+	ToolErrors string
+}
+
+const (
+	defaultMaxBody       = 4 << 20
+	defaultMaxConcurrent = 32
+)
+
+// Server is the HTTP face of one MCP server.
+type Server struct {
+	opts   Options
+	mcp    *server.StreamableHTTPServer
+	errs   *Errors
+	slots  chan struct{}
+	logger *slog.Logger
+	active atomic.Int64
+}
+
+// New serves s. errs must be the Errors whose OnError hook s was built
+// with (NewErrors), so that a failed call keeps its code.
+func New(s *server.MCPServer, errs *Errors, opts Options) *Server {
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = defaultMaxBody
+	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = defaultMaxConcurrent
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Server{opts: opts, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger}
+	h.mcp = server.NewStreamableHTTPServer(s,
+		// Sessions are issued on initialize and checked; a request
+		// without one is served alone, as the ObsiScripta stdio bridge
+		// sends them (sessions.go).
+		server.WithSessionIdManager(newSessions()),
+		// Host and Origin are checked for every endpoint here (guard).
+		server.WithDisableLocalhostProtection(true),
+		server.WithHeartbeatInterval(30*time.Second),
+		server.WithSessionIdleTTL(time.Hour),
+		server.WithStreamableHTTPLogger(opts.Logger),
+	)
+	return h
+}
+
+// Handler is every endpoint, behind the protections.
+func (h *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h.errs.Rewrite(h.mcp))
+	return h.accessLog(h.guard(mux))
+}
+
+// Serve answers on ln until ctx ends, then stops taking requests, ends the
+// listening streams, and waits up to grace for the calls in flight.
+func (h *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	h.logger.Info("stopping: finishing the calls in flight", "in_flight", h.active.Load())
+	stopCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	srv.SetKeepAlivesEnabled(false)
+	// Streams (GET) never end by themselves: end them first, so that
+	// Shutdown waits only for calls.
+	h.mcp.CloseSessions(stopCtx)
+	err := srv.Shutdown(stopCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		h.logger.Warn("calls still running after the grace period; closing them", "grace", grace)
+		err = srv.Close()
+	}
+	if e := <-done; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// keyMatches compares a presented key with the configured one in constant
+// time (both hashed first, so that not even the length leaks).
+func (h *Server) keyMatches(presented string) bool {
+	a := sha256.Sum256([]byte(presented))
+	b := sha256.Sum256([]byte(h.opts.APIKey))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}
+
+// presentedKey is the key a request carries, from any of the three
+// headers clients use.
+func presentedKey(r *http.Request) (string, bool) {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, token, ok := strings.Cut(auth, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(token), true
+		}
+	}
+	for _, h := range []string{"X-Api-Key", "X-ObsiScripta-Api-Key"} {
+		if v := r.Header.Get(h); v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
