@@ -21,6 +21,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -322,7 +323,7 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 					attrs = append(attrs, "cause", e.Cause)
 				}
 				logger.Log(ctx, level, "tool call", attrs...)
-				if toolErrors == ToolErrorsResult {
+				if toolErrors == ToolErrorsResult && !calls.Typed(ctx) {
 					res, err = errorResult(e), nil
 					return
 				}

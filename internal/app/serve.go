@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
 )
 
@@ -19,7 +20,7 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		return err
 	}
 	defer st.close()
-	errs := httpapi.NewErrors()
+	errs := calls.NewErrors()
 	s := newServer(errs, cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
 	s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
 	h := httpapi.New(s, errs, httpapi.Options{
@@ -28,6 +29,7 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		CORSOrigins:  cfg.HTTP.CORSOrigins,
 		CallTimeout:  st.callBound,
 		Logger:       logger,
+		Version:      version,
 	})
 	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
 	if err != nil {

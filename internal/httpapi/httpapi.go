@@ -1,5 +1,6 @@
 // Package httpapi serves the tools over HTTP: MCP Streamable HTTP at /mcp
-// (mcp-go's StreamableHTTPServer), behind the protections a server that
+// (mcp-go's StreamableHTTPServer) and the Bridge Protocol v1 under
+// /bridge/v1 (package bridgev1), behind the protections a server that
 // can change someone's notes needs: loopback-only by default, an API key,
 // DNS-rebinding and drive-by checks on Host and Origin, bounded bodies, a
 // cap on concurrent calls, per-request deadlines, access logs, and a
@@ -21,6 +22,9 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridgev1"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 )
 
 // Options configure a Server.
@@ -41,9 +45,8 @@ type Options struct {
 	// bounded.
 	CallTimeout time.Duration
 	Logger      *slog.Logger
-	// ToolErrors is "protocol" to carry our typed errors as JSON-RPC
-	// errors (see Errors), as over stdio.
-	ToolErrors string
+	// Version is the server's version, for health answers.
+	Version string
 }
 
 const (
@@ -54,16 +57,17 @@ const (
 // Server is the HTTP face of one MCP server.
 type Server struct {
 	opts   Options
+	caller *calls.Caller
 	mcp    *server.StreamableHTTPServer
-	errs   *Errors
+	errs   *calls.Errors
 	slots  chan struct{}
 	logger *slog.Logger
 	active atomic.Int64
 }
 
-// New serves s. errs must be the Errors whose OnError hook s was built
-// with (NewErrors), so that a failed call keeps its code.
-func New(s *server.MCPServer, errs *Errors, opts Options) *Server {
+// New serves s. errs must be the calls.Errors whose OnError hook s was
+// built with, so that a failed call keeps its code.
+func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = defaultMaxBody
 	}
@@ -73,7 +77,7 @@ func New(s *server.MCPServer, errs *Errors, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Server{opts: opts, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger}
+	h := &Server{opts: opts, caller: &calls.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		// Sessions are issued on initialize and checked; a request
 		// without one is served alone, as the ObsiScripta stdio bridge
@@ -92,6 +96,7 @@ func New(s *server.MCPServer, errs *Errors, opts Options) *Server {
 func (h *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h.errs.Rewrite(h.mcp))
+	mux.Handle(bridgev1.Prefix+"/", &bridgev1.Handler{Caller: h.caller, Version: h.opts.Version})
 	return h.accessLog(h.guard(mux))
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 )
 
 // fixture is an MCP server with three tools behind a Server on a real
@@ -30,7 +31,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	f := &fixture{release: make(chan struct{})}
-	errs := NewErrors()
+	errs := calls.NewErrors()
 	hooks := &server.Hooks{}
 	hooks.AddOnError(errs.OnError)
 	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithLogging(), server.WithHooks(hooks))
@@ -107,6 +108,7 @@ func TestRefusedBeforeAnyTool(t *testing.T) {
 		}
 		return h
 	}
+	v1 := strings.TrimSuffix(f.url, "/mcp") + "/bridge/v1/tools/ok/call"
 	for _, tc := range []struct {
 		name    string
 		method  string
@@ -114,17 +116,25 @@ func TestRefusedBeforeAnyTool(t *testing.T) {
 		headers map[string]string
 		status  int
 		code    string
+		url     string
 	}{
-		{"foreign Host (DNS rebinding)", "POST", callBody("ok"), with(map[string]string{"Host": "evil.example:80"}), 403, "FORBIDDEN_HOST"},
-		{"foreign Origin", "POST", callBody("ok"), with(map[string]string{"Origin": "https://evil.example"}), 403, "FORBIDDEN_ORIGIN"},
-		{"foreign Origin on a stream", "GET", "", with(map[string]string{"Origin": "http://evil.example"}), 403, "FORBIDDEN_ORIGIN"},
-		{"no key", "POST", callBody("ok"), nil, 401, "UNAUTHORIZED"},
-		{"wrong key", "POST", callBody("ok"), map[string]string{"Authorization": "Bearer nope"}, 401, "UNAUTHORIZED"},
-		{"no key on DELETE", "DELETE", "", nil, 401, "UNAUTHORIZED"},
-		{"2 MiB body", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{"x":"` + strings.Repeat("a", 2<<20) + `"}}}`, good, 413, "REQUEST_TOO_LARGE"},
+		{"no key on the Bridge Protocol v1", "POST", `{"arguments":{}}`, nil, 401, "UNAUTHORIZED", v1},
+		{"wrong key on the Bridge Protocol v1", "POST", `{"arguments":{}}`, map[string]string{"X-ObsiScripta-Api-Key": "nope"}, 401, "UNAUTHORIZED", v1},
+		{"foreign Host on the Bridge Protocol v1", "POST", `{"arguments":{}}`, with(map[string]string{"Host": "evil.example"}), 403, "FORBIDDEN_HOST", v1},
+		{"foreign Host (DNS rebinding)", "POST", callBody("ok"), with(map[string]string{"Host": "evil.example:80"}), 403, "FORBIDDEN_HOST", ""},
+		{"foreign Origin", "POST", callBody("ok"), with(map[string]string{"Origin": "https://evil.example"}), 403, "FORBIDDEN_ORIGIN", ""},
+		{"foreign Origin on a stream", "GET", "", with(map[string]string{"Origin": "http://evil.example"}), 403, "FORBIDDEN_ORIGIN", ""},
+		{"no key", "POST", callBody("ok"), nil, 401, "UNAUTHORIZED", ""},
+		{"wrong key", "POST", callBody("ok"), map[string]string{"Authorization": "Bearer nope"}, 401, "UNAUTHORIZED", ""},
+		{"no key on DELETE", "DELETE", "", nil, 401, "UNAUTHORIZED", ""},
+		{"2 MiB body", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{"x":"` + strings.Repeat("a", 2<<20) + `"}}}`, good, 413, "REQUEST_TOO_LARGE", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, _, body := do(t, tc.method, f.url, tc.body, tc.headers)
+			url := f.url
+			if tc.url != "" {
+				url = tc.url
+			}
+			status, _, body := do(t, tc.method, url, tc.body, tc.headers)
 			var r refusal
 			_ = json.Unmarshal([]byte(body), &r)
 			if status != tc.status || r.Error != tc.code || r.Message == "" {
