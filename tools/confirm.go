@@ -64,3 +64,18 @@ func inputRequired(err error) (*mcp.CallToolResult, bool) {
 	}
 	return nil, false
 }
+
+// NeedsConfirmation reports whether a call deletes, overwrites, moves or
+// renames a note: the calls a transport that confirms with the user in its
+// own way (the envelope API's _confirm) holds back until confirmed. The
+// registry says it, so that no transport keeps a list of tool names.
+func NeedsConfirmation(tool string, args map[string]any) bool {
+	switch tool {
+	case deleteNote.name, moveNote.name, renameNote.name:
+		return true
+	case createNote.name:
+		overwrite, _ := args["overwrite"].(bool)
+		return overwrite
+	}
+	return false
+}

@@ -168,7 +168,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 // vault folder, the Obsidian CLI, the router between them, and the guard
 // that holds every call to the folder policy.
 type stack struct {
-	vault tools.Vault
+	vault  tools.Vault
+	router *backend.Router
+	cli    *obsidiancli.Client
 	// callBound bounds one tool call: it runs a handful of CLI commands at
 	// most, and stops at the first that fails, so two timeouts bound it.
 	callBound time.Duration
@@ -184,7 +186,7 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 		RetryDelay:      500 * time.Millisecond,
 		Logger:          logger,
 	}
-	st := &stack{close: func() {}}
+	st := &stack{close: func() {}, cli: cli}
 	// One engine on the folder serves both backends, so their edits are
 	// serialised together and the file list is cached once.
 	var folder *vault.Vault
@@ -204,6 +206,7 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 	// the folder policy (--read-paths, --write-paths, --deny-paths and the
 	// vault's .mcpignore).
 	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
+	st.router = router
 	st.vault = tools.On(guard)
 	longest := cfg.Timeout
 	for _, d := range cfg.CommandTimeouts {

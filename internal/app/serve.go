@@ -5,6 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
@@ -30,6 +36,10 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		CallTimeout:  st.callBound,
 		Logger:       logger,
 		Version:      version,
+		GitSHA:       gitSHA(),
+		Confirm:      tools.NeedsConfirmation,
+		Health:       st.health(cfg),
+		PolicyLoaded: func(ctx context.Context) bool { return st.router.Policy(ctx).Err() == nil },
 	})
 	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
 	if err != nil {
@@ -45,4 +55,35 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// health says whether the tools can reach the vault: "degraded" when the
+// app cannot be reached and no vault folder is known, as the envelope
+// API's /health reports it.
+func (st *stack) health(cfg Config) func(ctx context.Context) (string, string) {
+	return func(ctx context.Context) (string, string) {
+		if cfg.Backend == backend.Native || st.router.KnownFolder() != nil {
+			return "ok", ""
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if _, err := st.cli.Run(ctx, "version"); err != nil {
+			return "degraded", "the Obsidian app cannot be reached (" + errors.From(err).Message + "), and no vault folder is set (--vault-path)"
+		}
+		return "ok", ""
+	}
+}
+
+// gitSHA is the commit the binary was built from, when Go recorded it.
+func gitSHA() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value[:min(len(s.Value), 12)]
+		}
+	}
+	return ""
 }

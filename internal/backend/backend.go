@@ -62,6 +62,10 @@ type Router struct {
 	learning  bool
 }
 
+// KnownFolder is the vault folder when known: given, or learned from the
+// app; nil otherwise.
+func (r *Router) KnownFolder() *vault.Vault { return r.native() }
+
 // native is the vault folder when known: given, or learned from the app.
 func (r *Router) native() *vault.Vault {
 	if r.Folder != nil {

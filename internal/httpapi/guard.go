@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
 )
 
 // allowHeaders are the request headers a browser may send cross-origin:
@@ -46,18 +48,6 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if h.opts.APIKey != "" {
-			key, ok := presentedKey(r)
-			if !ok || !h.keyMatches(key) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="obsidian-mcp"`)
-				msg := "this server needs its API key"
-				if ok {
-					msg = "the API key is wrong"
-				}
-				h.refuse(w, http.StatusUnauthorized, "UNAUTHORIZED", msg, "Send it as Authorization: Bearer <key>, X-Api-Key or X-ObsiScripta-Api-Key.")
-				return
-			}
-		}
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
 			if err != nil {
@@ -68,8 +58,25 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit of "+sizeString(h.opts.MaxBody), "Send less at once.")
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.Body = &bodyBuffer{Reader: bytes.NewReader(body), data: body}
 			r.ContentLength = int64(len(body))
+		}
+		if h.opts.APIKey != "" {
+			key, ok := presentedKey(r)
+			if !ok || !h.keyMatches(key) {
+				if isEnvelope(r) {
+					// The envelope API answers 200 with AUTH_REQUIRED.
+					envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="obsidian-mcp"`)
+				msg := "this server needs its API key"
+				if ok {
+					msg = "the API key is wrong"
+				}
+				h.refuse(w, http.StatusUnauthorized, "UNAUTHORIZED", msg, "Send it as Authorization: Bearer <key>, X-Api-Key or X-ObsiScripta-Api-Key.")
+				return
+			}
 		}
 		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
 			ctx := r.Context()
@@ -158,6 +165,15 @@ func sizeString(n int64) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// bodyBuffer is a request body the guard has read (bounded), so that the
+// handlers can look at it (isEnvelope) and read it as usual.
+type bodyBuffer struct {
+	*bytes.Reader
+	data []byte
+}
+
+func (*bodyBuffer) Close() error { return nil }
 
 // accessLog logs one line per request on stderr: method, path, status,
 // size, duration, and the client's address. Bodies and keys never.

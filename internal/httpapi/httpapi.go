@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridgev1"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
 )
 
 // Options configure a Server.
@@ -47,6 +49,13 @@ type Options struct {
 	Logger      *slog.Logger
 	// Version is the server's version, for health answers.
 	Version string
+	// GitSHA is the commit the binary was built from, if known.
+	GitSHA string
+	// Confirm, Health and PolicyLoaded serve the envelope API (package
+	// envelope).
+	Confirm      func(tool string, args map[string]any) bool
+	Health       func(ctx context.Context) (status, why string)
+	PolicyLoaded func(ctx context.Context) bool
 }
 
 const (
@@ -56,13 +65,14 @@ const (
 
 // Server is the HTTP face of one MCP server.
 type Server struct {
-	opts   Options
-	caller *calls.Caller
-	mcp    *server.StreamableHTTPServer
-	errs   *calls.Errors
-	slots  chan struct{}
-	logger *slog.Logger
-	active atomic.Int64
+	opts    Options
+	caller  *calls.Caller
+	mcp     *server.StreamableHTTPServer
+	errs    *calls.Errors
+	slots   chan struct{}
+	logger  *slog.Logger
+	active  atomic.Int64
+	started time.Time
 }
 
 // New serves s. errs must be the calls.Errors whose OnError hook s was
@@ -77,7 +87,7 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Server{opts: opts, caller: &calls.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger}
+	h := &Server{opts: opts, caller: &calls.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		// Sessions are issued on initialize and checked; a request
 		// without one is served alone, as the ObsiScripta stdio bridge
@@ -94,10 +104,53 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 
 // Handler is every endpoint, behind the protections.
 func (h *Server) Handler() http.Handler {
+	env := h.envelope()
+	mcpHandler := h.errs.Rewrite(h.mcp)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.errs.Rewrite(h.mcp))
+	// /mcp is MCP Streamable HTTP, and the envelope API for a body that
+	// is not JSON-RPC (the guard has read it already).
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && isEnvelope(r) {
+			env.ServeHTTP(w, r)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	mux.Handle("/v1/mcp", env)
+	mux.HandleFunc("/health", env.ServeHealth)
+	mux.HandleFunc("/v1/health", env.ServeHealth)
 	mux.Handle(bridgev1.Prefix+"/", &bridgev1.Handler{Caller: h.caller, Version: h.opts.Version})
 	return h.accessLog(h.guard(mux))
+}
+
+func (h *Server) envelope() *envelope.Handler {
+	return &envelope.Handler{
+		Caller:       h.caller,
+		Version:      h.opts.Version,
+		GitSHA:       h.opts.GitSHA,
+		Confirm:      h.opts.Confirm,
+		Health:       h.opts.Health,
+		PolicyLoaded: h.opts.PolicyLoaded,
+		Strict:       h.opts.APIKey != "" && !slices.Contains(h.opts.CORSOrigins, "*"),
+		Started:      h.started,
+	}
+}
+
+// envelopePaths are the envelope API's own paths: a request refused there
+// is answered with an envelope (HTTP 200), as the contract says.
+var envelopePaths = map[string]bool{"/v1/mcp": true, "/health": true, "/v1/health": true}
+
+// isEnvelope reports whether a request is for the envelope API: on its
+// paths, or a POST to /mcp whose body is not JSON-RPC.
+func isEnvelope(r *http.Request) bool {
+	if envelopePaths[r.URL.Path] {
+		return true
+	}
+	if r.URL.Path != "/mcp" || r.Method != http.MethodPost {
+		return false
+	}
+	body, ok := r.Body.(*bodyBuffer)
+	return ok && envelope.IsEnvelope(body.data)
 }
 
 // Serve answers on ln until ctx ends, then stops taking requests, ends the
