@@ -361,6 +361,20 @@ func TestGoSDKClient(t *testing.T) {
 func TestGoSDKCancel(t *testing.T) {
 	f, pidfile := hungCLI(t)
 	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
+	cancelHungCall(t, cs, pidfile)
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "outcome=CANCELLED") {
+		t.Errorf("the server did not log the call as cancelled:\n%s", stderr)
+	}
+}
+
+// cancelHungCall starts a call whose CLI hangs, cancels it once its CLI
+// runs, and checks that the call returns cancelled, its CLI process group
+// stops, and the session still answers a ping.
+func cancelHungCall(t *testing.T, cs *mcp.ClientSession, pidfile string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -375,12 +389,6 @@ func TestGoSDKCancel(t *testing.T) {
 	obsidiantest.WaitGone(t, pid)
 	if err := cs.Ping(t.Context(), nil); err != nil {
 		t.Errorf("ping after the cancel: %v", err)
-	}
-	if err := cs.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
-	if !strings.Contains(stderr.String(), "outcome=CANCELLED") {
-		t.Errorf("the server did not log the call as cancelled:\n%s", stderr)
 	}
 }
 

@@ -238,3 +238,49 @@ func TestHTTPStopFinishesCalls(t *testing.T) {
 		t.Errorf("the stop did not wait for the call:\n%s", s.stderr)
 	}
 }
+
+// TestHTTPProtocolVersions: a client of each protocol version from
+// 2025-03-26 to 2025-11-25 initializes, gets its version back and a
+// session, lists the tools in it, and ends it with DELETE.
+func TestHTTPProtocolVersions(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
+	send := func(method string, headers map[string]string, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, s.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp, string(data)
+	}
+	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+		resp, body := send("POST", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"v","version":"1"}}}`)
+		session := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != 200 || session == "" || !strings.Contains(body, `"protocolVersion":"`+version+`"`) {
+			t.Errorf("%s initialize: %d %q %.200s", version, resp.StatusCode, session, body)
+			continue
+		}
+		h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": version}
+		if resp, _ := send("POST", h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+			t.Errorf("%s initialized: %d", version, resp.StatusCode)
+		}
+		if resp, body := send("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 || !strings.Contains(body, "obsidian_read_note") {
+			t.Errorf("%s tools/list: %d %.200s", version, resp.StatusCode, body)
+		}
+		if resp, _ := send("DELETE", h, ""); resp.StatusCode != 200 {
+			t.Errorf("%s DELETE: %d", version, resp.StatusCode)
+		}
+		if resp, _ := send("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != 404 {
+			t.Errorf("%s after DELETE: %d, want 404", version, resp.StatusCode)
+		}
+	}
+	s.stop(t)
+}

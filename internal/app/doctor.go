@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +47,8 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	if d.m.GOOS == "" {
 		d.m.GOOS = runtime.GOOS
 	}
-	cfg, cfgErr := ParseConfig(args, getenv)
+	// Doctor takes serve's settings too, to check them (http).
+	cfg, cfgErr := ParseServeConfig(args, getenv)
 	if errors.Is(cfgErr, flag.ErrHelp) {
 		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n\nChecks the setup the same flags and environment would give the server, and prints how to fix what is wrong.\n\n"+Usage())
 		return 0
@@ -57,6 +60,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	folder := d.vault(ctx, cfg, &app)
 	nativeOK := d.native(cfg, app, folder)
 	policyOK := d.policy(cfg, folder.path)
+	d.http(cfg)
 
 	appOK := app.reachable && app.vaultOK
 	var ready bool
@@ -307,6 +311,37 @@ func (d *doctor) policy(cfg Config, folder string) bool {
 	return true
 }
 
+// http reports how `obsidian-mcp serve` would listen with these settings,
+// and whether it could. It does not decide readiness: the stdio server
+// needs none of it.
+func (d *doctor) http(cfg Config) {
+	if cfg.HTTP.Listen == "" {
+		return
+	}
+	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
+	if err != nil {
+		// Not a failure: it may be obsidian-mcp serve itself.
+		d.skip("HTTP (obsidian-mcp serve): %s is taken (%v): if serve is not what runs there, choose a free port with --listen (OBSIDIAN_MCP_LISTEN)", cfg.HTTP.Listen, err)
+		return
+	}
+	_ = ln.Close()
+	reach := "loopback only, no API key"
+	if cfg.HTTP.APIKey != "" {
+		reach = "every request must carry the API key"
+		if !loopbackHost(cfg.HTTP.Listen) {
+			reach = "reachable from the network; " + reach
+		}
+	}
+	web := "browser pages from loopback origins only"
+	switch {
+	case slices.Contains(cfg.HTTP.CORSOrigins, "*"):
+		web = "browser pages from any origin (--cors-origin '*')"
+	case len(cfg.HTTP.CORSOrigins) > 0:
+		web = "browser pages from loopback origins and " + strings.Join(cfg.HTTP.CORSOrigins, ", ")
+	}
+	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, web)
+}
+
 func permissionFix(goos, dir string) string {
 	fix := "give the user running the server read and write access to " + dir
 	if goos == "darwin" {
@@ -323,7 +358,11 @@ func (d *doctor) settings(cfg Config) {
 		if v == "" {
 			v = "(unset)"
 		}
-		fmt.Fprintf(d.out, "    --%-17s %-28s from %s\n", s.Flag, v, s.Source)
+		name := "--" + s.Flag
+		if s.Flag == "" {
+			name = s.Env // no flag: a secret
+		}
+		fmt.Fprintf(d.out, "    %-19s %-28s from %s\n", name, v, s.Source)
 	}
 }
 
@@ -332,7 +371,7 @@ func (d *doctor) settings(cfg Config) {
 func (d *doctor) sampleConfig(cfg Config, folder string) {
 	env := map[string]string{}
 	for _, s := range cfg.Settings {
-		if s.Source != "default" && s.Value != "" {
+		if s.Source != "default" && s.Value != "" && !serveOnly[s.Env] {
 			env[s.Env] = s.Value
 		}
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,30 @@ func TestDoctor(t *testing.T) {
 				`"OBSIDIAN_VAULT_PATH": "{vault}"`,
 				"✓ ready: tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)",
 			},
+			absent: []string{"✗"},
+		},
+		{
+			name: "HTTP: how serve would listen, with a key, beyond loopback",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "0.0.0.0:0", "--cors-origin", "https://chat.example"},
+					env: map[string]string{"OBSIDIAN_MCP_API_KEY": "doctor-key-0123456789"}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"✓ HTTP (obsidian-mcp serve): would listen on http://0.0.0.0:0 (/mcp, /bridge/v1, /v1/mcp): reachable from the network; every request must carry the API key; browser pages from loopback origins and https://chat.example", "OBSIDIAN_MCP_API_KEY (set)", "from OBSIDIAN_MCP_API_KEY", "✓ ready"},
+			absent: []string{"doctor-key-0123456789", `"OBSIDIAN_MCP_LISTEN"`},
+		},
+		{
+			name: "HTTP: a taken port is reported, and is no failure",
+			prepare: func(t *testing.T) setup {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = ln.Close() })
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", ln.Addr().String()}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"– HTTP (obsidian-mcp serve): 127.0.0.1:", "is taken", "✓ ready"},
 			absent: []string{"✗"},
 		},
 		{

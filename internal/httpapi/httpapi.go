@@ -58,6 +58,9 @@ type Options struct {
 	PolicyLoaded func(ctx context.Context) bool
 }
 
+// ProtocolVersions are the MCP revisions served, newest first.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
 const (
 	defaultMaxBody       = 4 << 20
 	defaultMaxConcurrent = 32
@@ -98,6 +101,13 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 		server.WithHeartbeatInterval(30*time.Second),
 		server.WithSessionIdleTTL(time.Hour),
 		server.WithStreamableHTTPLogger(opts.Logger),
+		// The session-oriented revisions, 2024-11-05 to 2025-11-25. The
+		// stateless 2026-07-28 core is left out: sessions carry
+		// elicitation (permanent deletes) and cancellation here, and the
+		// official Go SDK (v1.8) and mcp-go disagree on it (its ping and
+		// notifications/cancelled lack the _meta mcp-go requires, so a
+		// cancelled call closed the client).
+		server.WithStreamableHTTPProtocolVersions(ProtocolVersions...),
 	)
 	return h
 }
