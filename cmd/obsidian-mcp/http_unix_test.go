@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
 // TestHTTPGoSDKCancel: over HTTP, cancelling a call in the Go SDK stops
@@ -21,6 +23,27 @@ func TestHTTPGoSDKCancel(t *testing.T) {
 	}
 	cancelHungCall(t, cs, pidfile)
 	_ = cs.Close()
+	s.stop(t)
+	if !strings.Contains(s.stderr.String(), "outcome=CANCELLED") {
+		t.Errorf("the server did not log the call as cancelled:\n%s", s.stderr)
+	}
+}
+
+// TestHTTPTypeScriptSDKCancel: the TypeScript SDK aborts a call over HTTP;
+// the call's CLI process group stops, and the session still answers.
+func TestHTTPTypeScriptSDKCancel(t *testing.T) {
+	f, pidfile := hungCLI(t)
+	s := serve(t, []string{"--backend", "cli", "--timeout", "10m"}, "OBSIDIAN_BIN="+f.Bin)
+	var got struct{ Cancelled, Ping outcome }
+	tsClient(t, "cancel", map[string]any{"url": s.url, "waitFile": pidfile,
+		"steps": []step{{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}}}}, &got)
+	if !strings.Contains(got.Cancelled.String(), "the user changed their mind") {
+		t.Errorf("the aborted call: %s", got.Cancelled)
+	}
+	if got.Ping.Result == nil {
+		t.Errorf("ping after the cancel: %s", got.Ping)
+	}
+	obsidiantest.WaitGone(t, obsidiantest.GrandchildPID(t, pidfile))
 	s.stop(t)
 	if !strings.Contains(s.stderr.String(), "outcome=CANCELLED") {
 		t.Errorf("the server did not log the call as cancelled:\n%s", s.stderr)

@@ -92,6 +92,12 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				h.refuse(w, http.StatusServiceUnavailable, "BUSY", "the server is busy with other calls", "Try again shortly.")
 				return
 			}
+			if h.opts.CallTimeout > 0 {
+				// A client that stops reading cannot hold its slot much
+				// past the call's bound either; the margin lets the
+				// answer to a call that ran out of time be written.
+				_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.CallTimeout + h.opts.WriteMargin))
+			}
 			r = r.WithContext(ctx)
 		}
 		h.active.Add(1)

@@ -46,6 +46,10 @@ type Options struct {
 	// CallTimeout bounds one request (0: none). Streams (GET) are not
 	// bounded.
 	CallTimeout time.Duration
+	// WriteMargin is how long past CallTimeout an answer may take to be
+	// written (default 5 s), so that a client that stops reading frees
+	// its slot.
+	WriteMargin time.Duration
 	Logger      *slog.Logger
 	// Version is the server's version, for health answers.
 	Version string
@@ -86,6 +90,9 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 	}
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = defaultMaxConcurrent
+	}
+	if opts.WriteMargin <= 0 {
+		opts.WriteMargin = 5 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -3,10 +3,13 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +47,13 @@ func newFixture(t *testing.T, opts Options) *fixture {
 		return mcp.NewToolResultText("fine"), nil
 	})
 	s.AddTool(mcp.NewTool("missing"), missing)
+	// big answers 16 MiB: more than loopback sockets hold for a client
+	// that does not read.
+	big := strings.Repeat("x", 16<<20)
+	s.AddTool(mcp.NewTool("big"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		f.calls.Add(1)
+		return mcp.NewToolResultText(big), nil
+	})
 	s.AddTool(mcp.NewTool("chatty"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "working"})
 		return missing(ctx, req)
@@ -213,6 +223,21 @@ func TestSessions(t *testing.T) {
 	if status, _, body := do(t, "POST", f.url, listBody, session); status != 200 || !strings.Contains(body, `"name":"ok"`) {
 		t.Errorf("list in the session: %d %s", status, body)
 	}
+	// The session's stream for server messages: GET answers SSE.
+	getReq, _ := http.NewRequest("GET", f.url, nil)
+	getReq.Header.Set("Accept", "text/event-stream")
+	for k, v := range session {
+		getReq.Header.Set(k, v)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	stream, err := http.DefaultClient.Do(getReq.WithContext(ctx))
+	if err != nil || stream.StatusCode != 200 || !strings.HasPrefix(stream.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("GET stream: %v %+v", err, stream)
+	}
+	cancel()
+	if stream != nil {
+		stream.Body.Close()
+	}
 	if status, _, _ := do(t, "POST", f.url, listBody, map[string]string{"Mcp-Session-Id": "mcp-session-00000000000000000000000000000000"}); status != 404 {
 		t.Errorf("an unknown session: %d, want 404", status)
 	}
@@ -231,6 +256,8 @@ func TestSessions(t *testing.T) {
 // its deadline and is answered 503.
 func TestBusy(t *testing.T) {
 	f := newFixture(t, Options{MaxConcurrent: 1, CallTimeout: 300 * time.Millisecond})
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(f.release) }) }) // before the server closes
 	held := make(chan struct{})
 	go func() {
 		defer close(held)
@@ -246,6 +273,76 @@ func TestBusy(t *testing.T) {
 	if status, _, body := do(t, "POST", f.url, callBody("ok"), nil); status != 503 || !strings.Contains(body, "BUSY") {
 		t.Errorf("a request over the cap: %d %s", status, body)
 	}
-	close(f.release)
+	release.Do(func() { close(f.release) })
 	<-held
+}
+
+// TestEveryEndpointNeedsTheKey: with a key set, no endpoint answers
+// without it: 401 in the Bridge Protocol v1 error shape, or the envelope
+// API's 200 AUTH_REQUIRED envelope on its own endpoints; and no tool runs.
+func TestEveryEndpointNeedsTheKey(t *testing.T) {
+	f := newFixture(t, Options{APIKey: "every-endpoint-key-0123"})
+	base := strings.TrimSuffix(f.url, "/mcp")
+	for _, tc := range []struct {
+		method, path, body string
+		envelope           bool
+	}{
+		{"POST", "/mcp", listBody, false},
+		{"GET", "/mcp", "", false},
+		{"DELETE", "/mcp", "", false},
+		{"GET", "/bridge/v1/health", "", false},
+		{"GET", "/bridge/v1/tools", "", false},
+		{"POST", "/bridge/v1/tools/ok/call", `{"arguments":{}}`, false},
+		{"POST", "/mcp", `{"method":"call_tool","name":"ok","args":{}}`, true},
+		{"POST", "/v1/mcp", `{"method":"call_tool","name":"ok","args":{}}`, true},
+		{"GET", "/health", "", true},
+		{"GET", "/v1/health", "", true},
+	} {
+		for _, key := range []string{"", "wrong-key-wrong-key-0123"} {
+			h := map[string]string{}
+			if key != "" {
+				h["X-Api-Key"] = key
+			}
+			status, _, body := do(t, tc.method, base+tc.path, tc.body, h)
+			if tc.envelope {
+				if status != 200 || !strings.Contains(body, `"code":"AUTH_REQUIRED"`) || !strings.Contains(body, `"ok":false`) {
+					t.Errorf("%s %s (key %q): %d %s", tc.method, tc.path, key, status, body)
+				}
+				continue
+			}
+			if status != 401 || !strings.Contains(body, `"error":"UNAUTHORIZED"`) {
+				t.Errorf("%s %s (key %q): %d %s", tc.method, tc.path, key, status, body)
+			}
+		}
+	}
+	if n := f.calls.Load(); n != 0 {
+		t.Errorf("%d tools ran without the key", n)
+	}
+}
+
+// TestStalledReaderFreesItsSlot: a client that asks for a big answer and
+// stops reading holds its slot only until the write deadline; the next
+// request is then served.
+func TestStalledReaderFreesItsSlot(t *testing.T) {
+	f := newFixture(t, Options{MaxConcurrent: 1, CallTimeout: 2 * time.Second, WriteMargin: 100 * time.Millisecond, MaxBody: 1 << 20})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(f.url, "/mcp"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := callBody("big")
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	for f.calls.Load() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The stalled call holds the only slot until its bound and margin
+	// (2.1 s from its start, or as soon as its answer is encoded if that
+	// is later, under -race); this request, sent when the bound is
+	// reached, may wait two seconds more for the slot, and is answered.
+	time.Sleep(2 * time.Second)
+	start := time.Now()
+	status, _, answer := do(t, "POST", f.url, callBody("ok"), nil)
+	if status != 200 || !strings.Contains(answer, "fine") {
+		t.Errorf("after a stalled reader: %d %.200s (after %v)", status, answer, time.Since(start))
+	}
 }
