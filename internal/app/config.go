@@ -488,7 +488,8 @@ folder directly (--vault-path). Logs go to stderr.
 
 Usage:
   obsidian-mcp [flags]          serve MCP over stdio
-  obsidian-mcp serve [flags]    serve the same tools over HTTP (MCP Streamable HTTP at /mcp)
+  obsidian-mcp serve [flags]    the same tools over HTTP: MCP at /mcp, the Bridge Protocol v1
+                                at /bridge/v1, the envelope API at /v1/mcp
   obsidian-mcp doctor [flags]   check the setup and say how to fix it
 
 Flags (each may also be set by its environment variable; a flag wins):
