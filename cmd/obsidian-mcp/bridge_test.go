@@ -215,3 +215,23 @@ func TestBridgeV1HashFollowsTheToolSet(t *testing.T) {
 		t.Errorf("read-only mode: %d tools, hash %s; full: %d tools, hash %s", m, readOnly, n, full)
 	}
 }
+
+// TestBridgeV1ReadOnlyRefusesBeforeArguments: in read-only mode a write
+// tool is not listed, and a call to it, even one lacking a required
+// argument, is the tool failure naming the setting, as on every transport.
+func TestBridgeV1ReadOnlyRefusesBeforeArguments(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault, "--read-only"})
+	v1 := strings.TrimSuffix(s.url, "/mcp") + "/bridge/v1"
+	status, m := post(t, "POST", v1+"/tools/obsidian_daily_note/call", `{"arguments":{}}`)
+	content, _ := m["content"].([]any)
+	if status != 200 || m["success"] != false || len(content) != 1 ||
+		!strings.Contains(content[0].(map[string]any)["text"].(string), "(PERMISSION_DENIED, -32005)") {
+		t.Errorf("a write tool in read-only mode, without its arguments: %d %v", status, m)
+	}
+	// A listed tool lacking one is still refused with the argument named.
+	if status, m := post(t, "POST", v1+"/tools/obsidian_search_notes/call", `{"arguments":{}}`); status != 400 || m["error"] != "INVALID_ARGUMENTS" {
+		t.Errorf("a read tool without its arguments: %d %v", status, m)
+	}
+	s.stop(t)
+}

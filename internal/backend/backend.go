@@ -167,7 +167,7 @@ func (r *Router) Learn(ctx context.Context) {
 // A folder this machine cannot open is remembered by the app backend, and
 // not asked again.
 func (r *Router) learn(ctx context.Context) {
-	if r.Folder != nil || r.Mode == Native || r.App == nil || r.App.KnownFolder() != nil {
+	if r.Mode == Native || r.App == nil || r.native() != nil {
 		return
 	}
 	r.mu.Lock()

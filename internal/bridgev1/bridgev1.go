@@ -194,15 +194,19 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, name string) {
 		fail(w, http.StatusBadRequest, "INVALID_REQUEST", `Invalid request body: "arguments" must be an object (not null, not an array)`, nil)
 		return
 	}
-	tool, found, err := h.find(r, name)
-	switch {
-	case err != nil:
-		fail(w, http.StatusInternalServerError, "EXECUTION_ERROR", "Internal server error: "+err.Error(), nil)
-		return
-	case found:
+	if tool, ok := h.Caller.Tool(name); ok {
 		if missing := missingArgs(tool, args); len(missing) > 0 {
-			fail(w, http.StatusBadRequest, "INVALID_ARGUMENTS", "Missing required argument: "+strings.Join(missing, ", "), map[string]any{"missing": missing})
-			return
+			// Refused here only if listed: a write tool in read-only mode
+			// is not, and its call refuses it naming the setting.
+			listed, err := h.listed(r, name)
+			switch {
+			case err != nil:
+				fail(w, http.StatusInternalServerError, "EXECUTION_ERROR", "Internal server error: "+err.Error(), nil)
+				return
+			case listed:
+				fail(w, http.StatusBadRequest, "INVALID_ARGUMENTS", "Missing required argument: "+strings.Join(missing, ", "), map[string]any{"missing": missing})
+				return
+			}
 		}
 	}
 	res, err := h.Caller.Call(r.Context(), name, args)
@@ -251,20 +255,14 @@ func errorInfo(e *errors.Error) map[string]any {
 	return map[string]any{"code": e.Code(), "message": e.Message, "data": e.Data()}
 }
 
-// find looks the tool up in the listed set; found is false for a tool the
-// listing leaves out (unknown, or a write tool in read-only mode, which the
-// call then refuses naming the setting).
-func (h *Handler) find(r *http.Request, name string) (mcp.Tool, bool, error) {
+// listed reports whether tools/list gives the tool. It is asked only when
+// a call lacks an argument, so that a call does not list every tool.
+func (h *Handler) listed(r *http.Request, name string) (bool, error) {
 	ts, err := h.Caller.Tools(r.Context())
 	if err != nil {
-		return mcp.Tool{}, false, err
+		return false, err
 	}
-	for _, t := range ts {
-		if t.Name == name {
-			return t, true, nil
-		}
-	}
-	return mcp.Tool{}, false, nil
+	return slices.ContainsFunc(ts, func(t mcp.Tool) bool { return t.Name == name }), nil
 }
 
 // missingArgs are the schema's required arguments that args lacks.

@@ -211,6 +211,15 @@ func (c *Caller) Tools(ctx context.Context) ([]mcp.Tool, error) {
 	}
 }
 
+// Tool is the tool registered under name, listed or not (in read-only
+// mode the write tools are registered, to refuse calls, but not listed).
+func (c *Caller) Tool(name string) (mcp.Tool, bool) {
+	if st := c.Server.GetTool(name); st != nil {
+		return st.Tool, true
+	}
+	return mcp.Tool{}, false
+}
+
 // Result is a tool's answer as the server gave it: the content blocks
 // untouched, for a transport to pass on as they are.
 type Result struct {

@@ -92,9 +92,9 @@ func (m *MCP) call(ctx context.Context, method string, params, v any) error {
 			return err
 		}
 		m.mu.Lock()
-		session := m.session
+		session, version := m.session, m.version
 		m.mu.Unlock()
-		err := m.request(ctx, method, params, v)
+		_, err := m.post(ctx, method, params, v, session, version)
 		var he *HTTPError
 		if attempt == 0 && session != "" && errors.As(err, &he) && he.Status == http.StatusNotFound {
 			m.mu.Lock()
@@ -143,14 +143,6 @@ func (m *MCP) start(ctx context.Context) error {
 	}
 	m.started = true
 	return nil
-}
-
-func (m *MCP) request(ctx context.Context, method string, params, v any) error {
-	m.mu.Lock()
-	session, version := m.session, m.version
-	m.mu.Unlock()
-	_, err := m.post(ctx, method, params, v, session, version)
-	return err
 }
 
 // post sends one message (a notification when v is nil and method starts
