@@ -57,6 +57,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		exe, _ := os.Executable() // only shown; "" prints as unknown
 		return Doctor(ctx, args[1:], getenv, std.Out, version, Machine{Executable: exe})
 	}
+	if len(args) > 0 && args[0] == "bridge" {
+		return mainBridge(ctx, args[1:], getenv, std, version)
+	}
 	serve := len(args) > 0 && args[0] == "serve"
 	parse := ParseConfig
 	if serve {
@@ -274,7 +277,7 @@ func newServer(sess transport, toolErrors string, logger *slog.Logger, version s
 		// the call is registered, cancels its context before the handler
 		// starts, so it runs nothing and starts no CLI process.
 		if sess.Cancelled(id) {
-			s.HandleMessage(ctx, cancelNotification(id))
+			s.HandleMessage(ctx, wire.CancelNotification(id))
 		}
 	})
 	s = server.NewMCPServer(Name, version,
@@ -287,16 +290,6 @@ func newServer(sess transport, toolErrors string, logger *slog.Logger, version s
 	)
 	s.AddResourceTemplates(notes.Template)
 	return s
-}
-
-// cancelNotification is the notifications/cancelled message for request id.
-func cancelNotification(id any) json.RawMessage {
-	msg, _ := json.Marshal(map[string]any{
-		"jsonrpc": mcp.JSONRPC_VERSION,
-		"method":  mcp.MethodNotificationCancelled,
-		"params":  map[string]any{"requestId": id, "reason": "cancelled while queued"},
-	})
-	return msg
 }
 
 // callMiddleware logs every call, recovers panics, and renders failures:

@@ -67,6 +67,23 @@ func (a *Auto) Tools(ctx context.Context) ([]Tool, string, error) {
 	return tools, hash, nil
 }
 
+// Retarget points both transports at another server (mcpURL, and v1Base
+// for the Bridge Protocol v1); the new server is tried with MCP first again.
+func (a *Auto) Retarget(mcpURL, v1Base string) {
+	a.MCP.SetURL(mcpURL)
+	a.V1.SetBase(v1Base)
+	a.onV1.Store(false)
+}
+
+// Forwarder is the MCP transport while it is the one in use, for requests
+// other than tools (resources, prompts); nil once on v1.
+func (a *Auto) Forwarder() *MCP {
+	if a.onV1.Load() {
+		return nil
+	}
+	return a.MCP
+}
+
 // Call implements Transport.
 func (a *Auto) Call(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
 	if a.onV1.Load() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ProtocolVersion is the MCP revision the bridge asks for.
@@ -29,10 +30,51 @@ type MCP struct {
 	ClientName, ClientVersion string
 
 	mu      sync.Mutex
+	url     string // set by SetURL; URL until then
 	started bool   // initialize done, or the server has none
 	session string // Mcp-Session-Id, "" when session-less
 	version string // negotiated protocol version, "" when none
+	caps    map[string]json.RawMessage
 	nextID  atomic.Int64
+}
+
+// SetURL points the transport at another endpoint (the server moved to
+// another port); the next request opens a new session there.
+func (m *MCP) SetURL(u string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if u != m.endpoint() {
+		m.url, m.started, m.session, m.version, m.caps = u, false, "", "", nil
+	}
+}
+
+// endpoint is the URL in use; m.mu is held.
+func (m *MCP) endpoint() string {
+	if m.url != "" {
+		return m.url
+	}
+	return m.URL
+}
+
+// Capabilities are the server's capabilities from initialize, opening the
+// session if need be; nil for a server without initialize.
+func (m *MCP) Capabilities(ctx context.Context) (map[string]json.RawMessage, error) {
+	if err := m.start(ctx); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.caps, nil
+}
+
+// Request sends any request in the session (resources/read, prompts/get…)
+// and returns its result as sent.
+func (m *MCP) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var res json.RawMessage
+	if err := m.call(ctx, method, params, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Name implements Transport.
@@ -92,14 +134,14 @@ func (m *MCP) call(ctx context.Context, method string, params, v any) error {
 			return err
 		}
 		m.mu.Lock()
-		session, version := m.session, m.version
+		url, session, version := m.endpoint(), m.session, m.version
 		m.mu.Unlock()
-		_, err := m.post(ctx, method, params, v, session, version)
+		_, err := m.post(ctx, url, method, params, v, session, version)
 		var he *HTTPError
 		if attempt == 0 && session != "" && errors.As(err, &he) && he.Status == http.StatusNotFound {
 			m.mu.Lock()
 			if m.session == session {
-				m.started, m.session, m.version = false, "", ""
+				m.started, m.session, m.version, m.caps = false, "", "", nil
 			}
 			m.mu.Unlock()
 			continue
@@ -123,21 +165,24 @@ func (m *MCP) start(ctx context.Context) error {
 		"clientInfo":      map[string]any{"name": m.ClientName, "version": m.ClientVersion},
 	}
 	var res struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 	}
-	resp, err := m.post(ctx, "initialize", params, &res, "", "")
+	url := m.endpoint()
+	resp, err := m.post(ctx, url, "initialize", params, &res, "", "")
 	var re *RPCError
 	var he *HTTPError
 	switch {
 	case err == nil:
 		m.session = resp.Header.Get("Mcp-Session-Id")
 		m.version = res.ProtocolVersion
-		if _, err := m.post(ctx, "notifications/initialized", nil, nil, m.session, m.version); err != nil {
+		m.caps = res.Capabilities
+		if _, err := m.post(ctx, url, "notifications/initialized", nil, nil, m.session, m.version); err != nil {
 			return fmt.Errorf("after initialize: %w", err)
 		}
 	case errors.As(err, &re) && re.Code == -32601,
 		errors.As(err, &he) && he.Status >= 400 && he.Status < 500 && he.Status != http.StatusUnauthorized && he.Status != http.StatusForbidden:
-		m.session, m.version = "", ""
+		m.session, m.version, m.caps = "", "", nil
 	default:
 		return err
 	}
@@ -145,9 +190,11 @@ func (m *MCP) start(ctx context.Context) error {
 	return nil
 }
 
-// post sends one message (a notification when v is nil and method starts
-// with "notifications/") and decodes its result into v.
-func (m *MCP) post(ctx context.Context, method string, params, v any, session, version string) (*http.Response, error) {
+// post sends one message to url (a notification when method starts with
+// "notifications/") and decodes its result into v. A request whose ctx ends
+// before its answer is cancelled on the server too (notifications/cancelled),
+// besides the connection being closed.
+func (m *MCP) post(ctx context.Context, url, method string, params, v any, session, version string) (*http.Response, error) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -171,7 +218,10 @@ func (m *MCP) post(ctx context.Context, method string, params, v any, session, v
 	if version != "" {
 		headers["Mcp-Protocol-Version"] = version
 	}
-	resp, data, err := doJSON(ctx, m.HTTP, http.MethodPost, m.URL, body, headers)
+	resp, data, err := doJSON(ctx, m.HTTP, http.MethodPost, url, body, headers)
+	if err != nil && ctx.Err() != nil && !notification && method != "initialize" {
+		go m.cancel(context.WithoutCancel(ctx), url, id, session, version)
+	}
 	if err != nil || notification {
 		return resp, err
 	}
@@ -188,6 +238,14 @@ func (m *MCP) post(ctx context.Context, method string, params, v any, session, v
 		}
 	}
 	return resp, nil
+}
+
+// cancel tells the server that request id is no longer wanted.
+func (m *MCP) cancel(ctx context.Context, url string, id int64, session, version string) {
+	ctx, stop := context.WithTimeout(ctx, 2*time.Second)
+	defer stop()
+	params := map[string]any{"requestId": id, "reason": "cancelled by the client"}
+	_, _ = m.post(ctx, url, "notifications/cancelled", params, nil, session, version)
 }
 
 type rpcAnswer struct {

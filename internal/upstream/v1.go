@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 )
 
 // V1 speaks the Bridge Protocol v1 under Base + "/bridge/v1". The API key
@@ -14,12 +15,30 @@ type V1 struct {
 	// Base is the server's root, e.g. http://127.0.0.1:3000.
 	Base string
 	HTTP *http.Client
+
+	mu   sync.Mutex
+	base string // set by SetBase; Base until then
 }
 
 // Name implements Transport.
 func (*V1) Name() string { return "v1" }
 
-func (v *V1) url(path string) string { return v.Base + "/bridge/v1" + path }
+// SetBase points the transport at another server root.
+func (v *V1) SetBase(base string) {
+	v.mu.Lock()
+	v.base = base
+	v.mu.Unlock()
+}
+
+func (v *V1) url(path string) string {
+	v.mu.Lock()
+	base := v.base
+	v.mu.Unlock()
+	if base == "" {
+		base = v.Base
+	}
+	return base + "/bridge/v1" + path
+}
 
 // Health implements Transport: GET /health must say status ok.
 func (v *V1) Health(ctx context.Context) error {

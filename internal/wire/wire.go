@@ -52,6 +52,7 @@ type Session struct {
 	total     int
 	idle      chan struct{} // closed while nothing is pending
 	errs      map[string]*errors.Error
+	results   map[string]substitute
 	cancelled map[string]bool
 
 	// stop and gone are OnDisconnect's; lost is set once the client is.
@@ -74,6 +75,7 @@ func New(logger *slog.Logger, drainTimeout time.Duration) *Session {
 		pending:      map[string]int{},
 		idle:         idle,
 		errs:         map[string]*errors.Error{},
+		results:      map[string]substitute{},
 		cancelled:    map[string]bool{},
 	}
 }
@@ -88,6 +90,30 @@ func (s *Session) OnError(_ context.Context, id any, method mcp.MCPMethod, _ any
 	if key := idKey(id); key != "" {
 		s.mu.Lock()
 		s.errs[key] = e
+		s.mu.Unlock()
+	}
+}
+
+// Answer makes result the answer to request id in place of the response
+// mcp-go is about to write for it (call it from a hook).
+// The stdio bridge answers a call to a tool it does not have with an
+// isError result, as its contract asks, where mcp-go writes -32602.
+func (s *Session) Answer(id any, result json.RawMessage) { s.substitute(id, "result", result) }
+
+// Reject makes errObj (a JSON-RPC error object) the answer to request id in
+// place of mcp-go's: the bridge passes on the server's own error.
+func (s *Session) Reject(id any, errObj json.RawMessage) { s.substitute(id, "error", errObj) }
+
+// substitute is an answer that replaces mcp-go's error response.
+type substitute struct {
+	member string // "result" or "error"
+	value  json.RawMessage
+}
+
+func (s *Session) substitute(id any, member string, value json.RawMessage) {
+	if key := idKey(id); key != "" {
+		s.mu.Lock()
+		s.results[key] = substitute{member, value}
 		s.mu.Unlock()
 	}
 }
@@ -160,6 +186,7 @@ func (s *Session) finish(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.errs, key)
+	delete(s.results, key)
 	n, ok := s.pending[key]
 	if !ok {
 		return
@@ -305,14 +332,17 @@ func (o *output) Write(p []byte) (int, error) {
 	msg := p
 	if key != "" {
 		o.s.mu.Lock()
-		cancelled, e := o.s.cancelled[key], o.s.errs[key]
+		cancelled, e, sub := o.s.cancelled[key], o.s.errs[key], o.s.results[key]
 		o.s.mu.Unlock()
 		if cancelled {
 			// MCP: the receiver of a cancellation should not answer.
 			o.s.finish(key)
 			return len(p), nil
 		}
-		if f.hasError && e != nil {
+		switch {
+		case sub.value != nil:
+			msg = substituteLine(f.rawID, sub)
+		case f.hasError && e != nil:
 			msg = errorLine(f.rawID, e)
 		}
 	}
@@ -328,6 +358,21 @@ func (o *output) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// substituteLine renders a JSON-RPC response with sub as its result or
+// error, members in the order mcp-go writes them.
+func substituteLine(id json.RawMessage, sub substitute) []byte {
+	var value bytes.Buffer
+	if err := json.Compact(&value, sub.value); err != nil { // a caller's bug
+		return errorLine(id, errors.E(errors.Internal, "the bridge made an answer that is not JSON"))
+	}
+	line := make([]byte, 0, len(id)+value.Len()+40)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"`+sub.member+`":`...)
+	line = append(line, value.Bytes()...)
+	return append(line, "}\n"...)
 }
 
 // errorResponse is a JSON-RPC error response.
@@ -379,3 +424,15 @@ func Swap(msg []byte, find func(key string) *errors.Error) ([]byte, bool) {
 
 // Key is the key of request id, as Swap's find receives it.
 func Key(id any) string { return idKey(id) }
+
+// CancelNotification is the notifications/cancelled message for request id,
+// for a server to replay to mcp-go a cancellation it ignored (see
+// Cancelled).
+func CancelNotification(id any) json.RawMessage {
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": mcp.JSONRPC_VERSION,
+		"method":  mcp.MethodNotificationCancelled,
+		"params":  map[string]any{"requestId": id, "reason": "cancelled while queued"},
+	})
+	return msg
+}

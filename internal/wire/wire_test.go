@@ -186,6 +186,32 @@ func TestOutputRewritesToolErrors(t *testing.T) {
 	}
 }
 
+// TestOutputSubstitutes: Answer and Reject replace mcp-go's response for
+// their request only, once, keeping the id as the client sent it.
+func TestOutputSubstitutes(t *testing.T) {
+	t.Parallel()
+	s := New(discard(), time.Second)
+	_, _ = io.ReadAll(s.Input(t.Context(), strings.NewReader(
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"resources/read"}`+"\n"+
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call"}`+"\n")))
+	s.Answer("a", json.RawMessage(`{ "content": [], "isError": true }`))
+	s.Reject(float64(2), json.RawMessage(`{"code":-32002,"message":"gone","data":{"uri":"x"}}`))
+	var out bytes.Buffer
+	w := s.Output(&out)
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"tool 'x' not found"}}` + "\n"))
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{"contents":[]}}` + "\n"))
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"plain"}}` + "\n"))
+	want := `{"jsonrpc":"2.0","id":"a","result":{"content":[],"isError":true}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"gone","data":{"uri":"x"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"plain"}}` + "\n"
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if s.Pending() != 0 || len(s.results) != 0 {
+		t.Errorf("pending = %d, substitutes kept = %d", s.Pending(), len(s.results))
+	}
+}
+
 // wrapped stands for mcp-go's requestError, which wraps the handler's error.
 type wrapped struct{ err error }
 
