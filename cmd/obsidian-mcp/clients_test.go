@@ -152,11 +152,30 @@ const seed = "---\ntags: [idea]\nstatus: draft\n---\n# Seed\nSee [[Inbox/Idea]] 
 // what to do about it.
 const goSDKClosing = `connection closed: calling "tools/call": `
 
+// viaV1 ends the name of a client that reaches the server through the
+// stdio bridge over the Bridge Protocol v1.
+const viaV1 = "+bridge-v1"
+
 func wantError(code int, errorCode, inMessage string) func(string, outcome) error {
 	return func(client string, o outcome) error {
 		if client == "go-sdk" && (code == -32003 || code == -32004) {
 			if !strings.HasPrefix(o.Thrown, goSDKClosing) || !strings.Contains(o.Thrown, inMessage) {
 				return fmt.Errorf("want the Go SDK's %q wrapping %q, got %s", goSDKClosing, inMessage, o)
+			}
+			return nil
+		}
+		if strings.HasSuffix(client, viaV1) {
+			// The Bridge Protocol v1 carries a failure as an isError result:
+			// "Error: <message> (<ERROR_CODE>, <code>)" and the hint; bad
+			// arguments are its 400 INVALID_ARGUMENTS, which the bridge
+			// words as "Error: <message> (HTTP 400 INVALID_ARGUMENTS)".
+			named := fmt.Sprintf("(%s, %d)", errorCode, code)
+			if code == -32602 {
+				named = "(HTTP 400 INVALID_ARGUMENTS)"
+			}
+			if o.Result == nil || !o.Result.IsError || len(o.Result.Content) == 0 ||
+				!strings.Contains(o.Result.Content[0].Text, named) || !strings.Contains(o.Result.Content[0].Text, inMessage) {
+				return fmt.Errorf("want an isError result naming %s %d and %q, got %s", errorCode, code, inMessage, o)
 			}
 			return nil
 		}

@@ -379,34 +379,10 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
+	rows := make([][4]string, 0, len(bridgeOptions()))
 	for _, o := range bridgeOptions() {
-		def := ""
-		if o.def != "" {
-			def = " (default " + o.def + ")"
-		}
-		name := "--" + o.flag + " value"
-		if o.flag == "" {
-			name = "(environment only)"
-		}
-		fmt.Fprintf(&b, "  %s   [%s]%s\n      %s\n", name, o.env, def, strings.ReplaceAll(o.help, "`", ""))
+		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
 	}
-	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
-	return b.String()
-}
-
-// bridgeMarkdown is the README's table of the bridge's settings.
-func bridgeMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
-	for _, o := range bridgeOptions() {
-		def, flag := "—", "—"
-		if o.def != "" {
-			def = "`" + o.def + "`"
-		}
-		if o.flag != "" {
-			flag = "`--" + o.flag + "`"
-		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, o.env, def, o.help)
-	}
+	writeFlagHelp(&b, rows)
 	return b.String()
 }

@@ -63,6 +63,9 @@ type HTTPConfig struct {
 	// CORSOrigins are the browser origins allowed besides loopback ones;
 	// "*" allows any.
 	CORSOrigins []string
+	// URLFile, when set, receives the server's URL once it listens, for
+	// `obsidian-mcp bridge --url-file` to find it on whatever port.
+	URLFile string
 }
 
 // defaultRecheck spares a CLI round trip per call while the app is closed.
@@ -83,7 +86,7 @@ type option struct {
 // serveOnly are the settings of `obsidian-mcp serve` alone, by variable.
 var serveOnly = map[string]bool{
 	"OBSIDIAN_MCP_LISTEN": true, "OBSIDIAN_MCP_API_KEY_FILE": true, "OBSIDIAN_MCP_API_KEY": true,
-	"OBSIDIAN_MCP_ALLOWED_HOSTS": true, "OBSIDIAN_MCP_CORS_ORIGINS": true,
+	"OBSIDIAN_MCP_ALLOWED_HOSTS": true, "OBSIDIAN_MCP_CORS_ORIGINS": true, "OBSIDIAN_MCP_URL_FILE": true,
 }
 
 // secrets are never shown (doctor, logs). A secret has no flag: a command
@@ -280,6 +283,15 @@ func options() []option {
 					}
 					c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
 				}
+				return nil
+			}},
+		{flag: "url-file", env: "OBSIDIAN_MCP_URL_FILE",
+			help: "`serve`: a file to write the server's URL to once it listens (removed when it stops), so that `obsidian-mcp bridge --url-file` finds it again after a restart on another port (`--listen 127.0.0.1:0` picks a free one).",
+			set: func(c *Config, v string) error {
+				if v = strings.TrimSpace(v); v != "" && strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a file path on one line")
+				}
+				c.HTTP.URLFile = strings.TrimSpace(v)
 				return nil
 			}},
 		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
@@ -490,21 +502,33 @@ Usage:
   obsidian-mcp [flags]          serve MCP over stdio
   obsidian-mcp serve [flags]    the same tools over HTTP: MCP at /mcp, the Bridge Protocol v1
                                 at /bridge/v1, the envelope API at /v1/mcp
+  obsidian-mcp bridge [flags]   serve over stdio the tools of an HTTP server (obsidian-mcp serve,
+                                the ObsiScripta Bridge plugin); see obsidian-mcp bridge --help
   obsidian-mcp doctor [flags]   check the setup and say how to fix it
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
+	rows := make([][4]string, 0, len(options()))
 	for _, o := range options() {
+		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
+	}
+	writeFlagHelp(&b, rows)
+	return b.String()
+}
+
+// writeFlagHelp writes --help lines for settings (flag, variable,
+// default, meaning), then --version and --help.
+func writeFlagHelp(b *strings.Builder, rows [][4]string) {
+	for _, r := range rows {
 		def := ""
-		if o.def != "" {
-			def = " (default " + o.def + ")"
+		if r[2] != "" {
+			def = " (default " + r[2] + ")"
 		}
-		name := "--" + o.flag + " value"
-		if o.flag == "" {
+		name := "--" + r[0] + " value"
+		if r[0] == "" {
 			name = "(environment only)"
 		}
-		fmt.Fprintf(&b, "  %s   [%s]%s\n      %s\n", name, o.env, def, strings.ReplaceAll(o.help, "`", ""))
+		fmt.Fprintf(b, "  %s   [%s]%s\n      %s\n", name, r[1], def, strings.ReplaceAll(r[3], "`", ""))
 	}
 	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
-	return b.String()
 }

@@ -17,6 +17,7 @@ func readmeSections() map[string]string {
 		"TOOLS":  toolsMarkdown(),
 		"ERRORS": errorsMarkdown(),
 		"CONFIG": configMarkdown(),
+		"BRIDGE": bridgeMarkdown(),
 	}
 }
 
@@ -103,20 +104,35 @@ func errorsMarkdown() string {
 }
 
 func configMarkdown() string {
+	rows := make([][4]string, 0, len(options()))
+	for _, o := range options() {
+		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
+	}
+	return settingsTable(rows)
+}
+
+func bridgeMarkdown() string {
+	rows := make([][4]string, 0, len(bridgeOptions()))
+	for _, o := range bridgeOptions() {
+		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
+	}
+	return settingsTable(rows)
+}
+
+// settingsTable is a Markdown table of settings: flag, variable, default,
+// meaning.
+func settingsTable(rows [][4]string) string {
 	var b strings.Builder
 	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
-	for _, o := range options() {
-		def := o.def
-		if def == "" {
-			def = "—"
-		} else {
-			def = "`" + def + "`"
+	for _, r := range rows {
+		flag, def := "—", "—"
+		if r[0] != "" {
+			flag = "`--" + r[0] + "`"
 		}
-		flag := "`--" + o.flag + "`"
-		if o.flag == "" {
-			flag = "—"
+		if r[2] != "" {
+			def = "`" + r[2] + "`"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, o.env, def, o.help)
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, r[1], def, r[3])
 	}
 	return b.String()
 }

@@ -47,10 +47,13 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	if d.m.GOOS == "" {
 		d.m.GOOS = runtime.GOOS
 	}
+	if len(args) > 0 && (args[0] == "--bridge" || args[0] == "-bridge") {
+		return d.bridge(ctx, args[1:], getenv, version)
+	}
 	// Doctor takes serve's settings too, to check them (http).
 	cfg, cfgErr := ParseServeConfig(args, getenv)
 	if errors.Is(cfgErr, flag.ErrHelp) {
-		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n\nChecks the setup the same flags and environment would give the server, and prints how to fix what is wrong.\n\n"+Usage())
+		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n\nChecks the setup the same flags and environment would give the server (or the bridge), and prints how to fix what is wrong.\n\n"+Usage())
 		return 0
 	}
 	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", resolveVersion(version), runtime.GOOS, runtime.GOARCH, runtime.Version(), orUnknown(m.Executable))
@@ -378,13 +381,7 @@ func (d *doctor) sampleConfig(cfg Config, folder string) {
 	if _, ok := env["OBSIDIAN_VAULT_PATH"]; !ok && folder != "" {
 		env["OBSIDIAN_VAULT_PATH"] = folder
 	}
-	type server struct {
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-	}
-	entry := map[string]any{"mcpServers": map[string]server{"obsidian": {orDefault(d.m.Executable, "obsidian-mcp"), []string{}, env}}}
-	data, _ := json.MarshalIndent(entry, "", "  ") // maps of strings always marshal
+	data := d.claudeEntry([]string{}, env)
 	where := map[string]string{
 		"darwin":  "~/Library/Application Support/Claude/claude_desktop_config.json",
 		"windows": `%APPDATA%\Claude\claude_desktop_config.json`,
@@ -393,6 +390,23 @@ func (d *doctor) sampleConfig(cfg Config, folder string) {
 		where = "claude_desktop_config.json"
 	}
 	fmt.Fprintf(d.out, "\nClaude Desktop (%s; or install the .mcpb bundle instead):\n%s\n\n", where, data)
+}
+
+// claudeEntry is a claude_desktop_config.json entry running this program
+// with args and env.
+func (d *doctor) claudeEntry(args []string, env map[string]string) string {
+	type server struct {
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	// Maps and slices of strings always encode.
+	_ = enc.Encode(map[string]any{"mcpServers": map[string]server{"obsidian": {orDefault(d.m.Executable, "obsidian-mcp"), args, env}}})
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // atLeast reports whether an `obsidian version` answer such as

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -45,8 +48,16 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.HTTP.Listen, err)
 	}
-	attrs := append(st.logAttrs(cfg, version), "url", "http://"+ln.Addr().String()+"/mcp", "api_key", cfg.HTTP.APIKey != "")
+	url := reachableURL(ln.Addr())
+	attrs := append(st.logAttrs(cfg, version), "url", url, "api_key", cfg.HTTP.APIKey != "")
 	logger.Info("obsidian-mcp serving over HTTP", attrs...)
+	if cfg.HTTP.URLFile != "" {
+		if err := writeURLFile(cfg.HTTP.URLFile, url); err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -55,6 +66,53 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// reachableURL is the /mcp URL of a listener, with a loopback address in
+// place of an unspecified one (0.0.0.0, ::), which cannot be dialled.
+func reachableURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/mcp"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/mcp"
+}
+
+// writeURLFile puts url in file whole (a temporary file renamed over it),
+// so a bridge never reads half of it.
+func writeURLFile(file, url string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".obsidian-mcp-url-*")
+	if err != nil {
+		return fmt.Errorf("--url-file: %w", err)
+	}
+	_, err = tmp.WriteString(url + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("--url-file: %w", err)
+	}
+	return nil
+}
+
+// removeURLFile removes the URL file at stop, unless another server has
+// written its own URL there since.
+func removeURLFile(file, url string, logger *slog.Logger) {
+	if data, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(data)) == url {
+		if err := os.Remove(file); err != nil {
+			logger.Warn("--url-file could not be removed", "file", file, "err", err)
+		}
+	}
 }
 
 // health says whether the tools can reach the vault: "degraded" when the

@@ -122,10 +122,13 @@ func New(up Upstream, o Options) *Bridge {
 // wrong API key), not that the server is still starting.
 type RefusedError struct{ Err *upstream.HTTPError }
 
+// KeyFix says how to mend a refusal for want of the API key.
+const KeyFix = "set OBSIDIAN_MCP_API_KEY to its API key (it goes with MCP over HTTP only; the Bridge Protocol v1 has no key, so use --transport mcp or auto)"
+
 func (e *RefusedError) Error() string {
 	msg := "the server refused the bridge (" + e.Err.Error() + ")"
 	if e.Err.Status == http.StatusUnauthorized || e.Err.Status == http.StatusForbidden {
-		msg += ": set OBSIDIAN_MCP_API_KEY to its API key (it goes with MCP over HTTP only; the Bridge Protocol v1 has no key, so use --transport mcp or auto)"
+		msg += ": " + KeyFix
 	}
 	return msg
 }

@@ -515,7 +515,7 @@ func TestCallFailures(t *testing.T) {
 	want := map[string]string{
 		"html500": "Error: HTTP 500: <h1>Internal Server Error</h1>",
 		"text400": "Error: HTTP 400: bad things",
-		"json500": `Error: HTTP 500: {"error":"EXECUTION_ERROR","message":"Internal server error"}`,
+		"json500": "Error: Internal server error (HTTP 500 EXECUTION_ERROR)",
 		"hang":    "did not answer hang within 300ms",
 	}
 	for _, transport := range []string{"mcp", "v1", "auto"} {

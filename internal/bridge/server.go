@@ -218,7 +218,7 @@ func (c rawResourceContents) MarshalJSON() ([]byte, error) { return c.raw, nil }
 func (b *Bridge) forwardResources(hooks *server.Hooks) {
 	hooks.AddAfterListResources(func(ctx context.Context, id any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		var out mcp.ListResourcesResult
-		if b.forward(ctx, id, mcp.MethodResourcesList, req.Params, &out) {
+		if b.forward(ctx, id, mcp.MethodResourcesList, pageParams(req.Params.Cursor), &out) {
 			res.Resources, res.NextCursor = out.Resources, out.NextCursor
 		}
 		if res.Resources == nil {
@@ -228,13 +228,23 @@ func (b *Bridge) forwardResources(hooks *server.Hooks) {
 	hooks.AddAfterListResourceTemplates(func(ctx context.Context, id any, req *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
 		var out mcp.ListResourceTemplatesResult
 		res.ResourceTemplates, res.NextCursor = []mcp.ResourceTemplate{}, ""
-		if b.forward(ctx, id, mcp.MethodResourcesTemplatesList, req.Params, &out) {
+		if b.forward(ctx, id, mcp.MethodResourcesTemplatesList, pageParams(req.Params.Cursor), &out) {
 			res.ResourceTemplates, res.NextCursor = out.ResourceTemplates, out.NextCursor
 		}
 		if res.ResourceTemplates == nil {
 			res.ResourceTemplates = []mcp.ResourceTemplate{}
 		}
 	})
+}
+
+// pageParams is a listing's params: the cursor only. The client's _meta (its
+// own protocol revision, progress tokens) is not the bridge's to send on.
+func pageParams(cursor mcp.Cursor) map[string]any {
+	params := map[string]any{}
+	if cursor != "" {
+		params["cursor"] = cursor
+	}
+	return params
 }
 
 // forward sends a listing request on and decodes its result into v. On a
@@ -306,12 +316,8 @@ func (b *Bridge) syncPrompts(ctx context.Context) error {
 	var all []mcp.Prompt
 	cursor := ""
 	for page := 0; page < 1000; page++ {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
 		var out mcp.ListPromptsResult
-		if err := b.request(ctx, string(mcp.MethodPromptsList), params, &out); err != nil {
+		if err := b.request(ctx, string(mcp.MethodPromptsList), pageParams(mcp.Cursor(cursor)), &out); err != nil {
 			return err
 		}
 		all = append(all, out.Prompts...)
@@ -348,7 +354,11 @@ func (b *Bridge) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
-	if err := b.request(ctx, string(mcp.MethodPromptsGet), req.Params, &out); err != nil {
+	params := map[string]any{"name": req.Params.Name}
+	if len(req.Params.Arguments) > 0 {
+		params["arguments"] = req.Params.Arguments
+	}
+	if err := b.request(ctx, string(mcp.MethodPromptsGet), params, &out); err != nil {
 		return nil, err
 	}
 	res := &mcp.GetPromptResult{Description: out.Description, Messages: make([]mcp.PromptMessage, 0, len(out.Messages))}

@@ -67,6 +67,14 @@ func (m *MCP) Capabilities(ctx context.Context) (map[string]json.RawMessage, err
 	return m.caps, nil
 }
 
+// Session describes how the server is spoken to once started: its session
+// id ("" when session-less) and the protocol version it agreed to.
+func (m *MCP) Session() (id, version string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.session, m.version
+}
+
 // Request sends any request in the session (resources/read, prompts/get…)
 // and returns its result as sent.
 func (m *MCP) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {

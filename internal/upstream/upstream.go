@@ -56,9 +56,15 @@ type HTTPError struct {
 	// JSON says whether the body was JSON (or empty): a 4xx in JSON is the
 	// server's word that the request is wrong, not that it is starting.
 	JSON bool
+	// Code and Message are the body's "error" and "message" when it has
+	// them (the Bridge Protocol v1's errors, ours): said in words.
+	Code, Message string
 }
 
 func (e *HTTPError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("%s (HTTP %d %s)", e.Message, e.Status, e.Code)
+	}
 	msg := fmt.Sprintf("HTTP %d", e.Status)
 	if e.Body != "" {
 		msg += ": " + e.Body
@@ -103,7 +109,16 @@ func doJSON(ctx context.Context, client *http.Client, method, url string, body [
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		trimmed := bytes.TrimSpace(data)
-		return resp, data, &HTTPError{Status: resp.StatusCode, Body: snippet(trimmed), JSON: len(trimmed) == 0 || json.Valid(trimmed)}
+		he := &HTTPError{Status: resp.StatusCode, Body: snippet(trimmed), JSON: len(trimmed) == 0 || json.Valid(trimmed)}
+		var words struct {
+			Error   any    `json:"error"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(trimmed, &words) == nil {
+			code, _ := words.Error.(string)
+			he.Code, he.Message = code, snippet([]byte(words.Message))
+		}
+		return resp, data, he
 	}
 	return resp, data, nil
 }

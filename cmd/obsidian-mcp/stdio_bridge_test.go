@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// `obsidian-mcp bridge` in front of `obsidian-mcp serve`, both the built
+// binary, driven by the official SDK clients as Claude Desktop would start
+// a stdio server: every tool gives through the bridge what it gives over
+// stdio directly (the same checks, and over MCP the same bytes).
+
+var timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+
+// TestStdioBridgeTypeScriptSDK: every tool through the bridge, in both
+// transports, and over MCP the very outcomes of a direct stdio session.
+func TestStdioBridgeTypeScriptSDK(t *testing.T) {
+	type report struct {
+		Server struct{ Name, Version string }
+		Tools  []string
+		Steps  []outcome
+		Stderr string
+	}
+	direct := obsidiantest.Install(t, obsidiantest.Scenario{})
+	var want report
+	tsClient(t, "calls", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": direct.Bin}, "steps": everyTool}, &want)
+	checkSteps(t, direct, "typescript-sdk", want.Steps)
+	for _, transport := range []string{"mcp", "v1"} {
+		t.Run(transport, func(t *testing.T) {
+			f := obsidiantest.Install(t, obsidiantest.Scenario{})
+			s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
+			var got report
+			tsClient(t, "calls", map[string]any{"args": []string{"bridge", "--url", s.url, "--transport", transport}, "steps": everyTool}, &got)
+			if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
+				t.Errorf("server info %+v", got.Server)
+			}
+			checkToolList(t, got.Tools)
+			client := "typescript-sdk"
+			if transport == "v1" {
+				client += viaV1
+			}
+			checkSteps(t, f, client, got.Steps)
+			if transport == "mcp" {
+				for i := range want.Steps {
+					// The two vaults' notes were written at other instants.
+					w, g := timestamp.ReplaceAllString(want.Steps[i].String(), "<time>"), timestamp.ReplaceAllString(got.Steps[i].String(), "<time>")
+					if w != g {
+						t.Errorf("call %d %s: over stdio\n%s\nthrough the bridge\n%s", i, everyTool[i].Tool, w, g)
+					}
+				}
+			}
+			if t.Failed() {
+				t.Logf("bridge stderr:\n%s\nserve stderr:\n%s", got.Stderr, s.stderr)
+			}
+		})
+	}
+}
+
+// TestStdioBridgeGoSDK: the Go SDK's stdio client through the bridge:
+// every tool, and the notes as resources, forwarded from serve.
+func TestStdioBridgeGoSDK(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
+	stderr := &obsidiantest.Buffer{}
+	cmd := exec.Command(binary, "bridge", "--url", s.url)
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-bridge-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	var got []outcome
+	for _, st := range everyTool {
+		got = append(got, goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments})))
+	}
+	checkSteps(t, f, "go-sdk", got)
+	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Notes/Seed.md"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "# Seed") || rr.Contents[0].MIMEType != "text/markdown" {
+		t.Errorf("resources/read through the bridge: %+v, %v", rr, err)
+	}
+	res, err := cs.ListResources(t.Context(), nil)
+	if err != nil || len(res.Resources) == 0 {
+		t.Errorf("resources/list through the bridge: %+v, %v", res, err)
+	}
+	tpl, err := cs.ListResourceTemplates(t.Context(), nil)
+	if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != "obsidian-mcp://note/{+path}" {
+		b, _ := json.Marshal(tpl)
+		t.Errorf("resources/templates/list through the bridge: %s, %v", b, err)
+	}
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Nope.md"})
+	if err == nil || !strings.Contains(err.Error(), "Nope.md") {
+		t.Errorf("reading a missing note through the bridge: %v", err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if t.Failed() {
+		t.Logf("bridge stderr:\n%s\nserve stderr:\n%s", stderr, s.stderr)
+	}
+}
+
+// TestStdioBridgeFollowsServer: serve restarted on another port (--url-file)
+// is found again without restarting the bridge, and the client is not
+// told of a change, as the tools are the same.
+func TestStdioBridgeFollowsServer(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	urlFile := filepath.Join(t.TempDir(), "serve.url")
+	first := serve(t, []string{"--url-file", urlFile}, "OBSIDIAN_BIN="+f.Bin)
+	if data, err := os.ReadFile(urlFile); err != nil || strings.TrimSpace(string(data)) != first.url {
+		t.Fatalf("--url-file holds %q, %v; serve listens at %s", data, err, first.url)
+	}
+	stderr := &obsidiantest.Buffer{}
+	cmd := exec.Command(binary, "bridge", "--url-file", urlFile, "--port", "1")
+	cmd.Stderr = stderr
+	changed := make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-bridge-test", Version: "1.0.0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	defer cs.Close()
+	read := func() (string, bool) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}})
+		if err != nil || len(res.Content) == 0 {
+			t.Fatalf("call: %v", err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	if text, isErr := read(); isErr || text != "alpha" {
+		t.Fatalf("first read: %q %v", text, isErr)
+	}
+	first.stop(t)
+	if _, err := os.Stat(urlFile); !os.IsNotExist(err) {
+		t.Errorf("serve left its URL file behind: %v", err)
+	}
+	if text, isErr := read(); !isErr || !strings.HasPrefix(text, "Error: ") {
+		t.Errorf("read while serve is down: %q isError=%v", text, isErr)
+	}
+	second := serve(t, []string{"--url-file", urlFile}, "OBSIDIAN_BIN="+f.Bin)
+	if second.url == first.url {
+		t.Fatalf("serve came back on the same port %s", second.url)
+	}
+	deadline := time.Now().Add(20 * time.Second) // the bridge looks again at its next poll (5 s)
+	for {
+		text, isErr := read()
+		if !isErr && text == "alpha" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bridge did not follow serve to %s: last %q\n%s", second.url, text, stderr)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "the server moved") || !strings.Contains(stderr.String(), second.url) {
+		t.Errorf("the move was not logged:\n%s", stderr)
+	}
+	select {
+	case <-changed:
+		t.Error("tools/list_changed for a server that came back with the same tools")
+	case <-time.After(100 * time.Millisecond):
+	}
+}

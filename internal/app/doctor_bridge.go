@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
+)
+
+// bridge is `obsidian-mcp doctor --bridge`: what the bridge with these
+// settings can reach, and which transport it would use. One attempt each,
+// no back-off: doctor answers in seconds.
+func (d *doctor) bridge(ctx context.Context, args []string, getenv func(string) string, version string) int {
+	c, err := ParseBridgeConfig(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(d.out, "Usage: obsidian-mcp doctor --bridge [flags]\n\nChecks what obsidian-mcp bridge would reach with the same flags and environment.\n\n"+BridgeUsage())
+		return 0
+	}
+	d.ok("obsidian-mcp %s bridge", resolveVersion(version))
+	for _, w := range c.Warnings {
+		d.skip("setting ignored: %s", w)
+	}
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			d.fail(line, "correct the setting (obsidian-mcp bridge --help lists them)")
+		}
+		return 1
+	}
+	target := c.target()
+	switch {
+	case c.URLFile != "" && readURLFile(c.URLFile) != "":
+		d.ok("the server's URL comes from --url-file %s: %s", c.URLFile, target)
+	case c.URLFile != "":
+		d.skip("--url-file %s holds no URL yet (obsidian-mcp serve --url-file writes it); using %s", c.URLFile, target)
+	default:
+		d.ok("the server is looked for at %s", target)
+	}
+	up := newBridgeUpstream(c, slog.New(slog.DiscardHandler), version)
+	mcpURL, v1Base := endpoints(target)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// Each transport is asked on its own, whatever --transport says, so the
+	// report says what is there.
+	var mcp *upstream.MCP
+	var v1 *upstream.V1
+	switch t := up.transport.(type) {
+	case *upstream.Auto:
+		mcp, v1 = t.MCP, t.V1
+	case *upstream.MCP:
+		mcp, v1 = t, &upstream.V1{Base: v1Base, HTTP: t.HTTP}
+	case *upstream.V1:
+		v1, mcp = t, &upstream.MCP{URL: mcpURL, APIKey: c.APIKey, HTTP: t.HTTP, ClientName: "obsidian-mcp-doctor", ClientVersion: version}
+	}
+	mcpTools, _, mcpErr := mcp.Tools(ctx)
+	if mcpErr == nil {
+		how := "session-less (no initialize), as the ObsiScripta plugin speaks it"
+		if id, v := mcp.Session(); id != "" || v != "" {
+			how = fmt.Sprintf("a session, protocol %s", v)
+		}
+		d.ok("MCP over HTTP at %s answers: %d tools; %s", mcpURL, len(mcpTools), how)
+	} else {
+		d.probeFailed("MCP over HTTP at "+mcpURL, mcpErr, c.Transport)
+	}
+	v1Err := v1.Health(ctx)
+	var v1Tools []upstream.Tool
+	if v1Err == nil {
+		v1Tools, _, v1Err = v1.Tools(ctx)
+	}
+	if v1Err == nil {
+		d.ok("the Bridge Protocol v1 at %s/bridge/v1 answers: %d tools", v1Base, len(v1Tools))
+	} else {
+		d.probeFailed("the Bridge Protocol v1 at "+v1Base+"/bridge/v1", v1Err, c.Transport)
+	}
+	used, n := "", 0
+	switch {
+	case c.Transport != TransportV1 && mcpErr == nil:
+		used, n = TransportMCP, len(mcpTools)
+	case c.Transport != TransportMCP && v1Err == nil:
+		used, n = TransportV1, len(v1Tools)
+	}
+	d.bridgeSample(c)
+	if used == "" {
+		d.fail(fmt.Sprintf("not ready: the bridge (--transport %s) would find no server", c.Transport),
+			"start the server (Obsidian with the ObsiScripta Bridge plugin, or obsidian-mcp serve), check host and port, then run obsidian-mcp doctor --bridge again")
+		return 1
+	}
+	d.ok("ready: the bridge would serve %d tools over %s (--transport %s)", n, map[string]string{TransportMCP: "MCP over HTTP", TransportV1: "the Bridge Protocol v1"}[used], c.Transport)
+	return 0
+}
+
+// probeFailed reports a transport that does not answer: a failure when
+// --transport names it, a note under auto, which needs only one.
+func (d *doctor) probeFailed(what string, err error, transport string) {
+	msg, fix := what+" does not answer: "+err.Error(), "start the server, or check --host/--port/--url and --transport"
+	var he *upstream.HTTPError
+	if errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden) {
+		msg, fix = what+" refuses the bridge: "+he.Error(), bridge.KeyFix
+	}
+	if transport != TransportAuto {
+		d.fail(msg, fix)
+		return
+	}
+	d.skip("%s (%s); auto needs only one transport", msg, fix)
+}
+
+// bridgeSample prints a Claude Desktop entry for the bridge.
+func (d *doctor) bridgeSample(c BridgeConfig) {
+	env := map[string]string{}
+	for _, s := range c.Settings {
+		if s.Source != "default" && s.Value != "" && !secrets[s.Env] {
+			env[s.Env] = s.Value
+		}
+	}
+	if c.APIKey != "" {
+		env["OBSIDIAN_MCP_API_KEY"] = "<your key>"
+	}
+	data := d.claudeEntry([]string{"bridge"}, env)
+	fmt.Fprintf(d.out, "\nClaude Desktop (claude_desktop_config.json):\n%s\n\n", data)
+}
