@@ -58,6 +58,8 @@ type bridgeOption struct {
 	set func(c *BridgeConfig, v string) (warning string, err error)
 }
 
+func (o bridgeOption) row() [4]string { return [4]string{o.flag, o.env, o.def, o.help} }
+
 func bridgeOptions() []bridgeOption {
 	return []bridgeOption{
 		{"host", "OBSIDIAN_MCP_HOST", "127.0.0.1", "The server's host.",
@@ -148,38 +150,15 @@ func bridgeOptions() []bridgeOption {
 // ParseBridgeConfig reads the bridge's flags and environment; a flag wins.
 func ParseBridgeConfig(args []string, getenv func(string) string) (BridgeConfig, error) {
 	c := BridgeConfig{}
-	fs := flag.NewFlagSet("obsidian-mcp bridge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	opts := bridgeOptions()
-	values := make([]*string, len(opts))
-	for i, o := range opts {
-		if o.flag != "" {
-			values[i] = fs.String(o.flag, "", o.help)
-		}
+	vals, ignored, err := readSettings(rowsOf(opts), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
+	if err != nil {
+		return c, err
 	}
-	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return c, err
-		}
-		return c, fmt.Errorf("%v (see obsidian-mcp bridge --help)", err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q (see obsidian-mcp bridge --help)", fs.Arg(0))
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c.Warnings = ignored
 	var errs []error
 	for i, o := range opts {
-		v, source := o.def, "default"
-		switch env := getenv(o.env); {
-		case o.flag != "" && given[o.flag]:
-			v, source = *values[i], "--"+o.flag
-		case placeholder().MatchString(env):
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s=%s is an unfilled install setting; treated as unset", o.env, env))
-		case env != "":
-			v, source = env, o.env
-		}
+		v, source := vals[i].value, vals[i].source
 		shown := v
 		if secrets[o.env] && v != "" {
 			shown = "(set)"
@@ -379,10 +358,7 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	rows := make([][4]string, 0, len(bridgeOptions()))
-	for _, o := range bridgeOptions() {
-		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
-	}
+	rows := rowsOf(bridgeOptions())
 	writeFlagHelp(&b, rows)
 	return b.String()
 }

@@ -390,46 +390,79 @@ func commandOptions(serve bool) []option {
 	return opts
 }
 
-func parseConfig(args []string, getenv func(string) string, serve bool) (Config, error) {
-	c := Config{Recheck: defaultRecheck}
+// row is an option as readSettings and the docs take it.
+func (o option) row() [4]string { return [4]string{o.flag, o.env, o.def, o.help} }
+
+// rowsOf are the rows of options of either command.
+func rowsOf[O interface{ row() [4]string }](opts []O) [][4]string {
+	rows := make([][4]string, len(opts))
+	for i, o := range opts {
+		rows[i] = o.row()
+	}
+	return rows
+}
+
+// given is one setting's value and where it came from: "--flag", the
+// environment variable, or "default".
+type given struct{ value, source string }
+
+// readSettings parses args against the flags of specs (flag, variable,
+// default, meaning), then gives each spec's value: its flag's if given,
+// else its environment variable's, else its default. A variable holding an
+// unfilled install placeholder counts as unset and is reported in ignored.
+// help names the --help to see in errors.
+func readSettings(specs [][4]string, args []string, getenv func(string) string, showVersion *bool, help string) (vals []given, ignored []string, err error) {
 	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := commandOptions(serve)
-	values := make([]*string, len(opts))
-	for i, o := range opts {
-		if o.flag == "" {
-			continue
-		}
-		if booleans[o.flag] {
+	values := make([]*string, len(specs))
+	for i, sp := range specs {
+		switch {
+		case sp[0] == "":
+		case booleans[sp[0]]:
 			values[i] = new(string)
-			fs.Var(boolFlag{values[i]}, o.flag, o.help)
-			continue
+			fs.Var(boolFlag{values[i]}, sp[0], sp[3])
+		default:
+			values[i] = fs.String(sp[0], "", sp[3])
 		}
-		values[i] = fs.String(o.flag, "", o.help)
 	}
-	fs.BoolVar(&c.ShowVersion, "version", false, "print the version and exit")
+	fs.BoolVar(showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			return c, err
+			return nil, nil, err
 		}
-		return c, fmt.Errorf("%v (see --help)", err)
+		return nil, nil, fmt.Errorf("%v (see %s)", err, help)
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+		return nil, nil, fmt.Errorf("unexpected argument %q (see %s)", fs.Arg(0), help)
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for i, sp := range specs {
+		g := given{sp[2], "default"}
+		switch env := getenv(sp[1]); {
+		case sp[0] != "" && set[sp[0]]:
+			g = given{*values[i], "--" + sp[0]}
+		case placeholder().MatchString(env):
+			ignored = append(ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", sp[1], env))
+		case env != "":
+			g = given{env, sp[1]}
+		}
+		vals = append(vals, g)
+	}
+	return vals, ignored, nil
+}
+
+func parseConfig(args []string, getenv func(string) string, serve bool) (Config, error) {
+	c := Config{Recheck: defaultRecheck}
+	opts := commandOptions(serve)
+	vals, ignored, err := readSettings(rowsOf(opts), args, getenv, &c.ShowVersion, "--help")
+	if err != nil {
+		return c, err
+	}
+	c.Ignored = ignored
 	var errs []error
 	for i, o := range opts {
-		v, source := o.def, "default"
-		switch env := getenv(o.env); {
-		case o.flag != "" && given[o.flag]:
-			v, source = *values[i], "--"+o.flag
-		case placeholder().MatchString(env):
-			c.Ignored = append(c.Ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", o.env, env))
-		case env != "":
-			v, source = env, o.env
-		}
+		v, source := vals[i].value, vals[i].source
 		c.from = source
 		if source == "default" {
 			c.from = o.name()
@@ -508,10 +541,7 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	rows := make([][4]string, 0, len(options()))
-	for _, o := range options() {
-		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
-	}
+	rows := rowsOf(options())
 	writeFlagHelp(&b, rows)
 	return b.String()
 }

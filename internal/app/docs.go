@@ -104,18 +104,12 @@ func errorsMarkdown() string {
 }
 
 func configMarkdown() string {
-	rows := make([][4]string, 0, len(options()))
-	for _, o := range options() {
-		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
-	}
+	rows := rowsOf(options())
 	return settingsTable(rows)
 }
 
 func bridgeMarkdown() string {
-	rows := make([][4]string, 0, len(bridgeOptions()))
-	for _, o := range bridgeOptions() {
-		rows = append(rows, [4]string{o.flag, o.env, o.def, o.help})
-	}
+	rows := rowsOf(bridgeOptions())
 	return settingsTable(rows)
 }
 

@@ -49,8 +49,8 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		return fmt.Errorf("cannot listen on %s: %w", cfg.HTTP.Listen, err)
 	}
 	url := reachableURL(ln.Addr())
-	attrs := append(st.logAttrs(cfg, version), "url", url, "api_key", cfg.HTTP.APIKey != "")
-	logger.Info("obsidian-mcp serving over HTTP", attrs...)
+	// The URL file is written before the line announcing the server, so
+	// whoever waits for one finds the other.
 	if cfg.HTTP.URLFile != "" {
 		if err := writeURLFile(cfg.HTTP.URLFile, url); err != nil {
 			_ = ln.Close()
@@ -58,6 +58,8 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		}
 		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
 	}
+	attrs := append(st.logAttrs(cfg, version), "url", url, "api_key", cfg.HTTP.APIKey != "")
+	logger.Info("obsidian-mcp serving over HTTP", attrs...)
 	if ready != nil {
 		ready(ln.Addr())
 	}

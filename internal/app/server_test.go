@@ -119,17 +119,24 @@ func TestTranscripts(t *testing.T) {
 					got = append(got, "<- "+normalise(resp))
 				}
 			}
-			want := strings.TrimSuffix(string(data), "\n")
-			if *update {
-				if err := os.WriteFile(file, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if g := strings.Join(got, "\n"); g != want {
-				t.Errorf("%s differs (run go test ./internal/app -update and review the diff):\n%s", file, diffLines(want, g))
-			}
+			checkTranscript(t, file, string(data), got)
 		})
+	}
+}
+
+// checkTranscript compares the lines got with the transcript file holding
+// want, or rewrites it under -update.
+func checkTranscript(t *testing.T, file, want string, got []string) {
+	t.Helper()
+	want = strings.TrimSuffix(want, "\n")
+	if *update {
+		if err := os.WriteFile(file, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("%s differs (run go test ./internal/app -update and review the diff):\n%s", file, diffLines(want, g))
 	}
 }
 

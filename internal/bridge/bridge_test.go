@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
 )
 
@@ -208,29 +209,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// logs is a logger whose lines the test reads.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// logs are a bridge's log lines, read while it runs.
+type logs struct{ obsidiantest.Buffer }
 
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logs) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.buf.String(), s)
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+func (l *logs) count(s string) int { return strings.Count(l.String(), s) }
 
 // client is a stdio client of a running bridge: it writes requests and
 // collects every line the bridge writes.
@@ -870,5 +852,57 @@ func TestEndOfInputDrains(t *testing.T) {
 		c.done <- nil
 	case <-time.After(10 * time.Second):
 		t.Error("the bridge did not exit at end of input")
+	}
+}
+
+// TestManyCallsWhileToolsChange: 60 calls at once while the server's tool
+// set changes under them: every call is answered exactly once, each ran
+// once on the server, and each change was one notification.
+func TestManyCallsWhileToolsChange(t *testing.T) {
+	t.Parallel()
+	s := newStandIn(t, tool("echo", "echo"))
+	s.answer = func(w http.ResponseWriter, r *http.Request, _ string, args json.RawMessage) {
+		time.Sleep(5 * time.Millisecond)
+		writeJSON(w, 200, map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(args)}}}})
+	}
+	var l logs
+	c := run(t, newBridge(t, s, "mcp", &l, Options{}))
+	const n = 60
+	ids := make([]int, n)
+	for i := range n {
+		ids[i] = c.start("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"i": i}})
+		if i == n/3 {
+			s.setTools(tool("echo", "echo"), tool("extra", "extra"))
+		}
+		if i == 2*n/3 {
+			s.setTools(tool("echo", "echo, reworded"))
+		}
+	}
+	for i, id := range ids {
+		ans := c.wait(id)
+		if !strings.Contains(string(ans["result"]), fmt.Sprintf(`{\"i\":%d}`, i)) {
+			t.Errorf("call %d: %s", i, ans["result"])
+		}
+	}
+	eventually(t, "both changes notified", func() bool { return c.notifications("notifications/tools/list_changed") >= 1 })
+	c.mu.Lock()
+	answers := map[string]int{}
+	for _, m := range c.got {
+		if m["id"] != nil {
+			answers[string(m["id"])]++
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		if answers[fmt.Sprint(id)] != 1 {
+			t.Errorf("request %d answered %d times", id, answers[fmt.Sprint(id)])
+		}
+	}
+	if got := s.callCount("echo"); got != n {
+		t.Errorf("the server ran %d calls for %d sent", got, n)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got, changes := c.notifications("notifications/tools/list_changed"), l.count("tools changed"); got != changes || got < 1 || got > 2 {
+		t.Errorf("%d list_changed for %d changes seen", got, changes)
 	}
 }
