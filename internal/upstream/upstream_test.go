@@ -278,3 +278,42 @@ func TestHashIgnoresKeyOrder(t *testing.T) {
 		t.Errorf("hashes %s %s %s: key order must not count, a change must", a, b, c)
 	}
 }
+
+// TestAPIKeyOnlyToMCP: the key goes with every MCP request as
+// X-ObsiScripta-Api-Key and never to the Bridge Protocol v1.
+func TestAPIKeyOnlyToMCP(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = append(seen[r.URL.Path], r.Header.Get("X-ObsiScripta-Api-Key")+"|"+r.Header.Get("Authorization"))
+		mu.Unlock()
+		if r.URL.Path == "/mcp" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		v1Routes[r.Method+" "+r.URL.Path](w, r)
+	}))
+	t.Cleanup(ts.Close)
+	m := newMCP(ts.URL)
+	m.APIKey = "k3y"
+	a := &Auto{MCP: m, V1: &V1{Base: ts.URL, HTTP: http.DefaultClient}}
+	if _, _, err := a.Tools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Call(t.Context(), "echo", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for path, keys := range seen {
+		for _, k := range keys {
+			if path == "/mcp" && k != "k3y|" || path != "/mcp" && k != "|" {
+				t.Errorf("%s got key headers %q", path, k)
+			}
+		}
+	}
+	if len(seen["/mcp"]) == 0 || len(seen) < 2 {
+		t.Errorf("requests seen: %v", seen)
+	}
+}
