@@ -1,0 +1,281 @@
+// Package gateway is `obsidian-mcp gateway`: many vaults and stdio MCP
+// servers behind one HTTP endpoint, each a namespace, as
+// seeds/namespaced-http-sse-bridge-api.md describes. This file is its
+// configuration: a YAML file whose every error names its line and the fix.
+package gateway
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is a gateway.yaml.
+type Config struct {
+	// Listen is the API listener; DebugListen the dashboard's.
+	Listen      string `yaml:"listen"`
+	DebugListen string `yaml:"debug_listen"`
+	// AllowedHosts are the Host names accepted (DNS-rebinding protection).
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins are the browser origins given CORS; "*" any.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	Limits         Limits   `yaml:"limits"`
+	// PingInterval is how often SSE streams get `event: ping`.
+	PingInterval time.Duration `yaml:"ping_interval"`
+	// Namespaces in the file's order.
+	Namespaces []Namespace `yaml:"-"`
+}
+
+// Limits bound what one client may take.
+type Limits struct {
+	// MaxRequest and MaxResponse are bytes: a bigger request is 413, a
+	// bigger answer 500.
+	MaxRequest  int64 `yaml:"max_request"`
+	MaxResponse int64 `yaml:"max_response"`
+	// MaxConnections is how many SSE streams may be open at once (503).
+	MaxConnections int `yaml:"max_connections"`
+}
+
+// Namespace is a vault served in-process, or a stdio MCP server run as a
+// managed subprocess.
+type Namespace struct {
+	Name string
+	Line int // where it is defined, for messages
+	// A vault namespace.
+	VaultPath  string   `yaml:"vault_path"`
+	Vault      string   `yaml:"vault"`
+	Backend    string   `yaml:"backend"`
+	ReadOnly   bool     `yaml:"read_only"`
+	ReadPaths  []string `yaml:"read_paths"`
+	WritePaths []string `yaml:"write_paths"`
+	DenyPaths  []string `yaml:"deny_paths"`
+	// A command namespace.
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	Cwd     string            `yaml:"cwd"`
+}
+
+// IsVault reports whether the namespace is a vault.
+func (n Namespace) IsVault() bool { return n.Command == "" }
+
+// Defaults of the contract.
+const (
+	DefaultListen         = "127.0.0.1:8080"
+	DefaultDebugListen    = "127.0.0.1:8081"
+	DefaultMaxRequest     = 1 << 20
+	DefaultMaxResponse    = 10 << 20
+	DefaultMaxConnections = 5
+	DefaultPingInterval   = 30 * time.Second
+)
+
+var namespaceName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+
+// namespaceKeys are the settings of a namespace.
+var namespaceKeys = map[string]bool{
+	"vault_path": true, "vault": true, "backend": true, "read_only": true, "read_paths": true, "write_paths": true, "deny_paths": true,
+	"command": true, "args": true, "env": true, "cwd": true,
+}
+
+// raw is the file as written; sizes and durations are read by hand so
+// that "1MB" and "30s" work and errors keep their line.
+type raw struct {
+	Listen         string    `yaml:"listen"`
+	DebugListen    string    `yaml:"debug_listen"`
+	AllowedHosts   []string  `yaml:"allowed_hosts"`
+	AllowedOrigins []string  `yaml:"allowed_origins"`
+	Limits         yaml.Node `yaml:"limits"`
+	PingInterval   yaml.Node `yaml:"ping_interval"`
+	Namespaces     yaml.Node `yaml:"namespaces"`
+}
+
+// Parse reads a gateway.yaml. Every problem is reported, each with its
+// line (as "file line N: ...") and what to do.
+func Parse(file string, data []byte) (*Config, error) {
+	var r raw
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s is empty: it needs at least `namespaces:` with one vault or command", file)
+		}
+		return nil, fmt.Errorf("%s: %s", file, yamlMessage(err))
+	}
+	c := &Config{
+		Listen: orDefault(r.Listen, DefaultListen), DebugListen: orDefault(r.DebugListen, DefaultDebugListen),
+		AllowedHosts: r.AllowedHosts, AllowedOrigins: r.AllowedOrigins,
+		Limits:       Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections},
+		PingInterval: DefaultPingInterval,
+	}
+	if len(c.AllowedHosts) == 0 {
+		c.AllowedHosts = []string{"localhost", "127.0.0.1"}
+	}
+	var errs []error
+	at := func(line int, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s line %d: %s", file, line, fmt.Sprintf(format, args...)))
+	}
+	for _, l := range []struct{ key, v string }{{"listen", c.Listen}, {"debug_listen", c.DebugListen}} {
+		if _, port, err := net.SplitHostPort(l.v); err != nil || port == "" {
+			at(lineOf(data, l.key), "%s %q must be host:port, e.g. 127.0.0.1:8080", l.key, l.v)
+		}
+	}
+	if c.Listen == c.DebugListen {
+		at(lineOf(data, "debug_listen"), "listen and debug_listen are both %s: give the dashboard its own port", c.Listen)
+	}
+	if r.PingInterval.Kind != 0 {
+		d, err := time.ParseDuration(r.PingInterval.Value)
+		if err != nil || d < time.Second {
+			at(r.PingInterval.Line, "ping_interval %q must be a duration of at least 1s, e.g. 30s", r.PingInterval.Value)
+		} else {
+			c.PingInterval = d
+		}
+	}
+	if r.Limits.Kind != 0 {
+		c.Limits = parseLimits(&r.Limits, c.Limits, at)
+	}
+	switch {
+	case r.Namespaces.Kind == 0:
+		errs = append(errs, fmt.Errorf("%s: no `namespaces:`; add at least one, e.g.\n  namespaces:\n    notes:\n      vault_path: ~/Vault", file))
+	case r.Namespaces.Kind != yaml.MappingNode:
+		at(r.Namespaces.Line, "namespaces must be a mapping of names to namespaces, e.g. `notes: {vault_path: ~/Vault}`")
+	default:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(r.Namespaces.Content); i += 2 {
+			key, val := r.Namespaces.Content[i], r.Namespaces.Content[i+1]
+			n := Namespace{Name: key.Value, Line: key.Line}
+			if !namespaceName.MatchString(n.Name) {
+				at(key.Line, "namespace name %q may hold only letters, digits and hyphens (it is the URL's /mcp/{namespace})", n.Name)
+			}
+			if first, dup := seen[n.Name]; dup {
+				at(key.Line, "namespace %q is defined twice (first on line %d); rename or remove one", n.Name, first)
+			}
+			seen[n.Name] = key.Line
+			// Node.Decode has no KnownFields: a misspelt setting would be
+			// dropped silently, so the keys are checked here.
+			if val.Kind == yaml.MappingNode {
+				for j := 0; j < len(val.Content); j += 2 {
+					if k := val.Content[j]; !namespaceKeys[k.Value] {
+						at(k.Line, "namespace %q: unknown setting %q (a vault has vault_path, vault, backend, read_only, read_paths, write_paths, deny_paths; a command has command, args, env, cwd)", n.Name, k.Value)
+					}
+				}
+			}
+			if err := val.Decode(&n); err != nil {
+				at(val.Line, "namespace %q: %s", n.Name, yamlMessage(err))
+				continue
+			}
+			n.Name, n.Line = key.Value, key.Line
+			switch {
+			case n.Command != "" && (n.VaultPath != "" || n.Vault != ""):
+				at(key.Line, "namespace %q has both a command and a vault; a namespace is one or the other: remove `command` or `vault_path`/`vault`", n.Name)
+			case n.Command == "" && n.VaultPath == "" && n.Vault == "":
+				at(key.Line, "namespace %q serves nothing: give it `vault_path` (a vault folder), `vault` (a vault name Obsidian knows) or `command` (a stdio MCP server)", n.Name)
+			case n.Command == "" && (len(n.Args) > 0 || len(n.Env) > 0 || n.Cwd != ""):
+				at(key.Line, "namespace %q is a vault: `args`, `env` and `cwd` belong to a command namespace", n.Name)
+			case n.Command != "" && (n.Backend != "" || n.ReadOnly || len(n.ReadPaths)+len(n.WritePaths)+len(n.DenyPaths) > 0):
+				at(key.Line, "namespace %q is a command: `backend`, `read_only` and the paths settings belong to a vault namespace (pass the server its own flags in `args`)", n.Name)
+			}
+			switch n.Backend {
+			case "", "auto", "cli", "native":
+			default:
+				at(key.Line, "namespace %q: backend %q must be auto, cli or native", n.Name, n.Backend)
+			}
+			c.Namespaces = append(c.Namespaces, n)
+		}
+		if len(r.Namespaces.Content) == 0 {
+			at(r.Namespaces.Line, "namespaces is empty; add at least one vault or command")
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// parseLimits reads limits: sizes as bytes or with a unit (KB, MB, KiB,
+// MiB…), connections as a positive number.
+func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
+	if n.Kind != yaml.MappingNode {
+		at(n.Line, "limits must be a mapping: max_request, max_response, max_connections")
+		return l
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		switch key.Value {
+		case "max_request", "max_response":
+			size, err := parseSize(val.Value)
+			if err != nil {
+				at(val.Line, "%s %q: %v", key.Value, val.Value, err)
+				continue
+			}
+			if key.Value == "max_request" {
+				l.MaxRequest = size
+			} else {
+				l.MaxResponse = size
+			}
+		case "max_connections":
+			v, err := strconv.Atoi(val.Value)
+			if err != nil || v < 1 {
+				at(val.Line, "max_connections %q must be a whole number of at least 1", val.Value)
+				continue
+			}
+			l.MaxConnections = v
+		default:
+			at(key.Line, "limits has no %q; it knows max_request, max_response and max_connections", key.Value)
+		}
+	}
+	return l
+}
+
+// parseSize reads "1048576", "1MB", "512 KiB".
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r == ' ' || unicode.IsLetter(r) })
+	unit := strings.ToUpper(strings.TrimSpace(s[len(num):]))
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	mult := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "K": 1 << 10, "M": 1 << 20}[unit]
+	if err != nil || mult == 0 || v <= 0 {
+		return 0, fmt.Errorf("must be a size such as 1048576, 1MB or 10MiB")
+	}
+	return int64(v * mult), nil
+}
+
+// yamlMessage is the library's error without its "yaml: " prefix, with
+// the line it names kept ("line 4: field x not found in type …" becomes
+// a word the user can act on).
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
+	if strings.Contains(msg, "not found in type") {
+		field := msg
+		if i := strings.Index(msg, "field "); i >= 0 {
+			field = msg[i+len("field "):]
+			field = field[:strings.Index(field, " not found")]
+		}
+		line := msg[:max(0, strings.Index(msg, ": field"))]
+		msg = fmt.Sprintf("%s: unknown setting %q (see the README's gateway section for the settings)", line, field)
+	}
+	return msg
+}
+
+// lineOf is the line where key is set at the top level (1 when absent).
+func lineOf(data []byte, key string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, key+":") {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
