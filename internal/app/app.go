@@ -71,11 +71,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		fmt.Fprint(std.Out, Usage())
 		return 0
 	case err != nil:
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(std.Err, "obsidian-mcp: %s\n", line)
-		}
-		fmt.Fprintln(std.Err, "obsidian-mcp: `obsidian-mcp doctor` checks the whole setup")
-		return 2
+		return configError(std.Err, "obsidian-mcp", err, "`obsidian-mcp doctor` checks the whole setup")
 	case cfg.ShowVersion:
 		fmt.Fprintf(std.Out, "obsidian-mcp %s\n", version)
 		return 0
@@ -94,6 +90,16 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return 1
 	}
 	return 0
+}
+
+// configError reports invalid settings, a line each, then where to look,
+// and returns the exit status for them.
+func configError(w io.Writer, prog string, err error, hint string) int {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "%s: %s\n", prog, line)
+	}
+	fmt.Fprintf(w, "%s: %s\n", prog, hint)
+	return 2
 }
 
 // resolveVersion prefers the -ldflags version, then the module version
@@ -136,35 +142,13 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 	}
 	defer st.close()
 	sess := wire.New(logger, st.callBound)
-	// A client that goes away mid-call must not leave its calls (and their
-	// CLI processes) running until they time out.
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	sess.OnDisconnect(stop, func() bool { return outputClosed(out) })
-
 	// Start-up stays lazy: the tool list (JSON Schema reflection over every
 	// tool's arguments, a few milliseconds) is built after initialize is
 	// answered, or when a request needs it (wire.Session.Defer).
 	s := newServer(sess, cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
 	sess.Defer(func() { s.AddTools(toolSet(st.vault, cfg.ReadOnly)...) })
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	server.WithWorkerPoolSize(workers)(stdio)
-
 	logger.Info("obsidian-mcp ready", st.logAttrs(cfg, version)...)
-	err = stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
-	if sess.Lost() {
-		logger.Info("client disconnected; exiting")
-		return nil
-	}
-	if errors.Is(err, context.Canceled) {
-		logger.Info("stopped by signal")
-		return nil
-	}
-	if err == nil {
-		logger.Info("input closed; exiting")
-	}
-	return err
+	return sess.Serve(ctx, s, in, out, workers, func() bool { return outputClosed(out) })
 }
 
 // stack is what serves the tools on every transport: the engine on the

@@ -48,10 +48,6 @@ const (
 	TransportV1   = "v1"
 )
 
-// defaultCallTimeout is serve's bound on a call with the default CLI
-// timeout (2 × 30 s + 5 s) plus a margin for the HTTP round trip.
-const defaultCallTimeout = 70 * time.Second
-
 type bridgeOption struct {
 	flag, env, def, help string
 	// set applies v; a warning means v was replaced by the default.
@@ -126,7 +122,7 @@ func bridgeOptions() []bridgeOption {
 				}
 				return "", nil
 			}},
-		{"call-timeout", "OBSIDIAN_MCP_CALL_TIMEOUT", defaultCallTimeout.String(), "How long one tool call may take before it fails with an `Error:` result: the server's own bound (serve's is twice its CLI timeout plus 5 s) plus a margin. Health checks and tool listings have 5 s.",
+		{"call-timeout", "OBSIDIAN_MCP_CALL_TIMEOUT", bridge.DefaultCallTimeout.String(), "How long one tool call may take before it fails with an `Error:` result: the server's own bound (serve's is twice its CLI timeout plus 5 s) plus a margin. Health checks and tool listings have 5 s.",
 			func(c *BridgeConfig, v string) (string, error) {
 				d, err := positiveDuration(v)
 				c.CallTimeout = d
@@ -230,6 +226,10 @@ func readURLFile(file string) string {
 // how resources and prompts are forwarded, and how the server is followed
 // to a new address.
 type bridgeUpstream struct {
+	// mcp and v1 are the two transports; transport is the one configured
+	// (either, or auto over both).
+	mcp       *upstream.MCP
+	v1        *upstream.V1
 	transport bridge.Upstream
 	forwarder func() bridge.Forwarder
 	retarget  func(mcpURL, v1Base string)
@@ -243,7 +243,7 @@ func newBridgeUpstream(c BridgeConfig, logger *slog.Logger, version string) *bri
 	mcpURL, v1Base := endpoints(c.target())
 	m := &upstream.MCP{URL: mcpURL, APIKey: c.APIKey, HTTP: hc, ClientName: "obsidian-mcp-bridge", ClientVersion: version}
 	v := &upstream.V1{Base: v1Base, HTTP: hc}
-	u := &bridgeUpstream{current: mcpURL}
+	u := &bridgeUpstream{mcp: m, v1: v, current: mcpURL}
 	switch c.Transport {
 	case TransportMCP:
 		u.transport = m
@@ -299,11 +299,7 @@ func mainBridge(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprint(std.Out, BridgeUsage())
 		return 0
 	case err != nil:
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(std.Err, "obsidian-mcp bridge: %s\n", line)
-		}
-		fmt.Fprintln(std.Err, "obsidian-mcp bridge: `obsidian-mcp doctor --bridge` checks the connection")
-		return 2
+		return configError(std.Err, "obsidian-mcp bridge", err, "`obsidian-mcp doctor --bridge` checks the connection")
 	case c.ShowVersion:
 		fmt.Fprintf(std.Out, "obsidian-mcp %s\n", version)
 		return 0

@@ -48,16 +48,7 @@ func (d *doctor) bridge(ctx context.Context, args []string, getenv func(string) 
 	defer cancel()
 	// Each transport is asked on its own, whatever --transport says, so the
 	// report says what is there.
-	var mcp *upstream.MCP
-	var v1 *upstream.V1
-	switch t := up.transport.(type) {
-	case *upstream.Auto:
-		mcp, v1 = t.MCP, t.V1
-	case *upstream.MCP:
-		mcp, v1 = t, &upstream.V1{Base: v1Base, HTTP: t.HTTP}
-	case *upstream.V1:
-		v1, mcp = t, &upstream.MCP{URL: mcpURL, APIKey: c.APIKey, HTTP: t.HTTP, ClientName: "obsidian-mcp-doctor", ClientVersion: version}
-	}
+	mcp, v1 := up.mcp, up.v1
 	mcpTools, _, mcpErr := mcp.Tools(ctx)
 	if mcpErr == nil {
 		how := "session-less (no initialize), as the ObsiScripta plugin speaks it"

@@ -24,7 +24,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
@@ -44,6 +43,13 @@ type Forwarder interface {
 	Capabilities(ctx context.Context) (map[string]json.RawMessage, error)
 	Request(ctx context.Context, method string, params any) (json.RawMessage, error)
 }
+
+// DefaultCallTimeout bounds a call: serve's own bound with the default
+// CLI timeout (2 × 30 s + 5 s) plus a margin for the HTTP round trip.
+const DefaultCallTimeout = 70 * time.Second
+
+// workers is how many calls are forwarded at once.
+const workers = 8
 
 // Backoff is the start-up wait: First, doubling up to Max, Attempts tries.
 type Backoff struct {
@@ -84,7 +90,6 @@ type Bridge struct {
 
 	mu      sync.Mutex
 	hash    string
-	tools   map[string]bool
 	failing bool // the last poll failed; logged once per streak
 	// prompts is the hash of the server's prompts, when it offers them.
 	prompts string
@@ -106,7 +111,7 @@ func New(up Upstream, o Options) *Bridge {
 		o.ListTimeout = 5 * time.Second
 	}
 	if o.CallTimeout <= 0 {
-		o.CallTimeout = 70 * time.Second
+		o.CallTimeout = DefaultCallTimeout
 	}
 	if o.Backoff.Attempts <= 0 {
 		o.Backoff = DefaultBackoff
@@ -114,7 +119,7 @@ func New(up Upstream, o Options) *Bridge {
 	if o.Target == nil {
 		o.Target = func() string { return "the server" }
 	}
-	return &Bridge{up: up, o: o, tools: map[string]bool{}}
+	return &Bridge{up: up, o: o}
 }
 
 // RefusedError is the server's answer that ends the start-up wait at once:
@@ -209,7 +214,6 @@ func (b *Bridge) Sync(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	set := make([]server.ServerTool, 0, len(tools))
-	names := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		st, err := b.proxy(t)
 		if err != nil {
@@ -217,13 +221,12 @@ func (b *Bridge) Sync(ctx context.Context) (bool, error) {
 			continue
 		}
 		set = append(set, st)
-		names[t.Name] = true
 	}
 	first := b.s == nil
 	if first {
 		b.s = b.newServer(ctx)
 	}
-	b.hash, b.tools = hash, names
+	b.hash = hash
 	b.s.SetTools(set...)
 	if !first {
 		b.o.Logger.Info("the server's tools changed", "tools", len(set), "hash", hash)
@@ -277,37 +280,14 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer, gone fu
 	sess := wire.New(b.o.Logger, b.o.CallTimeout+5*time.Second)
 	b.bind(sess)
 	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	sess.OnDisconnect(stop, gone)
+	defer stop() // the polling ends with the session
 	go b.poll(ctx)
-
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(slog.NewLogLogger(b.o.Logger.Handler(), slog.LevelError))
-	server.WithWorkerPoolSize(8)(stdio)
-	b.o.Logger.Info("obsidian-mcp bridge ready", "server", b.o.Target(), "transport", b.up.Name(), "tools", len(b.toolNames()))
-	err := stdio.Listen(ctx, sess.Input(ctx, in), sess.Output(out))
-	switch {
-	case sess.Lost():
-		b.o.Logger.Info("client disconnected; exiting")
-		return nil
-	case errors.Is(err, context.Canceled):
-		b.o.Logger.Info("stopped by signal")
-		return nil
-	case err == nil:
-		b.o.Logger.Info("input closed; exiting")
-	}
-	return err
-}
-
-func (b *Bridge) toolNames() map[string]bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.tools
+	b.o.Logger.Info("obsidian-mcp bridge ready", "server", b.o.Target(), "transport", b.up.Name(), "tools", len(s.ListTools()))
+	return sess.Serve(ctx, s, in, out, workers, gone)
 }
 
 // session is what the hooks need of the stdio session Serve opens.
 type session interface {
-	OnError(ctx context.Context, id any, method mcp.MCPMethod, message any, err error)
 	Cancelled(id any) bool
 	Answer(id any, result json.RawMessage)
 	Reject(id any, errObj json.RawMessage)

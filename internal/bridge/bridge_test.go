@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -687,9 +688,9 @@ func TestWait(t *testing.T) {
 				t.Fatal("Wait succeeded against a server that only refuses")
 			// One attempt: initialize, and after a 4xx other than 401/403
 			// (a server without sessions) the listing.
-			case tc.stops && (!errorsAs(err, &r) || asked.Load() > 2):
+			case tc.stops && (!errors.As(err, &r) || asked.Load() > 2):
 				t.Errorf("Wait = %v after %d requests; want a refusal at once", err, asked.Load())
-			case !tc.stops && (errorsAs(err, &r) || !strings.Contains(err.Error(), "after 4 attempts")):
+			case !tc.stops && (errors.As(err, &r) || !strings.Contains(err.Error(), "after 4 attempts")):
 				t.Errorf("Wait = %v after %d requests; want 4 attempts", err, asked.Load())
 			}
 			if tc.status == 401 && !strings.Contains(err.Error(), "OBSIDIAN_MCP_API_KEY") {
@@ -697,21 +698,6 @@ func TestWait(t *testing.T) {
 			}
 		})
 	}
-}
-
-func errorsAs(err error, target **RefusedError) bool {
-	for err != nil {
-		if r, ok := err.(*RefusedError); ok {
-			*target = r
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 // TestCancellationForwarded: a call the client cancels ends its HTTP

@@ -24,11 +24,7 @@ const instructions = `Tools of an Obsidian vault served by a running Obsidian (o
 // newServer is the bridge's MCP server, with the capabilities the server
 // offers; b.mu is held.
 func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
-	var fwd Forwarder
-	if b.o.Forwarder != nil {
-		fwd = b.o.Forwarder()
-	}
-	if fwd != nil {
+	if fwd := b.forwarder(); fwd != nil {
 		caps, err := fwd.Capabilities(ctx)
 		if err != nil {
 			b.o.Logger.Warn("the server's capabilities are unknown; serving tools only", "err", err)
@@ -69,12 +65,11 @@ func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
 
 // onError passes the server's own JSON-RPC errors on as they are, and
 // answers a call to a tool not in the current set as the contract says.
-func (b *Bridge) onError(ctx context.Context, id any, method mcp.MCPMethod, message any, err error) {
+func (b *Bridge) onError(_ context.Context, id any, method mcp.MCPMethod, message any, err error) {
 	sess := b.hk.get()
 	if sess == nil {
 		return
 	}
-	sess.OnError(ctx, id, method, message, err)
 	var re *upstream.RPCError
 	switch {
 	case errors.As(err, &re):
@@ -267,12 +262,17 @@ func (b *Bridge) forward(ctx context.Context, id any, method mcp.MCPMethod, para
 	return false
 }
 
+// forwarder is the transport for resources and prompts, nil when none.
+func (b *Bridge) forwarder() Forwarder {
+	if b.o.Forwarder == nil {
+		return nil
+	}
+	return b.o.Forwarder()
+}
+
 // request sends method on over MCP, bounded by ListTimeout.
 func (b *Bridge) request(ctx context.Context, method string, params, v any) error {
-	var fwd Forwarder
-	if b.o.Forwarder != nil {
-		fwd = b.o.Forwarder()
-	}
+	fwd := b.forwarder()
 	if fwd == nil {
 		return errors.New("the server is reached over the Bridge Protocol v1 now, which has no " + method)
 	}

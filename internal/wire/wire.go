@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -424,6 +425,34 @@ func Swap(msg []byte, find func(key string) *errors.Error) ([]byte, bool) {
 
 // Key is the key of request id, as Swap's find receives it.
 func Key(id any) string { return idKey(id) }
+
+// Serve runs mcp-go's stdio server for srv over in and out through the
+// session, workers calls at a time, until in ends (the calls read are
+// answered first), the client goes away, or ctx ends; the last two are
+// clean stops (nil). gone is OnDisconnect's: whether nobody reads out any
+// more (nil: never asked).
+func (s *Session) Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, workers int, gone func() bool) error {
+	// A client that goes away mid-call must not leave its calls (and
+	// whatever they started) running until they time out.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	s.OnDisconnect(stop, gone)
+	stdio := server.NewStdioServer(srv)
+	stdio.SetErrorLogger(slog.NewLogLogger(s.logger.Handler(), slog.LevelError))
+	server.WithWorkerPoolSize(workers)(stdio)
+	err := stdio.Listen(ctx, s.Input(ctx, in), s.Output(out))
+	switch {
+	case s.Lost():
+		s.logger.Info("client disconnected; exiting")
+		return nil
+	case errors.Is(err, context.Canceled):
+		s.logger.Info("stopped by signal")
+		return nil
+	case err == nil:
+		s.logger.Info("input closed; exiting")
+	}
+	return err
+}
 
 // CancelNotification is the notifications/cancelled message for request id,
 // for a server to replay to mcp-go a cancellation it ignored (see
