@@ -90,18 +90,27 @@ func (g *Guard) Create(ctx context.Context, req note.CreateRequest) (note.Create
 
 // Read implements tools.Backend.
 func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	c, _, err := readNote(ctx, g, loc, g.Next.Read, func(c note.Content) string { return c.Path })
+	return c, err
+}
+
+// readNote holds a call on one note to the policy: loc's path before it,
+// and after it the path of the note found (a name may resolve to a hidden
+// note). The policy comes back for what the answer names besides.
+func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(context.Context, note.Locator) (T, error), path func(T) string) (T, *policy.Policy, error) {
+	var none T
 	pol := g.Policy(ctx)
 	if err := g.read(pol, loc); err != nil {
-		return note.Content{}, err
+		return none, pol, err
 	}
-	c, err := g.Next.Read(ctx, loc)
+	res, err := call(ctx, loc)
 	if err == nil {
-		err = pol.CheckRead(c.Path)
+		err = pol.CheckRead(path(res))
 	}
 	if err != nil {
-		return note.Content{}, err
+		return none, pol, err
 	}
-	return c, nil
+	return res, pol, nil
 }
 
 // Append implements tools.Backend.
@@ -188,18 +197,8 @@ func (g *Guard) Open(ctx context.Context, loc note.Locator, newTab bool) (note.O
 
 // FileInfo implements tools.Backend.
 func (g *Guard) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
-	pol := g.Policy(ctx)
-	if err := g.read(pol, loc); err != nil {
-		return note.Info{}, err
-	}
-	info, err := g.Next.FileInfo(ctx, loc)
-	if err == nil {
-		err = pol.CheckRead(info.Path)
-	}
-	if err != nil {
-		return note.Info{}, err
-	}
-	return info, nil
+	info, _, err := readNote(ctx, g, loc, g.Next.FileInfo, func(i note.Info) string { return i.Path })
+	return info, err
 }
 
 // Search implements tools.Searcher.
@@ -225,14 +224,7 @@ func (g *Guard) List(ctx context.Context, req note.ListRequest) (note.Listing, e
 // Links implements tools.LinkGraph: a link to a hidden note is shown as
 // it is written, leading nowhere.
 func (g *Guard) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	pol := g.Policy(ctx)
-	if err := g.read(pol, loc); err != nil {
-		return note.Links{}, err
-	}
-	res, err := g.Next.Links(ctx, loc)
-	if err == nil {
-		err = pol.CheckRead(res.Path)
-	}
+	res, pol, err := readNote(ctx, g, loc, g.Next.Links, func(l note.Links) string { return l.Path })
 	if err != nil {
 		return note.Links{}, err
 	}
@@ -246,14 +238,7 @@ func (g *Guard) Links(ctx context.Context, loc note.Locator) (note.Links, error)
 
 // Backlinks implements tools.LinkGraph.
 func (g *Guard) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	pol := g.Policy(ctx)
-	if err := g.read(pol, loc); err != nil {
-		return note.Backlinks{}, err
-	}
-	res, err := g.Next.Backlinks(ctx, loc)
-	if err == nil {
-		err = pol.CheckRead(res.Path)
-	}
+	res, pol, err := readNote(ctx, g, loc, g.Next.Backlinks, func(b note.Backlinks) string { return b.Path })
 	if err != nil {
 		return note.Backlinks{}, err
 	}
