@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,14 +123,7 @@ func TestBridgeV1CurlExamples(t *testing.T) {
 // post sends a raw request and returns the status and decoded body.
 func post(t *testing.T, method, url, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	resp, data := httpRequest(t, method, url, body, nil)
 	var m map[string]any
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
 		t.Fatalf("%s %s: status %d, not JSON: %q", method, url, resp.StatusCode, data)

@@ -514,20 +514,34 @@ func tsClient(t *testing.T, mode string, plan map[string]any, v any) {
 	}
 }
 
-func TestTypeScriptSDKClient(t *testing.T) {
-	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	var got struct {
-		Server struct{ Name, Version string }
-		Tools  []string
-		Steps  []outcome
-		Stderr string
-	}
-	tsClient(t, "calls", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin}, "steps": everyTool}, &got)
+// tsCalls is what sdk-client.mjs reports in its "calls" mode: everyTool
+// run by the TypeScript SDK's client.
+type tsCalls struct {
+	Server struct{ Name, Version string }
+	Tools  []string
+	Steps  []outcome
+	Stderr string // the server's, when the client started it
+}
+
+// runTSCalls runs everyTool through the TypeScript SDK's client with plan
+// (how it reaches the server) and checks what it saw: our server, every
+// tool listed, and each outcome as client (the checks' name for it) gets it.
+func runTSCalls(t *testing.T, f *obsidiantest.Fake, client string, plan map[string]any) tsCalls {
+	t.Helper()
+	plan["steps"] = everyTool
+	var got tsCalls
+	tsClient(t, "calls", plan, &got)
 	if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
 		t.Errorf("server info %+v", got.Server)
 	}
 	checkToolList(t, got.Tools)
-	checkSteps(t, f, "typescript-sdk", got.Steps)
+	checkSteps(t, f, client, got.Steps)
+	return got
+}
+
+func TestTypeScriptSDKClient(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	got := runTSCalls(t, f, "typescript-sdk", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin}})
 	if t.Failed() {
 		t.Logf("server stderr:\n%s", got.Stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -77,6 +78,24 @@ func serve(t *testing.T, args []string, env ...string) *served {
 	return s
 }
 
+// httpRequest sends body to url as JSON, with headers besides (which may
+// replace Content-Type), and returns the answer and its whole body.
+func httpRequest(t *testing.T, method, url, body string, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp, data
+}
+
 // stop sends SIGTERM and waits for a clean exit.
 func (s *served) stop(t *testing.T) {
 	t.Helper()
@@ -137,17 +156,7 @@ func TestHTTPGoSDKClient(t *testing.T) {
 func TestHTTPTypeScriptSDKClient(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
-	var got struct {
-		Server struct{ Name, Version string }
-		Tools  []string
-		Steps  []outcome
-	}
-	tsClient(t, "calls", map[string]any{"url": s.url, "steps": everyTool}, &got)
-	if got.Server.Name != "obsidian-mcp" || got.Server.Version != "9.9.9-test" {
-		t.Errorf("server info %+v", got.Server)
-	}
-	checkToolList(t, got.Tools)
-	checkSteps(t, f, "typescript-sdk", got.Steps)
+	runTSCalls(t, f, "typescript-sdk", map[string]any{"url": s.url})
 	if t.Failed() {
 		t.Logf("server stderr:\n%s", s.stderr)
 	}
@@ -163,15 +172,7 @@ func TestHTTPSessionlessJSON(t *testing.T) {
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
 	post := func(body string) map[string]any {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
+		resp, data := httpRequest(t, http.MethodPost, s.url, body, map[string]string{"Accept": "application/json"})
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("status %d, %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), data)
 		}
@@ -247,18 +248,9 @@ func TestHTTPProtocolVersions(t *testing.T) {
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
 	send := func(method string, headers map[string]string, body string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, s.url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range headers {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
+		h := map[string]string{"Accept": "application/json, text/event-stream"}
+		maps.Copy(h, headers)
+		resp, data := httpRequest(t, method, s.url, body, h)
 		return resp, string(data)
 	}
 	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
