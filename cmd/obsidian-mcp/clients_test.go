@@ -251,6 +251,9 @@ func checkSteps(t *testing.T, f *obsidiantest.Fake, client string, got []outcome
 	}
 	commands := map[string]bool{}
 	for _, argv := range f.Calls() {
+		if strings.HasPrefix(argv[0], "vault=") && len(argv) > 1 {
+			argv = argv[1:] // a server given a vault name
+		}
 		commands[argv[0]] = true
 	}
 	for _, c := range []string{"create", "append", "prepend", "open", "rename", "move", "delete"} {

@@ -30,6 +30,7 @@ var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
 // served is a running `obsidian-mcp serve`.
 type served struct {
 	url    string
+	match  []string
 	cmd    *exec.Cmd
 	stderr *obsidiantest.Buffer
 	exited chan struct{} // closed when the process has exited
@@ -40,7 +41,14 @@ type served struct {
 // until it listens.
 func serve(t *testing.T, args []string, env ...string) *served {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	return startListening(t, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), env, servingURL)
+}
+
+// startListening runs the binary with args and waits for the log line that ready
+// matches: url is its first group, match all of them.
+func startListening(t *testing.T, args, env []string, ready *regexp.Regexp) *served {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	stderr := &obsidiantest.Buffer{}
@@ -50,23 +58,24 @@ func serve(t *testing.T, args []string, env ...string) *served {
 	}
 	s := &served{cmd: cmd, stderr: stderr, exited: make(chan struct{})}
 	go func() { s.err = cmd.Wait(); pw.Close(); close(s.exited) }()
-	found := make(chan string, 1)
+	found := make(chan []string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
-			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m
 				break
 			}
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
 	select {
-	case s.url = <-found:
+	case s.match = <-found:
+		s.url = s.match[1]
 	case <-s.exited:
-		t.Fatalf("serve exited before listening: %v\n%s", s.err, stderr)
+		t.Fatalf("%s exited before listening: %v\n%s", args[0], s.err, stderr)
 	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not listen within 30 s:\n%s", stderr)
+		t.Fatalf("%s did not listen within 30 s:\n%s", args[0], stderr)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()

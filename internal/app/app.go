@@ -60,6 +60,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	if len(args) > 0 && args[0] == "bridge" {
 		return mainBridge(ctx, args[1:], getenv, std, version)
 	}
+	if len(args) > 0 && args[0] == "gateway" {
+		return mainGateway(ctx, args[1:], getenv, std, version)
+	}
 	serve := len(args) > 0 && args[0] == "serve"
 	parse := ParseConfig
 	if serve {

@@ -14,10 +14,11 @@ import (
 // the code it documents, and TestREADME fails when the README is stale.
 func readmeSections() map[string]string {
 	return map[string]string{
-		"TOOLS":  toolsMarkdown(),
-		"ERRORS": errorsMarkdown(),
-		"CONFIG": configMarkdown(),
-		"BRIDGE": bridgeMarkdown(),
+		"TOOLS":   toolsMarkdown(),
+		"ERRORS":  errorsMarkdown(),
+		"CONFIG":  configMarkdown(),
+		"BRIDGE":  bridgeMarkdown(),
+		"GATEWAY": settingsTable(gatewayRows()),
 	}
 }
 

@@ -136,6 +136,27 @@ func (w *rewriter) Flush() {
 
 func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Handle answers one JSON-RPC message from a client as s would over HTTP,
+// for a transport that carries messages itself (the gateway): the answer
+// (nil for a notification), with a failed call's typed error in place of
+// mcp-go's -32603. ctx should carry the client's session (s.WithContext).
+func (*Errors) Handle(ctx context.Context, s *server.MCPServer, msg []byte) []byte {
+	ctx, sl := withSlot(ctx)
+	res := s.HandleMessage(ctx, msg)
+	if res == nil {
+		return nil
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		// mcp-go's own types always encode; say so rather than vanish.
+		out, _ = json.Marshal(map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": nil,
+			"error": map[string]any{"code": mcp.INTERNAL_ERROR, "message": "the answer could not be encoded: " + err.Error()}})
+		return out
+	}
+	out, _ = wire.Swap(out, sl.find)
+	return out
+}
+
 // Caller calls the tools of an MCP server as a client would, in process.
 type Caller struct {
 	Server *server.MCPServer

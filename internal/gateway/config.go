@@ -128,7 +128,7 @@ func Parse(file string, data []byte) (*Config, error) {
 			at(lineOf(data, l.key), "%s %q must be host:port, e.g. 127.0.0.1:8080", l.key, l.v)
 		}
 	}
-	if c.Listen == c.DebugListen {
+	if c.Listen == c.DebugListen && !strings.HasSuffix(c.Listen, ":0") {
 		at(lineOf(data, "debug_listen"), "listen and debug_listen are both %s: give the dashboard its own port", c.Listen)
 	}
 	if r.PingInterval.Kind != 0 {

@@ -9,7 +9,9 @@
 //
 // The plan is {"command", "args", "env", ...}, or {"url", "headers", ...}
 // for a server over MCP Streamable HTTP (the SDK's
-// StreamableHTTPClientTransport, as web clients use); every mode prints one JSON
+// StreamableHTTPClientTransport, as web clients use), or {"sse", ...} for
+// one over the 2024-11-05 HTTP+SSE transport (SSEClientTransport, as the
+// gateway's SSE endpoints serve it); every mode prints one JSON
 // object on stdout. A failed call is reported with the code, message and
 // data the SDK gives it (an McpError), or as "thrown" for any other error.
 //
@@ -26,6 +28,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +37,14 @@ const mode = process.argv[2];
 const plan = JSON.parse(readFileSync(0, "utf8"));
 
 async function connect() {
+	if (plan.sse) {
+		const transport = new SSEClientTransport(new URL(plan.sse), {
+			requestInit: { headers: plan.headers ?? {} },
+		});
+		const client = new Client({ name: "sdk-client.mjs", version: "1.0.0" });
+		await client.connect(transport);
+		return { client, stderr: () => "", transport };
+	}
 	if (plan.url) {
 		const transport = new StreamableHTTPClientTransport(new URL(plan.url), {
 			requestInit: { headers: plan.headers ?? {} },

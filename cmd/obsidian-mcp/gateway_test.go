@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// `obsidian-mcp gateway` through real clients on a real loopback
+// listener: the TypeScript SDK's SSEClientTransport and
+// StreamableHTTPClientTransport run every tool through a vault namespace,
+// and curl runs the contract's own examples.
+
+var gatewayServing = regexp.MustCompile(`api=(http://\S+)/mcp/\{namespace\} debug=(http://\S+)/debug`)
+
+// gateway starts `obsidian-mcp gateway` with the namespaces of yaml on
+// free loopback ports; url is the API's base, match[2] the debug one's.
+func gateway(t *testing.T, yaml string, env ...string) *served {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(file, []byte("listen: 127.0.0.1:0\ndebug_listen: 127.0.0.1:0\nping_interval: 1s\n"+yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startListening(t, []string{"gateway", "--config", file}, env, gatewayServing)
+}
+
+// TestGatewayTypeScriptSDK: every tool through a vault namespace (the
+// app's CLI, with the vault's name) over both of the SDK's HTTP
+// transports, with the checks of stdio and serve; a second vault
+// namespace beside it is another vault.
+func TestGatewayTypeScriptSDK(t *testing.T) {
+	for _, transport := range []string{"sse", "url"} {
+		t.Run(transport, func(t *testing.T) {
+			f := obsidiantest.Install(t, obsidiantest.Scenario{VaultName: "Work"})
+			other := t.TempDir()
+			g := gateway(t, "namespaces:\n  work:\n    vault: Work\n  other:\n    vault_path: "+other+"\n", "OBSIDIAN_BIN="+f.Bin)
+			runTSCalls(t, f, "typescript-sdk", map[string]any{transport: g.url + "/mcp/work"})
+			if entries, _ := os.ReadDir(other); len(entries) != 0 {
+				t.Errorf("the other namespace's vault was written: %v", entries)
+			}
+			if t.Failed() {
+				t.Logf("gateway stderr:\n%s", g.stderr)
+			}
+		})
+	}
+}
+
+// TestGatewayCurl: the contract's "Complete Workflow (curl)": a stream
+// open with curl -N, initialize, tools/list and a tool call posted with
+// curl (202 each), the answers on the stream in order, and the health
+// checks; then SIGTERM stops the gateway cleanly.
+func TestGatewayCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("curl is not installed")
+		}
+		t.Skip("curl is not installed")
+	}
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nfrom the gateway\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := gateway(t, "namespaces:\n  notes:\n    vault_path: "+vault+"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream := exec.CommandContext(ctx, curl, "-sN", g.url+"/mcp/notes", "-H", "Content-Type: text/event-stream")
+	out, _ := stream.StdoutPipe()
+	if err := stream.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stream.Process.Kill(); _ = stream.Wait() }()
+	events := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		name := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok && name != "ping" {
+				events <- name + " " + v
+			}
+		}
+		close(events)
+	}()
+	next := func() string {
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event within 10 s")
+			return ""
+		}
+	}
+	if ev := next(); !strings.HasPrefix(ev, "endpoint /mcp/notes/message?sessionId=") {
+		t.Fatalf("first event %q", ev)
+	}
+	post := func(body string) {
+		t.Helper()
+		got, err := exec.CommandContext(ctx, curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", g.url+"/mcp/notes/message",
+			"-H", "Content-Type: application/json", "-d", body).Output()
+		if err != nil || string(got) != "202" {
+			t.Fatalf("curl POST %s: %s %v", body, got, err)
+		}
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"my-client","version":"1.0.0"}}}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+	post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Hello.md"}}}`)
+	// The three calls run at once; their answers may come in any order.
+	want := map[int]string{1: `"serverInfo":{"name":"obsidian-mcp"`, 2: `"name":"obsidian_read_note"`, 3: `from the gateway`}
+	for range want {
+		ev, ok := strings.CutPrefix(next(), "message ")
+		var m struct{ ID int }
+		if err := json.Unmarshal([]byte(ev), &m); !ok || err != nil || !strings.Contains(ev, want[m.ID]) || want[m.ID] == "" {
+			t.Fatalf("answer %.300s", ev)
+		}
+		delete(want, m.ID)
+	}
+	health, err := exec.CommandContext(ctx, curl, "-s", g.url+"/health/notes").Output()
+	if err != nil || strings.TrimSpace(string(health)) != `{"namespace":"notes","status":"running"}` {
+		t.Errorf("curl /health/notes: %s %v", health, err)
+	}
+	code, _ := exec.CommandContext(ctx, curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", g.url+"/health/git").Output()
+	if string(code) != "404" {
+		t.Errorf("curl /health/git: %s", code)
+	}
+	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.exited:
+		if g.err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", g.err, g.stderr)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no exit within 15 s of SIGTERM")
+	}
+	if !strings.Contains(g.stderr.String(), "stopped") {
+		t.Errorf("no stop logged:\n%s", g.stderr)
+	}
+}

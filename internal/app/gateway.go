@@ -1,0 +1,231 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+)
+
+// GatewayConfig is how `obsidian-mcp gateway` was started: the rest is
+// in its YAML file.
+type GatewayConfig struct {
+	File        string
+	LogLevel    slog.Level
+	ShowVersion bool
+	Ignored     []string
+}
+
+// gatewayRows are the gateway command's own settings.
+func gatewayRows() [][4]string {
+	return [][4]string{
+		{"config", "OBSIDIAN_MCP_GATEWAY_CONFIG", "gateway.yaml", "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
+		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
+	}
+}
+
+// ParseGatewayConfig reads the gateway command's flags and environment.
+func ParseGatewayConfig(args []string, getenv func(string) string) (GatewayConfig, error) {
+	c := GatewayConfig{}
+	vals, ignored, err := readSettings(gatewayRows(), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
+	if err != nil {
+		return c, err
+	}
+	c.Ignored, c.File = ignored, vals[0].value
+	var cfg Config
+	for _, o := range options() {
+		if o.flag == "log-level" {
+			if err := o.set(&cfg, vals[1].value); err != nil {
+				return c, fmt.Errorf("invalid %s %q: %v", vals[1].source, vals[1].value, err)
+			}
+		}
+	}
+	c.LogLevel = cfg.LogLevel
+	return c, nil
+}
+
+// gatewayEnv are the environment variables a vault namespace takes from
+// the gateway's environment: where the Obsidian CLI is and how long it may
+// take, which are the machine's. Everything that picks a vault or limits
+// one comes from the namespace alone, so that OBSIDIAN_VAULT_PATH, say,
+// cannot leak into every namespace.
+var gatewayEnv = map[string]bool{
+	"OBSIDIAN_BIN": true, "OBSIDIAN_MCP_TIMEOUT": true, "OBSIDIAN_MCP_COMMAND_TIMEOUTS": true, "OBSIDIAN_MCP_TOOL_ERRORS": true,
+}
+
+// vaultArgs are the stdio server's flags for a vault namespace, so that
+// its settings are read and checked exactly as the server's own.
+func vaultArgs(n gateway.Namespace) []string {
+	var args []string
+	add := func(flag, v string) {
+		if v != "" {
+			args = append(args, "--"+flag+"="+v)
+		}
+	}
+	add("vault-path", n.VaultPath)
+	add("vault", n.Vault)
+	backend := n.Backend
+	if backend == "" && n.Vault == "" {
+		// With only a folder, the app's CLI would act on whichever vault
+		// is open in Obsidian, which may be another namespace's.
+		backend = "native"
+	}
+	add("backend", backend)
+	if n.ReadOnly {
+		args = append(args, "--read-only")
+	}
+	add("read-paths", strings.Join(n.ReadPaths, ","))
+	add("write-paths", strings.Join(n.WritePaths, ","))
+	add("deny-paths", strings.Join(n.DenyPaths, ","))
+	return args
+}
+
+// yamlNames words the server's setting errors with the YAML keys.
+var yamlNames = strings.NewReplacer(" (see --help)", "", " or OBSIDIAN_VAULT_PATH", "", "--vault-path", "vault_path", "--vault", "vault", "--backend", "backend",
+	"--read-only", "read_only", "--read-paths", "read_paths", "--write-paths", "write_paths", "--deny-paths", "deny_paths")
+
+// openVault serves a vault namespace in this process.
+func openVault(getenv func(string) string, logger *slog.Logger, version string) func(gateway.Namespace) (*gateway.Vault, error) {
+	env := func(k string) string {
+		if gatewayEnv[k] {
+			return getenv(k)
+		}
+		return ""
+	}
+	return func(n gateway.Namespace) (*gateway.Vault, error) {
+		cfg, err := parseConfig(vaultArgs(n), env, false)
+		if err != nil {
+			return nil, errors.New(yamlNames.Replace(strings.ReplaceAll(err.Error(), "\n", "; ")))
+		}
+		log := logger.With("namespace", n.Name)
+		st, err := openStack(cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		errs := calls.NewErrors()
+		s := newServer(errs, cfg.ToolErrors, log, version, st.vault, cfg.ReadOnly)
+		s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
+		log.Info("vault namespace ready", st.logAttrs(cfg, version)...)
+		return &gateway.Vault{Server: s, Errors: errs, CallTimeout: st.callBound, Close: st.close}, nil
+	}
+}
+
+// settingsError is a gateway that cannot start for what its file says.
+type settingsError struct{ error }
+
+func (e settingsError) Unwrap() error { return e.error }
+
+// GatewayAddrs are where a running gateway listens.
+type GatewayAddrs struct{ API, Debug net.Addr }
+
+// RunGateway runs `obsidian-mcp gateway` until ctx ends (SIGINT/SIGTERM).
+// ready, when set, learns the addresses once both listeners are open.
+func RunGateway(ctx context.Context, c GatewayConfig, getenv func(string) string, logger *slog.Logger, version string, ready func(GatewayAddrs)) error {
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return settingsError{fmt.Errorf("the gateway's configuration cannot be read: %w (give it with --config or OBSIDIAN_MCP_GATEWAY_CONFIG)", err)}
+	}
+	cfg, err := gateway.Parse(c.File, data)
+	if err != nil {
+		return settingsError{err}
+	}
+	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version)})
+	if err != nil {
+		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
+	}
+	api, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return errors.Join(fmt.Errorf("cannot listen on %s (listen): %w", cfg.Listen, err), g.Close())
+	}
+	debug, err := net.Listen("tcp", cfg.DebugListen)
+	if err != nil {
+		_ = api.Close()
+		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w", cfg.DebugListen, err), g.Close())
+	}
+	if !loopbackHost(cfg.Listen) {
+		logger.Warn("the gateway listens beyond this machine and asks no key: anyone who can reach it can use every namespace", "listen", cfg.Listen)
+	}
+	base := strings.TrimSuffix(reachableURL(api.Addr()), "/mcp")
+	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",
+		"debug", strings.TrimSuffix(reachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","))
+	if ready != nil {
+		ready(GatewayAddrs{API: api.Addr(), Debug: debug.Addr()})
+	}
+	if err := g.Serve(ctx, api, debug); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// mainGateway is Main for `obsidian-mcp gateway`.
+func mainGateway(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
+	c, err := ParseGatewayConfig(args, getenv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(std.Out, GatewayUsage())
+		return 0
+	case err != nil:
+		return configError(std.Err, "obsidian-mcp gateway", err, "see `obsidian-mcp gateway --help`")
+	case c.ShowVersion:
+		fmt.Fprintf(std.Out, "obsidian-mcp %s\n", version)
+		return 0
+	}
+	logger := NewLogger(std.Err, c.LogLevel)
+	for _, note := range c.Ignored {
+		logger.Warn("ignored " + note)
+	}
+	if err := RunGateway(ctx, c, getenv, logger, version, nil); err != nil {
+		if errors.As(err, new(settingsError)) {
+			return configError(std.Err, "obsidian-mcp gateway", err, "see `obsidian-mcp gateway --help` and the README's gateway section")
+		}
+		logger.Error("gateway stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// GatewayUsage is `obsidian-mcp gateway --help`.
+func GatewayUsage() string {
+	var b strings.Builder
+	b.WriteString(`obsidian-mcp gateway: many vaults and stdio MCP servers behind one HTTP endpoint.
+
+Each namespace of the YAML file is served at /mcp/{namespace}: a vault, by
+this program's own engine in this process, or a command, any stdio MCP
+server run as a subprocess. Clients use HTTP+SSE (GET /mcp/{namespace} and
+POST /mcp/{namespace}/message) or MCP Streamable HTTP (POST, GET and DELETE
+/mcp/{namespace}); /health and /health/{namespace} report on them, and the
+debug listener shows every message. Logs go to stderr.
+
+Usage:
+  obsidian-mcp gateway [--config gateway.yaml] [flags]
+
+Flags (each may also be set by its environment variable; a flag wins):
+`)
+	writeFlagHelp(&b, gatewayRows())
+	b.WriteString(`
+A gateway.yaml:
+
+  listen: 127.0.0.1:8080          # the API (default)
+  debug_listen: 127.0.0.1:8081    # the dashboard (default)
+  allowed_hosts: [localhost, 127.0.0.1]
+  allowed_origins: [http://localhost:3000]
+  limits: {max_request: 1MB, max_response: 10MB, max_connections: 5}
+  ping_interval: 30s
+  namespaces:
+    notes:                        # a vault, served in this process
+      vault_path: ~/Notes
+      read_only: true
+    work:
+      vault_path: ~/Work
+      deny_paths: [Private/**]
+`)
+	return b.String()
+}

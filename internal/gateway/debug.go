@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"net/http"
+	"slices"
+	"time"
+)
+
+// DebugHandler is the debug listener: /debug/state (JSON) and
+// /debug/stream (SSE: message, connection, ping), behind the same Host
+// and Origin checks as the API.
+func (g *Gateway) DebugHandler() http.Handler {
+	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.guard(w, r) {
+			return
+		}
+		switch r.URL.Path {
+		case "/debug/state":
+			writeJSON(w, http.StatusOK, g.State())
+		case "/debug/stream":
+			g.debugStream(w, r)
+		default:
+			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+r.URL.Path, "The debug endpoints are /debug/state and /debug/stream.")
+		}
+	}))
+}
+
+// State is the gateway as the dashboard shows it.
+type State struct {
+	Time        time.Time        `json:"time"`
+	Namespaces  []NamespaceState `json:"namespaces"`
+	Connections []Connection     `json:"connections"`
+}
+
+// NamespaceState is one namespace: its process (if any), sessions and
+// message counts.
+type NamespaceState struct {
+	Health
+	Kind     string   `json:"kind"`
+	Sessions []string `json:"sessions"`
+	Counts   Counts   `json:"messages"`
+}
+
+// State is a snapshot of every namespace, session and open stream.
+func (g *Gateway) State() State {
+	counts, conns := g.mon.snapshot()
+	slices.SortFunc(conns, func(a, b Connection) int { return a.Since.Compare(b.Since) })
+	st := State{Time: time.Now().UTC(), Connections: conns}
+	for _, ns := range g.order {
+		ns.mu.Lock()
+		ids := make([]string, 0, len(ns.sessions))
+		for id := range ns.sessions {
+			ids = append(ids, id)
+		}
+		ns.mu.Unlock()
+		slices.Sort(ids)
+		kind := "command"
+		if _, ok := ns.peer.(*vaultPeer); ok {
+			kind = "vault"
+		}
+		st.Namespaces = append(st.Namespaces, NamespaceState{Health: ns.peer.health(), Kind: kind, Sessions: ids, Counts: counts[ns.name]})
+	}
+	return st
+}
+
+// debugStream is /debug/stream: every message both ways, streams coming
+// and going, and pings. Watchers do not count as connections.
+func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
+	st := newStream(g.logger)
+	if !g.mon.watch(st) {
+		g.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the gateway is stopping", "")
+		return
+	}
+	defer g.mon.unwatch(st)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-st.done:
+			return
+		case ev := <-st.ch:
+			if _, err := w.Write(sseEvent(ev)); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+	}
+}

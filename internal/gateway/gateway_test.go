@@ -1,0 +1,575 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+)
+
+// The gateway's HTTP faces on a real loopback listener, with a small
+// in-process MCP server as each vault namespace: the transports, the
+// session rules, the limits, and Host, Origin and CORS.
+
+// testServer is a vault namespace's stand-in: echo, a typed failure, an
+// answer of any size, a call that waits (and reports its cancellation),
+// and a call that notifies its own session.
+type testServer struct {
+	release   chan struct{}
+	started   chan struct{}
+	cancelled atomic.Int32
+	closed    atomic.Bool
+}
+
+func (ts *testServer) vault() *Vault {
+	errs := calls.NewErrors()
+	hooks := &server.Hooks{}
+	hooks.AddOnError(errs.OnError)
+	s := server.NewMCPServer("test-vault", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("text", "")), nil
+	})
+	s.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.E(errors.FileNotFound, "no such note")
+	})
+	s.AddTool(mcp.NewTool("big", mcp.WithNumber("bytes")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(strings.Repeat("x", req.GetInt("bytes", 0))), nil
+	})
+	s.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ts.started <- struct{}{}
+		select {
+		case <-ts.release:
+			return mcp.NewToolResultText("done"), nil
+		case <-ctx.Done():
+			ts.cancelled.Add(1)
+			return nil, ctx.Err()
+		}
+	})
+	s.AddTool(mcp.NewTool("notify"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "hello"})
+		return mcp.NewToolResultText(fmt.Sprint(err)), nil
+	})
+	return &Vault{Server: s, Errors: errs, Close: func() { ts.closed.Store(true) }}
+}
+
+// running is a gateway serving on loopback.
+type running struct {
+	g          *Gateway
+	api, debug string
+	ts         *testServer
+	stop       func()
+	done       chan error
+}
+
+func startGateway(t *testing.T, yaml string) *running {
+	t.Helper()
+	cfg, err := Parse("gateway.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{release: make(chan struct{}), started: make(chan struct{}, 16)}
+	g, err := New(cfg, Options{OpenVault: func(Namespace) (*Vault, error) { return ts.vault(), nil }, Grace: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, _ := net.Listen("tcp", "127.0.0.1:0")
+	debug, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{g: g, api: "http://" + api.Addr().String(), debug: "http://" + debug.Addr().String(), ts: ts, stop: cancel, done: make(chan error, 1)}
+	go func() { r.done <- g.Serve(ctx, api, debug) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the gateway did not stop within 10 s")
+		}
+	})
+	return r
+}
+
+const twoVaults = "namespaces:\n  notes:\n    vault_path: /n\n  work:\n    vault_path: /w\n"
+
+func do(t *testing.T, method, url, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// sse is an open SSE stream, read event by event.
+type sse struct {
+	resp   *http.Response
+	events chan event
+	cancel context.CancelFunc
+}
+
+func openSSE(t *testing.T, url string, headers ...string) (*sse, *http.Response) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		resp.Body = io.NopCloser(strings.NewReader(string(b)))
+		return nil, resp
+	}
+	s := &sse{resp: resp, events: make(chan event, 64), cancel: cancel}
+	go func() {
+		defer close(s.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 32<<20)
+		var ev event
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev.name = line[len("event: "):]
+			case strings.HasPrefix(line, "data: "):
+				ev.data = append(ev.data, line[len("data: "):]...)
+			case line == "":
+				s.events <- ev
+				ev = event{}
+			}
+		}
+	}()
+	t.Cleanup(s.close)
+	return s, resp
+}
+
+func (s *sse) close() {
+	s.cancel()
+	s.resp.Body.Close()
+}
+
+// next is the next event not a ping.
+func (s *sse) next(t *testing.T) event {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			if ev.name != "ping" {
+				return ev
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event within 10 s")
+		}
+	}
+}
+
+// quiet fails if an event other than a ping comes within d.
+func (s *sse) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if ok && ev.name != "ping" {
+				t.Errorf("unexpected event %s: %s", ev.name, ev.data)
+			}
+			if !ok {
+				return
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
+func call(id int, tool string, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+func TestHealth(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	for _, c := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/health", 200, `{"status":"healthy"}`},
+		{"/health/notes", 200, `{"namespace":"notes","status":"running"}`},
+		{"/health/work", 200, `{"namespace":"work","status":"running"}`},
+		{"/health/Notes", 404, `"error":"NAMESPACE_NOT_FOUND"`},
+		{"/nothing", 404, `"error":"NOT_FOUND"`},
+	} {
+		resp, body := do(t, http.MethodGet, r.api+c.path, "")
+		if resp.StatusCode != c.status || !strings.Contains(body, c.body) {
+			t.Errorf("GET %s = %d %s, want %d with %s", c.path, resp.StatusCode, body, c.status, c.body)
+		}
+	}
+}
+
+// TestLegacySSE: the contract's flow, and MCP 2024-11-05's: the stream
+// names its message URL, a POST there is 202 at once, and the answer comes
+// on that stream only; further path segments are ignored.
+func TestLegacySSE(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	a, _ := openSSE(t, r.api+"/mcp/notes/ignored/segments")
+	b, _ := openSSE(t, r.api+"/mcp/notes")
+	endA, endB := a.next(t), b.next(t)
+	if endA.name != "endpoint" || !strings.HasPrefix(string(endA.data), "/mcp/notes/message?sessionId=") || string(endA.data) == string(endB.data) {
+		t.Fatalf("endpoint events %q and %q", endA.data, endB.data)
+	}
+	resp, body := do(t, http.MethodPost, r.api+string(endA.data), initialize)
+	if resp.StatusCode != http.StatusAccepted || body != "" {
+		t.Fatalf("POST initialize = %d %q", resp.StatusCode, body)
+	}
+	if ev := a.next(t); ev.name != "message" || !strings.Contains(string(ev.data), `"serverInfo":{"name":"test-vault"`) {
+		t.Fatalf("answer to initialize: %s %s", ev.name, ev.data)
+	}
+	do(t, http.MethodPost, r.api+string(endA.data), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	do(t, http.MethodPost, r.api+string(endA.data), call(2, "echo", `{"text":"hi"}`))
+	if ev := a.next(t); !strings.Contains(string(ev.data), `"id":2`) || !strings.Contains(string(ev.data), `"text":"hi"`) {
+		t.Fatalf("answer to echo: %s", ev.data)
+	}
+	// A typed failure keeps its code, as on stdio.
+	do(t, http.MethodPost, r.api+string(endA.data), call(3, "fail", `{}`))
+	if ev := a.next(t); !strings.Contains(string(ev.data), `"code":-32003`) {
+		t.Fatalf("answer to fail: %s", ev.data)
+	}
+	b.quiet(t, 300*time.Millisecond)
+}
+
+// TestSharedSession: a POST naming no session goes to the namespace's
+// shared session, whose answers go to every stream of that namespace, and
+// of no other.
+func TestSharedSession(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	a, _ := openSSE(t, r.api+"/mcp/notes")
+	b, _ := openSSE(t, r.api+"/mcp/notes")
+	w, _ := openSSE(t, r.api+"/mcp/work")
+	a.next(t)
+	b.next(t)
+	w.next(t)
+	resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes/message", call(7, "echo", `{"text":"all"}`))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for _, s := range []*sse{a, b} {
+		if ev := s.next(t); !strings.Contains(string(ev.data), `"id":7`) {
+			t.Errorf("shared answer: %s", ev.data)
+		}
+	}
+	w.quiet(t, 300*time.Millisecond)
+}
+
+func TestLegacySessionRules(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	a, _ := openSSE(t, r.api+"/mcp/notes?sessionId=mine")
+	if ev := a.next(t); string(ev.data) != "/mcp/notes/message?sessionId=mine" {
+		t.Fatalf("endpoint %s", ev.data)
+	}
+	// The same session twice: 409.
+	if s, resp := openSSE(t, r.api+"/mcp/notes?sessionId=mine"); s != nil || resp.StatusCode != http.StatusConflict {
+		t.Fatalf("second stream for the session: %d", resp.StatusCode)
+	}
+	if _, resp := openSSE(t, r.api+"/mcp/notes?sessionId=bad%20id"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad session id: %d", resp.StatusCode)
+	}
+	// Another namespace does not know it.
+	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/work/message?sessionId=mine", call(1, "echo", `{}`)); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("session of another namespace: %d", resp.StatusCode)
+	}
+	// The session ends with its stream.
+	a.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for r.g.spaces["notes"].lookup("mine") != nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if resp, body := do(t, http.MethodPost, r.api+"/mcp/notes/message?sessionId=mine", call(1, "echo", `{}`)); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "SESSION_NOT_FOUND") {
+		t.Errorf("POST to an ended session: %d %s", resp.StatusCode, body)
+	}
+	if _, resp := openSSE(t, r.api+"/mcp/nope"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown namespace: %d", resp.StatusCode)
+	}
+}
+
+// TestStreamableHTTP: initialize opens a session, answers come in the
+// body, GET opens the session's stream (once), DELETE ends the session; a
+// request with no session is served on the shared one.
+func TestStreamableHTTP(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	resp, body := do(t, http.MethodPost, r.api+"/mcp/notes", initialize, "Accept", "application/json, text/event-stream")
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || id == "" || !strings.Contains(body, `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("initialize: %d %q %s", resp.StatusCode, id, body)
+	}
+	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", id); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("notification: %d", resp.StatusCode)
+	}
+	stream, _ := openSSE(t, r.api+"/mcp/notes", "Mcp-Session-Id", id)
+	if s, resp := openSSE(t, r.api+"/mcp/notes", "Mcp-Session-Id", id); s != nil || resp.StatusCode != http.StatusConflict {
+		t.Errorf("second GET: %d", resp.StatusCode)
+	}
+	// A server notification reaches this session's stream; the answer
+	// comes in the body.
+	_, body = do(t, http.MethodPost, r.api+"/mcp/notes", call(2, "notify", `{}`), "Mcp-Session-Id", id)
+	if !strings.Contains(body, `"text":"\u003cnil\u003e"`) && !strings.Contains(body, `"text":"<nil>"`) {
+		t.Errorf("notify answer: %s", body)
+	}
+	if ev := stream.next(t); !strings.Contains(string(ev.data), `"method":"notifications/message"`) {
+		t.Errorf("notification: %s", ev.data)
+	}
+	// A batch: answers in an array.
+	_, body = do(t, http.MethodPost, r.api+"/mcp/notes", "["+call(3, "echo", `{"text":"a"}`)+","+call(4, "echo", `{"text":"b"}`)+"]", "Mcp-Session-Id", id)
+	var batch []map[string]any
+	if err := json.Unmarshal([]byte(body), &batch); err != nil || len(batch) != 2 {
+		t.Errorf("batch: %s", body)
+	}
+	// Session-less.
+	if resp, body := do(t, http.MethodPost, r.api+"/mcp/work", call(9, "echo", `{"text":"alone"}`)); resp.StatusCode != 200 || !strings.Contains(body, "alone") || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("session-less: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := do(t, http.MethodDelete, r.api+"/mcp/notes", "", "Mcp-Session-Id", id); resp.StatusCode != 200 {
+		t.Errorf("DELETE: %d", resp.StatusCode)
+	}
+	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", call(5, "echo", `{}`), "Mcp-Session-Id", id); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("after DELETE: %d", resp.StatusCode)
+	}
+	if resp, _ := do(t, http.MethodDelete, r.api+"/mcp/notes", ""); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("DELETE without a session: %d", resp.StatusCode)
+	}
+}
+
+func TestBadBodies(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	for _, c := range []struct{ body, want string }{
+		{`{bad`, `"code":-32700`},
+		{``, `"code":-32600`},
+		{`{"jsonrpc":"2.0","id":1}`, `Invalid Request: missing method`},
+		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, `"jsonrpc\" must be \"2.0\"`},
+		{`[]`, `non-empty array`},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, `"id\" must be a string or a number`},
+	} {
+		for _, path := range []string{"/mcp/notes", "/mcp/notes/message"} {
+			resp, body := do(t, http.MethodPost, r.api+path, c.body)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, c.want) {
+				t.Errorf("POST %s %q = %d %s, want 400 with %s", path, c.body, resp.StatusCode, body, c.want)
+			}
+		}
+	}
+}
+
+// TestLimits: a request over max_request is 413 on both POSTs; an answer
+// over max_response is 500 with a JSON-RPC error in the body, and the same
+// error on a stream; the connection after max_connections is 503.
+func TestLimits(t *testing.T) {
+	r := startGateway(t, "limits: {max_request: 2KB, max_response: 4KB, max_connections: 2}\n"+twoVaults)
+	big := call(1, "echo", `{"text":"`+strings.Repeat("y", 2100)+`"}`)
+	for _, path := range []string{"/mcp/notes", "/mcp/notes/message"} {
+		if resp, body := do(t, http.MethodPost, r.api+path, big); resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "limits.max_request") {
+			t.Errorf("POST %s of %d bytes: %d %s", path, len(big), resp.StatusCode, body)
+		}
+	}
+	resp, body := do(t, http.MethodPost, r.api+"/mcp/notes", call(2, "big", `{"bytes":5000}`))
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(body, `"id":2`) || !strings.Contains(body, "limits.max_response") {
+		t.Errorf("big answer: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", call(3, "big", `{"bytes":3000}`)); resp.StatusCode != 200 {
+		t.Errorf("answer under the limit: %d", resp.StatusCode)
+	}
+	a, _ := openSSE(t, r.api+"/mcp/notes")
+	end := a.next(t)
+	do(t, http.MethodPost, r.api+string(end.data), call(4, "big", `{"bytes":5000}`))
+	if ev := a.next(t); !strings.Contains(string(ev.data), `"id":4`) || !strings.Contains(string(ev.data), "limits.max_response") {
+		t.Errorf("big answer on the stream: %.200s", ev.data)
+	}
+	b, _ := openSSE(t, r.api+"/mcp/work")
+	b.next(t)
+	_, resp = openSSE(t, r.api+"/mcp/notes")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("third stream with max_connections 2: %d", resp.StatusCode)
+	}
+	// A stream that closes frees its slot.
+	b.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, resp := openSSE(t, r.api+"/mcp/work")
+		if c != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot freed: %d", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHostOriginCORS: a foreign Host or Origin is refused before anything
+// runs; allowed origins get CORS headers on every answer, OPTIONS too.
+func TestHostOriginCORS(t *testing.T) {
+	r := startGateway(t, "allowed_origins: [http://app.example]\n"+twoVaults)
+	for _, c := range []struct {
+		method, path string
+		headers      []string
+		status       int
+		origin       string
+	}{
+		{"GET", "/health", []string{"Host", "evil.example"}, 403, "http://app.example"},
+		{"POST", "/mcp/notes/message", []string{"Host", "evil.example:8080"}, 403, "http://app.example"},
+		{"GET", "/health", []string{"Origin", "http://evil.example"}, 403, ""},
+		{"POST", "/mcp/notes", []string{"Origin", "http://evil.example"}, 403, ""},
+		{"GET", "/health", []string{"Origin", "http://app.example"}, 200, "http://app.example"},
+		{"GET", "/health", []string{"Origin", "http://localhost:3000"}, 200, "http://localhost:3000"},
+		{"GET", "/health", []string{"Host", "localhost:1234"}, 200, "http://app.example"},
+		{"OPTIONS", "/mcp/notes", []string{"Origin", "http://app.example"}, 200, "http://app.example"},
+		{"GET", "/health/nope", nil, 404, "http://app.example"},
+	} {
+		body := ""
+		if c.method == "POST" {
+			body = call(1, "echo", `{}`)
+		}
+		resp, got := do(t, c.method, r.api+c.path, body, c.headers...)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s %s %v = %d %s, want %d", c.method, c.path, c.headers, resp.StatusCode, got, c.status)
+		}
+		if o := resp.Header.Get("Access-Control-Allow-Origin"); o != c.origin {
+			t.Errorf("%s %s %v: Access-Control-Allow-Origin %q, want %q", c.method, c.path, c.headers, o, c.origin)
+		}
+		if m := resp.Header.Get("Access-Control-Allow-Methods"); !strings.Contains(m, "GET, POST") || !strings.Contains(m, "OPTIONS") {
+			t.Errorf("%s %s: Access-Control-Allow-Methods %q", c.method, c.path, m)
+		}
+		if h := resp.Header.Get("Access-Control-Allow-Headers"); !strings.Contains(h, "Content-Type") {
+			t.Errorf("%s %s: Access-Control-Allow-Headers %q", c.method, c.path, h)
+		}
+	}
+}
+
+// TestCancelOnDisconnect: a Streamable HTTP client that goes away cancels
+// its call.
+func TestCancelOnDisconnect(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.api+"/mcp/notes", strings.NewReader(call(1, "slow", `{}`)))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-r.ts.started
+	cancel()
+	<-done
+	deadline := time.Now().Add(5 * time.Second)
+	for r.ts.cancelled.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.ts.cancelled.Load() != 1 {
+		t.Error("the call was not cancelled")
+	}
+}
+
+// TestStopFinishesCalls: at stop, a call sent through a 202 finishes and
+// its answer reaches the stream before the stream ends; then the vault is
+// closed.
+func TestStopFinishesCalls(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	a, _ := openSSE(t, r.api+"/mcp/notes")
+	end := a.next(t)
+	do(t, http.MethodPost, r.api+string(end.data), call(5, "slow", `{}`))
+	<-r.ts.started
+	r.stop()
+	time.Sleep(100 * time.Millisecond)
+	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", call(6, "echo", `{}`)); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a request while stopping: %d", resp.StatusCode)
+	}
+	close(r.ts.release)
+	if ev := a.next(t); !strings.Contains(string(ev.data), `"id":5`) || !strings.Contains(string(ev.data), "done") {
+		t.Errorf("answer at stop: %s", ev.data)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Error(err)
+		}
+		r.done <- nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("not stopped")
+	}
+	if !r.ts.closed.Load() {
+		t.Error("the vault was not closed")
+	}
+}
+
+// TestDebugStream: the debug listener sees messages both ways, with their
+// namespace and session, and streams coming and going.
+func TestDebugStream(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	d, _ := openSSE(t, r.debug+"/debug/stream")
+	a, _ := openSSE(t, r.api+"/mcp/work")
+	end := a.next(t)
+	sess := strings.TrimPrefix(string(end.data), "/mcp/work/message?sessionId=")
+	do(t, http.MethodPost, r.api+string(end.data), call(1, "echo", `{"text":"seen"}`))
+	a.next(t)
+	var got []string
+	for len(got) < 3 {
+		ev := d.next(t)
+		var m struct {
+			Direction, Namespace, Session, Event string
+			Message                              json.RawMessage
+		}
+		if err := json.Unmarshal(ev.data, &m); err != nil {
+			t.Fatalf("%s: %v", ev.data, err)
+		}
+		if m.Session != sess || m.Namespace != "work" {
+			t.Errorf("%s event for %s/%s", ev.name, m.Namespace, m.Session)
+		}
+		got = append(got, ev.name+" "+m.Event+m.Direction)
+		if ev.name == "message" && !strings.Contains(string(m.Message), "seen") {
+			t.Errorf("message %s", m.Message)
+		}
+	}
+	if strings.Join(got, ",") != "connection connected,message in,message out" {
+		t.Errorf("debug events %v", got)
+	}
+	a.close()
+	if ev := d.next(t); ev.name != "connection" || !strings.Contains(string(ev.data), `"disconnected"`) {
+		t.Errorf("after close: %s %s", ev.name, ev.data)
+	}
+	st := r.g.State()
+	if len(st.Namespaces) != 2 || st.Namespaces[1].Counts != (Counts{In: 1, Out: 1}) || st.Namespaces[1].Kind != "vault" {
+		t.Errorf("state %+v", st)
+	}
+}

@@ -1,0 +1,250 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Handler is the API listener: /mcp/{namespace} (SSE, POST …/message, and
+// MCP Streamable HTTP), /health and /health/{namespace}, behind Host
+// validation, CORS and the limits.
+func (g *Gateway) Handler() http.Handler {
+	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.guard(w, r) {
+			return
+		}
+		path := r.URL.Path
+		switch {
+		case path == "/health" || path == "/health/":
+			writeJSON(w, http.StatusOK, map[string]string{"status": "healthy"})
+		case strings.HasPrefix(path, "/health/"):
+			ns := g.spaces[strings.SplitN(strings.TrimPrefix(path, "/health/"), "/", 2)[0]]
+			if ns == nil {
+				g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+quoteName(path[len("/health/"):]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
+				return
+			}
+			writeJSON(w, http.StatusOK, ns.peer.health())
+		case strings.HasPrefix(path, "/mcp/") && g.isStopping():
+			w.Header().Set("Connection", "close")
+			g.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the gateway is stopping", "Try again once it is back.")
+		case strings.HasPrefix(path, "/mcp/"):
+			g.serveMCP(w, r, strings.Split(strings.TrimPrefix(path, "/mcp/"), "/"))
+		default:
+			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+path, "The endpoints are /mcp/{namespace}, /mcp/{namespace}/message, /health and /health/{namespace}.")
+		}
+	}))
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func quoteName(s string) string { return fmt.Sprintf("%q", strings.SplitN(s, "/", 2)[0]) }
+
+// serveMCP routes /mcp/{namespace}[/…]: the first segment is the
+// namespace, and only …/message means something after it.
+func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string) {
+	ns := g.spaces[segs[0]]
+	if ns == nil {
+		g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+fmt.Sprintf("%q", segs[0]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
+		return
+	}
+	message := len(segs) > 1 && segs[1] == "message"
+	switch {
+	case r.Method == http.MethodGet && r.Header.Get(headerSession) != "":
+		g.streamableGet(w, r, ns)
+	case r.Method == http.MethodGet:
+		g.legacyStream(w, r, ns)
+	case r.Method == http.MethodPost && message:
+		g.legacyPost(w, r, ns)
+	case r.Method == http.MethodPost:
+		g.streamablePost(w, r, ns)
+	case r.Method == http.MethodDelete:
+		g.streamableDelete(w, r, ns)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		g.refuse(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", r.Method+" is not served here", "GET opens a stream, POST sends a message, DELETE ends a session.")
+	}
+}
+
+const headerSession = "Mcp-Session-Id"
+
+// allowMethods and allowHeaders are the CORS answer: the contract's, plus
+// what MCP Streamable HTTP clients send.
+const (
+	allowMethods = "GET, POST, DELETE, OPTIONS"
+	allowHeaders = "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+)
+
+// guard checks Host and Origin, puts the CORS headers on every answer,
+// and answers OPTIONS. It reports whether the request may go on.
+func (g *Gateway) guard(w http.ResponseWriter, r *http.Request) bool {
+	h := w.Header()
+	origin := r.Header.Get("Origin")
+	originOK := origin == "" || g.originAllowed(origin)
+	switch {
+	case origin != "" && originOK:
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+	case slices.Contains(g.cfg.AllowedOrigins, "*"):
+		h.Set("Access-Control-Allow-Origin", "*")
+	case len(g.cfg.AllowedOrigins) > 0:
+		h.Set("Access-Control-Allow-Origin", g.cfg.AllowedOrigins[0])
+		h.Add("Vary", "Origin")
+	}
+	h.Set("Access-Control-Allow-Methods", allowMethods)
+	h.Set("Access-Control-Allow-Headers", allowHeaders)
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+	if !g.hostAllowed(r.Host) {
+		g.refuse(w, http.StatusForbidden, "FORBIDDEN_HOST", fmt.Sprintf("the Host %q is not one this gateway answers to", r.Host), "Use one of "+strings.Join(g.cfg.AllowedHosts, ", ")+", or add the name to allowed_hosts.")
+		return false
+	}
+	if !originOK {
+		h.Del("Access-Control-Allow-Origin")
+		g.refuse(w, http.StatusForbidden, "FORBIDDEN_ORIGIN", "requests from the web page at "+origin+" are not allowed", "Add the origin to allowed_origins if that page should reach these servers.")
+		return false
+	}
+	if r.Method == http.MethodOptions {
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusOK)
+		return false
+	}
+	return true
+}
+
+// hostAllowed accepts the names in allowed_hosts, with any port.
+func (g *Gateway) hostAllowed(host string) bool {
+	name := host
+	if n, _, err := net.SplitHostPort(host); err == nil {
+		name = n
+	}
+	name = strings.ToLower(strings.Trim(name, "[]"))
+	for _, h := range g.cfg.AllowedHosts {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// originAllowed accepts allowed_origins and pages served from this machine
+// (a local web UI such as llama.cpp's).
+func (g *Gateway) originAllowed(origin string) bool {
+	if slices.Contains(g.cfg.AllowedOrigins, "*") || slices.Contains(g.cfg.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	if strings.EqualFold(u.Hostname(), "localhost") {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
+}
+
+// readBody reads a POST body within limits.max_request; false when it
+// answered already (413, 400).
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := g.cfg.Limits.MaxRequest
+	if r.ContentLength > limit {
+		g.tooLarge(w, r.ContentLength)
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		g.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read: "+err.Error(), "")
+		return nil, false
+	}
+	if int64(len(body)) > limit {
+		g.tooLarge(w, -1)
+		return nil, false
+	}
+	return body, true
+}
+
+func (g *Gateway) tooLarge(w http.ResponseWriter, size int64) {
+	what := "the request body is over"
+	if size >= 0 {
+		what = fmt.Sprintf("the request body (%d bytes) is over", size)
+	}
+	// The rest of the body is not read: the connection cannot be reused.
+	w.Header().Set("Connection", "close")
+	g.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("%s the limit of %d bytes (limits.max_request)", what, g.cfg.Limits.MaxRequest), "Send less at once, or raise limits.max_request.")
+}
+
+// refusal is the body of a request refused over HTTP, as `obsidian-mcp
+// serve` words them.
+type refusal struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Details string `json:"details,omitempty"`
+}
+
+func (g *Gateway) refuse(w http.ResponseWriter, status int, code, msg, details string) {
+	writeJSON(w, status, refusal{Error: code, Message: msg, Details: details})
+}
+
+// rpcRefuse answers a body that is not JSON-RPC: 400 with a JSON-RPC error.
+func rpcRefuse(w http.ResponseWriter, e *rpcError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(append(errorResponse(nil, e.code, e.msg), '\n'))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// accessLog logs a line per request: method, path, status, duration.
+func (g *Gateway) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		level := g.logger.Debug
+		if rec.status >= 500 {
+			level = g.logger.Warn
+		} else if rec.status >= 400 {
+			level = g.logger.Info
+		}
+		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start), "remote", r.RemoteAddr)
+	})
+}
+
+// recorder notes the status; it passes Flush on for SSE.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(p)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

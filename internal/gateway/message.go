@@ -1,0 +1,129 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// message is one JSON-RPC message from a client, with what routing needs.
+type message struct {
+	raw    []byte
+	id     json.RawMessage // nil for a notification
+	method string
+}
+
+func (m *message) isRequest() bool      { return m.id != nil && m.method != "" }
+func (m *message) isNotification() bool { return m.id == nil && m.method != "" }
+func (m *message) isResponse() bool     { return m.id != nil && m.method == "" }
+
+// rpcError is a JSON-RPC error for a body that is not JSON-RPC.
+type rpcError struct {
+	code int
+	msg  string
+}
+
+func (e *rpcError) Error() string { return e.msg }
+
+// parseBody reads a POST body: one JSON-RPC message or a batch of them.
+// A body that is not JSON is -32700; a message that is not JSON-RPC -32600,
+// both worded for the person reading curl's output.
+func parseBody(body []byte) (msgs []*message, batch bool, err error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, false, &rpcError{-32600, "Invalid Request: the body is empty; send one JSON-RPC message, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}
+	}
+	if !json.Valid(body) {
+		return nil, false, &rpcError{-32700, "Parse error: the body is not valid JSON"}
+	}
+	var raws []json.RawMessage
+	if body[0] == '[' {
+		if err := json.Unmarshal(body, &raws); err != nil || len(raws) == 0 {
+			return nil, true, &rpcError{-32600, "Invalid Request: a batch must be a non-empty array of JSON-RPC messages"}
+		}
+		batch = true
+	} else {
+		raws = []json.RawMessage{body}
+	}
+	for i, raw := range raws {
+		m, err := parseMessage(raw)
+		if err != nil {
+			if batch {
+				err = &rpcError{-32600, fmt.Sprintf("Invalid Request: batch item %d: %s", i, err.Error())}
+			} else {
+				err = &rpcError{-32600, "Invalid Request: " + err.Error()}
+			}
+			return nil, batch, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, batch, nil
+}
+
+func parseMessage(raw []byte) (*message, error) {
+	var f struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	if f.JSONRPC != "2.0" {
+		return nil, fmt.Errorf(`"jsonrpc" must be "2.0"`)
+	}
+	m := &message{raw: bytes.TrimSpace(raw)}
+	if f.ID != nil && !bytes.Equal(f.ID, []byte("null")) {
+		switch f.ID[0] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		default:
+			return nil, fmt.Errorf(`"id" must be a string or a number`)
+		}
+		m.id = f.ID
+	}
+	switch {
+	case f.Method != nil:
+		if *f.Method == "" {
+			return nil, fmt.Errorf(`"method" is empty`)
+		}
+		m.method = *f.Method
+	case m.id != nil && (f.Result != nil || f.Error != nil):
+		// A client's answer to a request of the server.
+	default:
+		return nil, fmt.Errorf("missing method")
+	}
+	return m, nil
+}
+
+// errorResponse is a JSON-RPC error answer to id (null when unknown).
+func errorResponse(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	out, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	return out
+}
+
+// responseID is the id of an answer, nil when msg is not one.
+func responseID(msg []byte) json.RawMessage {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &f) != nil || f.Method != "" {
+		return nil
+	}
+	return f.ID
+}

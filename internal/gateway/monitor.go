@@ -1,0 +1,133 @@
+package gateway
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// monitor sees every message and stream of the gateway, for the debug
+// listener: it counts them, and sends them to the /debug/stream watchers.
+type monitor struct {
+	mu       sync.Mutex
+	watchers map[*stream]struct{}
+	counts   map[string]*Counts
+	conns    map[connKey]time.Time
+	stopped  bool
+}
+
+// Counts are one namespace's messages, each way.
+type Counts struct {
+	In  int64 `json:"in"`
+	Out int64 `json:"out"`
+}
+
+type connKey struct{ namespace, session string }
+
+func newMonitor() *monitor {
+	return &monitor{watchers: map[*stream]struct{}{}, counts: map[string]*Counts{}, conns: map[connKey]time.Time{}}
+}
+
+// debugMessageMax bounds a message shown whole on the debug stream.
+const debugMessageMax = 256 << 10
+
+func (m *monitor) message(direction, ns, session string, msg []byte) {
+	m.mu.Lock()
+	c := m.counts[ns]
+	if c == nil {
+		c = &Counts{}
+		m.counts[ns] = c
+	}
+	if direction == "in" {
+		c.In++
+	} else {
+		c.Out++
+	}
+	watched := len(m.watchers) > 0
+	m.mu.Unlock()
+	if !watched {
+		return
+	}
+	shown := json.RawMessage(msg)
+	if len(msg) > debugMessageMax || !json.Valid(msg) {
+		shown, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(msg)})
+	}
+	data, _ := json.Marshal(struct {
+		Direction string          `json:"direction"`
+		Namespace string          `json:"namespace"`
+		Session   string          `json:"session"`
+		Message   json.RawMessage `json:"message"`
+	}{direction, ns, session, shown})
+	m.publish(event{name: "message", data: data})
+}
+
+func (m *monitor) connection(what, ns, session string) {
+	m.mu.Lock()
+	k := connKey{ns, session}
+	if what == "connected" {
+		m.conns[k] = time.Now()
+	} else {
+		delete(m.conns, k)
+	}
+	m.mu.Unlock()
+	data, _ := json.Marshal(map[string]string{"event": what, "namespace": ns, "session": session})
+	m.publish(event{name: "connection", data: data})
+}
+
+func (m *monitor) ping() { m.publish(pingEvent(time.Now())) }
+
+func (m *monitor) publish(ev event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for w := range m.watchers {
+		w.offer(ev)
+	}
+}
+
+// watch adds a /debug/stream watcher; false once the gateway stops.
+func (m *monitor) watch(st *stream) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return false
+	}
+	m.watchers[st] = struct{}{}
+	return true
+}
+
+func (m *monitor) unwatch(st *stream) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.watchers, st)
+}
+
+func (m *monitor) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	for w := range m.watchers {
+		w.kill("the gateway is stopping")
+	}
+}
+
+// Connection is an open SSE stream, for the dashboard.
+type Connection struct {
+	Namespace string    `json:"namespace"`
+	Session   string    `json:"session"`
+	Since     time.Time `json:"since"`
+}
+
+// snapshot is the counts and connections now.
+func (m *monitor) snapshot() (map[string]Counts, []Connection) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	counts := map[string]Counts{}
+	for ns, c := range m.counts {
+		counts[ns] = *c
+	}
+	conns := make([]Connection, 0, len(m.conns))
+	for k, at := range m.conns {
+		conns = append(conns, Connection{Namespace: k.namespace, Session: k.session, Since: at})
+	}
+	return counts, conns
+}
