@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -149,5 +152,136 @@ func TestGatewayCurl(t *testing.T) {
 	}
 	if !strings.Contains(g.stderr.String(), "stopped") {
 		t.Errorf("no stop logged:\n%s", g.stderr)
+	}
+}
+
+// TestGatewayCommandNamespaces: stdio servers as managed subprocesses,
+// through the TypeScript SDK's SSE and Streamable HTTP clients: this
+// program (every tool, with the checks of stdio), and the official
+// filesystem server (@modelcontextprotocol/server-filesystem, pinned in
+// scripts/clients), side by side with a vault namespace.
+func TestGatewayCommandNamespaces(t *testing.T) {
+	// A vault each, as everyTool changes the one it runs on.
+	fakes := map[string]*obsidiantest.Fake{}
+	for _, transport := range []string{"sse", "url"} {
+		fakes[transport] = obsidiantest.Install(t, obsidiantest.Scenario{VaultName: "Work"})
+	}
+	files := t.TempDir()
+	if err := os.WriteFile(filepath.Join(files, "hello.txt"), []byte("hello from disk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fsServer, _ := filepath.Abs(filepath.Join(clientsDir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"))
+	g := gateway(t, fmt.Sprintf(`namespaces:
+  ours-sse:
+    command: %q
+    args: [--vault, Work]
+    env: {OBSIDIAN_BIN: %q}
+  ours-url:
+    command: %q
+    args: [--vault, Work]
+    env: {OBSIDIAN_BIN: %q}
+  files:
+    command: %q
+    args: [%q, %q]
+  notes:
+    vault_path: %q
+`, binary, fakes["sse"].Bin, binary, fakes["url"].Bin, node(t), fsServer, files, t.TempDir()))
+	for _, transport := range []string{"sse", "url"} {
+		t.Run("ours/"+transport, func(t *testing.T) {
+			runTSCalls(t, fakes[transport], "typescript-sdk", map[string]any{transport: g.url + "/mcp/ours-" + transport})
+		})
+		t.Run("filesystem/"+transport, func(t *testing.T) {
+			var got struct {
+				Server struct{ Name string }
+				Tools  []string
+				Steps  []outcome
+			}
+			written := "written-" + transport + ".txt"
+			tsClient(t, "calls", map[string]any{transport: g.url + "/mcp/files", "steps": []map[string]any{
+				{"tool": "read_text_file", "arguments": map[string]any{"path": filepath.Join(files, "hello.txt")}},
+				{"tool": "write_file", "arguments": map[string]any{"path": filepath.Join(files, written), "content": "via " + transport}},
+				{"tool": "list_directory", "arguments": map[string]any{"path": files}},
+				{"tool": "read_text_file", "arguments": map[string]any{"path": "/etc/passwd"}},
+			}}, &got)
+			if got.Server.Name != "secure-filesystem-server" || !slices.Contains(got.Tools, "read_text_file") {
+				t.Errorf("server %+v, tools %v", got.Server, got.Tools)
+			}
+			text := func(i int) string {
+				if i >= len(got.Steps) || got.Steps[i].Result == nil || len(got.Steps[i].Result.Content) == 0 {
+					return fmt.Sprintf("%+v", got.Steps)
+				}
+				return got.Steps[i].Result.Content[0].Text
+			}
+			if text(0) != "hello from disk" || !strings.Contains(text(2), written) || !got.Steps[3].Result.IsError {
+				t.Errorf("steps: %q / %q / %q / %+v", text(0), text(1), text(2), got.Steps[3])
+			}
+			if data, _ := os.ReadFile(filepath.Join(files, written)); string(data) != "via "+transport {
+				t.Errorf("written: %q", data)
+			}
+		})
+	}
+	// One process per command namespace, for every client session.
+	for _, ns := range []string{"ours-sse", "ours-url", "files"} {
+		if n := strings.Count(g.stderr.String(), "server process started namespace="+ns+" "); n != 1 {
+			t.Errorf("%s started %d times", ns, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("gateway stderr:\n%s", g.stderr)
+	}
+}
+
+// TestGatewayKillMidCall: the server process is killed (SIGKILL) while a
+// call waits on it; the call is answered with the error, the process is
+// started again, and serves.
+func TestGatewayKillMidCall(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"append"}})
+	f.WriteNote("A.md", "alpha")
+	g := gateway(t, fmt.Sprintf("namespaces:\n  ours:\n    command: %q\n    env: {OBSIDIAN_BIN: %q}\n", binary, f.Bin))
+	answer := make(chan string, 1)
+	go func() {
+		_, body := httpRequest(t, http.MethodPost, g.url+"/mcp/ours", `{"jsonrpc":"2.0","id":"mid","method":"tools/call","params":{"name":"obsidian_append_to_note","arguments":{"path":"A.md","content":"more"}}}`, nil)
+		answer <- string(body)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !slices.ContainsFunc(f.Calls(), func(c []string) bool { return c[0] == "append" }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the call never reached the CLI:\n%s", g.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var h struct {
+		Status string
+		PID    int
+	}
+	_, body := httpRequest(t, http.MethodGet, g.url+"/health/ours", "", nil)
+	if err := json.Unmarshal(body, &h); err != nil || h.Status != "running" || h.PID == 0 {
+		t.Fatalf("health: %s", body)
+	}
+	if err := syscall.Kill(h.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-answer:
+		if !strings.Contains(got, `"id":"mid"`) || !strings.Contains(got, "exited before answering") || !strings.Contains(got, "signal: killed") {
+			t.Errorf("the call in flight: %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call in flight was never answered")
+	}
+	for {
+		_, body := httpRequest(t, http.MethodPost, g.url+"/mcp/ours", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+		if strings.Contains(string(body), "obsidian_read_note") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not served again: %s", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, body = httpRequest(t, http.MethodGet, g.url+"/health/ours", "", nil)
+	var again struct{ PID int }
+	if json.Unmarshal(body, &again) != nil || again.PID == 0 || again.PID == h.PID {
+		t.Errorf("health after the restart: %s (was pid %d)", body, h.PID)
 	}
 }

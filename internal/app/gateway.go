@@ -226,6 +226,9 @@ A gateway.yaml:
     work:
       vault_path: ~/Work
       deny_paths: [Private/**]
+    files:                        # any stdio MCP server, run as a subprocess
+      command: npx
+      args: [-y, "@modelcontextprotocol/server-filesystem", /home/me/Documents]
 `)
 	return b.String()
 }

@@ -143,7 +143,7 @@ func TestREADMEGatewayExample(t *testing.T) {
 	help := GatewayUsage()
 	for name, yaml := range map[string]string{"README": string(m[1]), "--help": help[strings.Index(help, "  listen:"):]} {
 		cfg, err := gateway.Parse(name, []byte(yaml))
-		if err != nil || len(cfg.Namespaces) != 2 {
+		if err != nil || len(cfg.Namespaces) != 3 || cfg.Namespaces[2].IsVault() {
 			t.Errorf("%s example: %v", name, err)
 		}
 	}

@@ -39,6 +39,8 @@ type NamespaceState struct {
 	Kind     string   `json:"kind"`
 	Sessions []string `json:"sessions"`
 	Counts   Counts   `json:"messages"`
+	// Process is a command namespace's subprocess.
+	Process *Process `json:"process,omitempty"`
 }
 
 // State is a snapshot of every namespace, session and open stream.
@@ -54,11 +56,12 @@ func (g *Gateway) State() State {
 		}
 		ns.mu.Unlock()
 		slices.Sort(ids)
-		kind := "command"
-		if _, ok := ns.peer.(*vaultPeer); ok {
-			kind = "vault"
+		n := NamespaceState{Health: ns.peer.health(), Kind: "vault", Sessions: ids, Counts: counts[ns.name]}
+		if pp, ok := ns.peer.(*processPeer); ok {
+			pr := pp.process()
+			n.Kind, n.Process = "command", &pr
 		}
-		st.Namespaces = append(st.Namespaces, NamespaceState{Health: ns.peer.health(), Kind: kind, Sessions: ids, Counts: counts[ns.name]})
+		st.Namespaces = append(st.Namespaces, n)
 	}
 	return st
 }

@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,7 +22,8 @@ type peer interface {
 	detach(s *session)
 	// send takes one message from a session's client. reply receives the
 	// answer to a request, exactly once, even when the call fails or ctx
-	// ends; for anything else it is not called. Messages the server sends
+	// ends (nil: the request was cancelled and gets no answer); for
+	// anything else it is not called. Messages the server sends
 	// of its own accord go to s.ns.notify.
 	send(ctx context.Context, s *session, m *message, reply func([]byte))
 	// health is the namespace's line in /health/{ns}.
@@ -57,6 +60,16 @@ type Options struct {
 	OpenVault func(ns Namespace) (*Vault, error)
 	// Grace bounds how long calls in flight may finish at stop (default 10 s).
 	Grace time.Duration
+	// Backoff paces the restarts of command namespaces' processes
+	// (default DefaultBackoff).
+	Backoff Backoff
+}
+
+func (o Options) backoff() Backoff {
+	if o.Backoff.Initial <= 0 || o.Backoff.Max <= 0 {
+		return DefaultBackoff
+	}
+	return o.Backoff
 }
 
 // Gateway serves every namespace of a Config.
@@ -98,7 +111,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				}
 			}
 		} else {
-			err = errors.New("command namespaces are not served yet")
+			ns.peer = newProcessPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), g.logger)
 		}
 		if err != nil {
 			g.stopPeers()
@@ -227,7 +240,34 @@ func (g *Gateway) bounded(msg []byte) []byte {
 	if id == nil {
 		return nil
 	}
-	return errorResponse(id, -32603, fmt.Sprintf("the answer is %d bytes, over the gateway's limit of %d (limits.max_response): ask for less, or raise the limit", len(msg), g.cfg.Limits.MaxResponse))
+	return limitResponse(id, len(msg), g.cfg.Limits.MaxResponse)
+}
+
+// limitResponse is the error answer to id for an answer of size bytes (-1:
+// more than was kept) over limits.max_response. Its data says so, for
+// clients and for a POST's status (500).
+func limitResponse(id json.RawMessage, size int, limit int64) []byte {
+	what := fmt.Sprintf("is %d bytes", size)
+	if size < 0 {
+		what = fmt.Sprintf("is over %d bytes", limit)
+	}
+	msg := fmt.Sprintf("the answer %s, over the gateway's limit of %d (limits.max_response): ask for less, or raise the limit", what, limit)
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code": -32603, "message": msg, "data": map[string]any{"limit": "max_response", "max_bytes": limit}}})
+	return out
+}
+
+// isLimitResponse reports whether answer is a limitResponse.
+func isLimitResponse(answer []byte) bool {
+	if !bytes.Contains(answer, []byte(`"max_response"`)) {
+		return false
+	}
+	var a struct {
+		Error *struct {
+			Data struct{ Limit string } `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(answer, &a) == nil && a.Error != nil && a.Error.Data.Limit == "max_response"
 }
 
 // Serve answers the API on ln (and the dashboard on debug, when not nil)

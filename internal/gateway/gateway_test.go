@@ -76,12 +76,21 @@ type running struct {
 
 func startGateway(t *testing.T, yaml string) *running {
 	t.Helper()
+	return startGatewayWith(t, yaml, Options{})
+}
+
+// startGatewayWith is startGateway with options (the vault opener and the
+// grace period are the test's).
+func startGatewayWith(t *testing.T, yaml string, opts Options) *running {
+	t.Helper()
 	cfg, err := Parse("gateway.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := &testServer{release: make(chan struct{}), started: make(chan struct{}, 16)}
-	g, err := New(cfg, Options{OpenVault: func(Namespace) (*Vault, error) { return ts.vault(), nil }, Grace: 5 * time.Second})
+	opts.OpenVault = func(Namespace) (*Vault, error) { return ts.vault(), nil }
+	opts.Grace = 5 * time.Second
+	g, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +520,11 @@ func TestStopFinishesCalls(t *testing.T) {
 	do(t, http.MethodPost, r.api+string(end.data), call(5, "slow", `{}`))
 	<-r.ts.started
 	r.stop()
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); !r.g.isStopping(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not stopping")
+		}
+	}
 	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", call(6, "echo", `{}`)); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a request while stopping: %d", resp.StatusCode)
 	}

@@ -93,7 +93,11 @@ func (g *Gateway) legacyPost(w http.ResponseWriter, r *http.Request, ns *namespa
 		f.Flush()
 	}
 	for _, m := range msgs {
-		g.dispatch(s.ctx, s, m, func(answer []byte) { g.out(s, answer) })
+		g.dispatch(s.ctx, s, m, func(answer []byte) {
+			if answer != nil { // nil: cancelled, so not answered
+				g.out(s, answer)
+			}
+		})
 	}
 }
 
@@ -136,9 +140,11 @@ func (g *Gateway) streamablePost(w http.ResponseWriter, r *http.Request, ns *nam
 		}
 		wg.Add(1)
 		g.dispatch(r.Context(), s, m, func(answer []byte) {
-			mu.Lock()
-			answers = append(answers, answer)
-			mu.Unlock()
+			if answer != nil { // nil: cancelled, so not answered
+				mu.Lock()
+				answers = append(answers, answer)
+				mu.Unlock()
+			}
 			wg.Done()
 		})
 	}
@@ -150,7 +156,7 @@ func (g *Gateway) streamablePost(w http.ResponseWriter, r *http.Request, ns *nam
 	status := http.StatusOK
 	for i, a := range answers {
 		b := g.bounded(a)
-		if len(b) != len(a) {
+		if isLimitResponse(b) {
 			status = http.StatusInternalServerError
 		}
 		answers[i] = b

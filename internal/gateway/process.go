@@ -1,0 +1,798 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A command namespace runs any stdio MCP server as a managed subprocess,
+// one per namespace, shared by all its client sessions:
+//
+//   - started on the first message that needs it, in a process group of
+//     its own, with its stderr in our log;
+//   - initialized once per process by the gateway; each client's own
+//     initialize is answered with the server's result, and its
+//     notifications/initialized is not passed on (the server had one);
+//   - request ids are the gateway's own on the way in (clients reuse
+//     theirs), and the client's again on the way out; progress tokens
+//     likewise, so progress reaches the session that asked;
+//   - when it dies, every request waiting on it is answered with an error,
+//     and it is started again after 1 s, 2 s, 4 s … up to 60 s (the wait
+//     starts again at 1 s once a process has run for 30 s);
+//   - states stopped, starting, running, stopping and error.
+
+// Backoff is the wait before a process that died is started again.
+type Backoff struct{ Initial, Max time.Duration }
+
+// DefaultBackoff is 1 s doubling to 60 s.
+var DefaultBackoff = Backoff{Initial: time.Second, Max: 60 * time.Second}
+
+// wait is the n-th wait (n from 1).
+func (b Backoff) wait(n int) time.Duration {
+	d := b.Initial
+	for i := 1; i < n && d < b.Max; i++ {
+		d *= 2
+	}
+	return min(d, b.Max)
+}
+
+// Process states.
+const (
+	stateStopped  = "stopped"
+	stateStarting = "starting"
+	stateRunning  = "running"
+	stateStopping = "stopping"
+	stateError    = "error"
+)
+
+const (
+	// initTimeout bounds a new process's answer to initialize.
+	initTimeout = 30 * time.Second
+	// stableRun is how long a process must run for the back-off to start
+	// again from its first wait.
+	stableRun = 30 * time.Second
+	// stopWait is how long a process has to exit after SIGTERM, before
+	// SIGKILL.
+	stopWait = 5 * time.Second
+	// eofWait is how long a process has to exit on end of input before
+	// SIGTERM.
+	eofWait = 2 * time.Second
+	// gatewayProtocol is the MCP revision the gateway asks for.
+	gatewayProtocol = "2025-06-18"
+	initID          = `"obsidian-mcp-gateway-initialize"`
+)
+
+type processPeer struct {
+	ns      Namespace
+	version string
+	logger  *slog.Logger
+	backoff Backoff
+	// maxLine bounds a line of the server's output kept whole.
+	maxLine int
+
+	mu       sync.Mutex
+	state    string
+	proc     *proc
+	sessions map[*session]struct{}
+	pending  map[int64]*pendingCall
+	tokens   map[string]progressRoute
+	nextID   int64
+	restarts int
+	failures int
+	lastErr  string
+	timer    *time.Timer
+	retryAt  time.Time
+	closed   bool
+}
+
+// proc is one run of the server.
+type proc struct {
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+	stdin   io.WriteCloser
+	wmu     sync.Mutex
+	// initAnswer receives the server's answer to initialize; init is
+	// closed once the handshake is done (result) or failed (err).
+	initAnswer chan initAnswer
+	init       chan struct{}
+	initOnce   sync.Once
+	initResult json.RawMessage
+	initErr    error
+	exited     chan struct{}
+	lastStderr atomic.Value // string
+	// outDone and errDone are closed when stdout and stderr end.
+	outDone, errDone chan struct{}
+}
+
+type initAnswer struct {
+	result json.RawMessage
+	err    error
+}
+
+// pendingCall is a request sent to the process, waiting for its answer.
+type pendingCall struct {
+	proc    *proc
+	session *session
+	id      json.RawMessage // the client's
+	reply   func([]byte)
+	token   string // the gateway's progress token, if the request had one
+	unwatch func() bool
+}
+
+// progressRoute is where progress for a token goes.
+type progressRoute struct {
+	session *session
+	token   json.RawMessage // the client's
+}
+
+func newProcessPeer(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger) *processPeer {
+	return &processPeer{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger.With("namespace", ns.Name),
+		state: stateStopped, sessions: map[*session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+}
+
+func (p *processPeer) attach(s *session) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sessions[s] = struct{}{}
+	return nil
+}
+
+// detach forgets a session; what it still waits for is cancelled.
+func (p *processPeer) detach(s *session) {
+	p.mu.Lock()
+	delete(p.sessions, s)
+	var gone []int64
+	for id, pc := range p.pending {
+		if pc.session == s {
+			gone = append(gone, id)
+		}
+	}
+	p.mu.Unlock()
+	for _, id := range gone {
+		p.abandon(id, "the client's session ended")
+	}
+}
+
+func (p *processPeer) send(ctx context.Context, s *session, m *message, reply func([]byte)) {
+	switch {
+	case m.isResponse():
+		// The gateway answers the server's requests itself (ping), or
+		// refuses them; clients are never asked.
+		p.logger.Debug("an answer from a client to no question; dropped", "session", s.id)
+	case m.method == "initialize":
+		pr, err := p.ensure(ctx)
+		if err != nil {
+			reply(errorResponse(m.id, -32603, err.Error()))
+			return
+		}
+		reply(resultResponse(m.id, pr.initResult))
+	case m.method == "notifications/initialized":
+		// The process had its own, once.
+	case m.method == "notifications/cancelled":
+		var n struct {
+			Params struct {
+				RequestID json.RawMessage `json:"requestId"`
+				Reason    string          `json:"reason"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m.raw, &n) == nil {
+			if id, ok := p.find(s, n.Params.RequestID); ok {
+				p.abandon(id, n.Params.Reason)
+			}
+		}
+	case m.isNotification():
+		// Not worth starting a process for.
+		p.mu.Lock()
+		pr := p.running()
+		p.mu.Unlock()
+		if pr != nil {
+			_ = pr.write(m.raw)
+		}
+	default:
+		p.request(ctx, s, m, reply)
+	}
+}
+
+// request forwards a request under an id of the gateway's.
+func (p *processPeer) request(ctx context.Context, s *session, m *message, reply func([]byte)) {
+	pr, err := p.ensure(ctx)
+	if err != nil {
+		reply(errorResponse(m.id, -32603, err.Error()))
+		return
+	}
+	p.mu.Lock()
+	p.nextID++
+	id := p.nextID
+	pc := &pendingCall{proc: pr, session: s, id: m.id, reply: reply}
+	raw, err := setMember(m.raw, []string{"id"}, json.RawMessage(strconv.FormatInt(id, 10)))
+	if err == nil && bytes.Contains(m.raw, []byte(`"progressToken"`)) {
+		raw, pc.token = p.routeProgress(raw, s, id)
+	}
+	if err != nil {
+		p.mu.Unlock()
+		reply(errorResponse(m.id, -32600, "Invalid Request: "+err.Error()))
+		return
+	}
+	p.pending[id] = pc
+	p.mu.Unlock()
+	pc.unwatch = context.AfterFunc(ctx, func() { p.abandon(id, "the client went away") })
+	if err := pr.write(raw); err != nil {
+		if pc := p.take(id); pc != nil {
+			pc.reply(errorResponse(pc.id, -32603, "the request could not be sent to the server process: "+err.Error()))
+		}
+	}
+}
+
+// routeProgress gives the request's progress token one of the gateway's
+// (p.mu held).
+func (p *processPeer) routeProgress(raw json.RawMessage, s *session, id int64) (json.RawMessage, string) {
+	var r struct {
+		Params struct {
+			Meta struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Params.Meta.Token == nil {
+		return raw, ""
+	}
+	token := fmt.Sprintf("gateway-progress-%d", id)
+	out, err := setMember(raw, []string{"params", "_meta", "progressToken"}, json.RawMessage(strconv.Quote(token)))
+	if err != nil {
+		return raw, ""
+	}
+	p.tokens[token] = progressRoute{session: s, token: r.Params.Meta.Token}
+	return out, token
+}
+
+// find is the gateway's id of a session's request.
+func (p *processPeer) find(s *session, clientID json.RawMessage) (int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id, pc := range p.pending {
+		if pc.session == s && bytes.Equal(bytes.TrimSpace(pc.id), bytes.TrimSpace(clientID)) {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// take removes a pending call.
+func (p *processPeer) take(id int64) *pendingCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pc := p.pending[id]
+	if pc == nil {
+		return nil
+	}
+	delete(p.pending, id)
+	delete(p.tokens, pc.token)
+	return pc
+}
+
+// abandon gives up a call: the server is told (notifications/cancelled),
+// and the client gets no answer (it cancelled, or went away).
+func (p *processPeer) abandon(id int64, reason string) {
+	pc := p.take(id)
+	if pc == nil {
+		return
+	}
+	if pc.unwatch != nil {
+		pc.unwatch()
+	}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": id, "reason": reason}})
+	_ = pc.proc.write(msg)
+	pc.reply(nil)
+}
+
+// running is the process if it serves (p.mu held).
+func (p *processPeer) running() *proc {
+	if p.state == stateRunning {
+		return p.proc
+	}
+	return nil
+}
+
+// ensure is the running process, started if need be and waited for.
+func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("the gateway is stopping")
+	}
+	switch p.state {
+	case stateError:
+		wait := max(0, time.Until(p.retryAt))
+		err := fmt.Errorf("the %s server is not running: %s; it is started again in %s", p.ns.Name, p.lastErr, wait.Round(100*time.Millisecond))
+		p.mu.Unlock()
+		return nil, err
+	case stateStopped:
+		p.startLocked()
+	}
+	pr := p.proc
+	p.mu.Unlock()
+	if pr == nil {
+		return nil, fmt.Errorf("the %s server could not be started: %s", p.ns.Name, p.lastError())
+	}
+	select {
+	case <-pr.init:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the %s server was still starting when the request was given up", p.ns.Name)
+	}
+	if pr.initErr != nil {
+		return nil, fmt.Errorf("the %s server could not be started: %w", p.ns.Name, pr.initErr)
+	}
+	return pr, nil
+}
+
+func (p *processPeer) lastError() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastErr
+}
+
+// startLocked starts a process (p.mu held): state starting, or error
+// with a restart scheduled when it cannot even start.
+func (p *processPeer) startLocked() {
+	cmd := exec.Command(expandHome(p.ns.Command), p.ns.Args...)
+	cmd.Dir = expandHome(p.ns.Cwd)
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(p.ns.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+p.ns.Env[k])
+	}
+	inGroup(cmd)
+	pr := &proc{cmd: cmd, init: make(chan struct{}), initAnswer: make(chan initAnswer, 1), exited: make(chan struct{}),
+		outDone: make(chan struct{}), errDone: make(chan struct{})}
+	// Pipes of our own rather than exec's: Wait then waits for the
+	// process only, and what it wrote last is still read after it exited.
+	stdin, err1 := cmd.StdinPipe()
+	stdout, outW, err2 := os.Pipe()
+	stderr, errW, err3 := os.Pipe()
+	err := errors.Join(err1, err2, err3)
+	if err == nil {
+		cmd.Stdout, cmd.Stderr = outW, errW
+		err = cmd.Start()
+	}
+	for _, f := range []*os.File{outW, errW} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+	if err != nil {
+		for _, f := range []*os.File{stdout, stderr} {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+		p.proc = nil
+		p.failLocked(fmt.Sprintf("%s cannot be started: %v", p.ns.Command, err), 0)
+		return
+	}
+	pr.stdin, pr.pid, pr.started = stdin, cmd.Process.Pid, time.Now()
+	p.proc, p.state = pr, stateStarting
+	p.logger.Info("server process started", "pid", pr.pid, "command", p.ns.Command)
+	go p.readStderr(pr, stderr)
+	go p.readStdout(pr, stdout)
+	go p.wait(pr)
+	go p.initialize(pr)
+}
+
+// failLocked records a failure and schedules the next start (p.mu held).
+func (p *processPeer) failLocked(why string, ran time.Duration) {
+	if ran >= stableRun {
+		p.failures = 0
+	}
+	p.failures++
+	p.state, p.lastErr = stateError, why
+	wait := p.backoff.wait(p.failures)
+	p.retryAt = time.Now().Add(wait)
+	p.logger.Warn("server process failed; starting it again after a wait", "why", why, "wait", wait, "failures", p.failures)
+	p.timer = time.AfterFunc(wait, p.restart)
+}
+
+func (p *processPeer) restart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.state != stateError {
+		return
+	}
+	p.restarts++
+	p.startLocked()
+}
+
+// initialize does the handshake, once per process.
+func (p *processPeer) initialize(pr *proc) {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(initID), "method": "initialize", "params": map[string]any{
+		"protocolVersion": gatewayProtocol, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "obsidian-mcp-gateway", "version": p.version},
+	}})
+	if err := pr.write(msg); err != nil {
+		pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", err))
+		return
+	}
+	select {
+	case a := <-pr.initAnswer:
+		if a.err == nil {
+			// Sent before anyone may send a request, as the protocol asks.
+			a.err = pr.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		}
+		pr.initDone(a.result, a.err)
+	case <-pr.exited:
+		pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
+	case <-time.After(initTimeout):
+		pr.initDone(nil, fmt.Errorf("no answer to initialize within %s", initTimeout))
+		_ = signalGroup(pr.pid, true)
+	}
+	if pr.initErr != nil {
+		return
+	}
+	p.mu.Lock()
+	if p.proc == pr && p.state == stateStarting {
+		p.state = stateRunning
+	}
+	p.mu.Unlock()
+}
+
+func (pr *proc) initDone(result json.RawMessage, err error) {
+	pr.initOnce.Do(func() {
+		pr.initResult, pr.initErr = result, err
+		close(pr.init)
+	})
+}
+
+func (pr *proc) write(msg []byte) error {
+	pr.wmu.Lock()
+	defer pr.wmu.Unlock()
+	_, err := pr.stdin.Write(append(bytes.TrimSpace(msg), '\n'))
+	return err
+}
+
+// exitWords says how the process ended, with its last line on stderr.
+func (pr *proc) exitWords() string {
+	words := "still running"
+	if ps := pr.cmd.ProcessState; ps != nil {
+		words = ps.String()
+	}
+	if last, _ := pr.lastStderr.Load().(string); last != "" {
+		words += ": " + last
+	}
+	return words
+}
+
+func (p *processPeer) readStderr(pr *proc, r io.ReadCloser) {
+	defer close(pr.errDone)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		pr.lastStderr.Store(truncate(line, 300))
+		p.logger.Info("server stderr", "pid", pr.pid, "line", line)
+	}
+}
+
+// idPrefix finds the id of an answer too long to keep whole.
+var idPrefix = regexp.MustCompile(`^\s*\{(?:\s*"jsonrpc"\s*:\s*"2\.0"\s*,)?\s*"id"\s*:\s*(-?\d+)`)
+
+func (p *processPeer) readStdout(pr *proc, r io.ReadCloser) {
+	defer close(pr.outDone)
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, long, err := readLine(br, p.maxLine)
+		if len(bytes.TrimSpace(line)) > 0 {
+			if long {
+				p.tooLong(line)
+			} else {
+				p.fromServer(pr, line)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine reads one line; past max only its start is kept (long).
+func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line) < max {
+			line = append(line, chunk[:min(len(chunk), max-len(line))]...)
+		} else {
+			long = true
+		}
+		if len(line) >= max && errors.Is(err, bufio.ErrBufferFull) {
+			long = true
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return bytes.TrimRight(line, "\r\n"), long, err
+		}
+	}
+}
+
+// tooLong answers the call whose answer was too long to keep, when its id
+// can be found at its start.
+func (p *processPeer) tooLong(head []byte) {
+	m := idPrefix.FindSubmatch(head)
+	if m == nil {
+		p.logger.Error("the server wrote a line too long to read whole, with no id found at its start; dropped", "max", p.maxLine)
+		return
+	}
+	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	if pc := p.take(id); pc != nil {
+		pc.unwatch()
+		pc.reply(limitResponse(pc.id, -1, int64(p.maxLine)))
+	}
+}
+
+// fromServer routes one message the server wrote.
+func (p *processPeer) fromServer(pr *proc, line []byte) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+		Params struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(line, &f); err != nil {
+		p.logger.Warn("the server wrote a line that is not JSON; ignored", "line", truncate(string(line), 200))
+		return
+	}
+	switch {
+	case f.Method == "" && string(f.ID) == initID:
+		a := initAnswer{result: f.Result}
+		if f.Error != nil {
+			a.err = fmt.Errorf("initialize failed: %s", f.Error)
+		}
+		select {
+		case pr.initAnswer <- a:
+		default: // a second answer; the first counts
+		}
+	case f.Method == "" && f.ID != nil:
+		id, err := strconv.ParseInt(string(f.ID), 10, 64)
+		pc := p.take(id)
+		if err != nil || pc == nil {
+			p.logger.Debug("an answer for no waiting request (cancelled, or not ours); dropped", "id", string(f.ID))
+			return
+		}
+		pc.unwatch()
+		out, err := setMember(line, []string{"id"}, pc.id)
+		if err != nil {
+			out = errorResponse(pc.id, -32603, "the server's answer could not be read: "+err.Error())
+		}
+		pc.reply(out)
+	case f.ID != nil:
+		// A request of the server's: the gateway declared no client
+		// capabilities, so only ping is answered.
+		if f.Method == "ping" {
+			_ = pr.write(resultResponse(f.ID, json.RawMessage(`{}`)))
+		} else {
+			_ = pr.write(errorResponse(f.ID, -32601, "Method not found: the obsidian-mcp gateway does not pass "+f.Method+" on to clients"))
+		}
+	case f.Method == "notifications/progress":
+		var token string
+		_ = json.Unmarshal(f.Params.Token, &token)
+		p.mu.Lock()
+		route, ok := p.tokens[token]
+		p.mu.Unlock()
+		if !ok {
+			return
+		}
+		if out, err := setMember(line, []string{"params", "progressToken"}, route.token); err == nil {
+			route.session.ns.notify(route.session, out)
+		}
+	default:
+		// Everyone's news: list changes, log messages, resource updates.
+		p.mu.Lock()
+		all := make([]*session, 0, len(p.sessions))
+		for s := range p.sessions {
+			all = append(all, s)
+		}
+		p.mu.Unlock()
+		for _, s := range all {
+			s.ns.notify(s, line)
+		}
+	}
+}
+
+// wait sees the process end: its waiting requests are answered with an
+// error, and, unless the gateway is stopping, it is started again.
+func (p *processPeer) wait(pr *proc) {
+	err := pr.cmd.Wait()
+	// Its last answers and words are read first; a grandchild holding
+	// the pipes gets a moment, not forever.
+	for _, done := range []chan struct{}{pr.outDone, pr.errDone} {
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
+	}
+	close(pr.exited)
+	words := pr.exitWords()
+	if err != nil && pr.cmd.ProcessState == nil {
+		words = err.Error()
+	}
+	pr.initDone(nil, fmt.Errorf("the process exited (%s)", words))
+	p.mu.Lock()
+	var orphans []*pendingCall
+	for id, pc := range p.pending {
+		if pc.proc == pr {
+			orphans = append(orphans, pc)
+			delete(p.pending, id)
+			delete(p.tokens, pc.token)
+		}
+	}
+	next := "the gateway is stopping"
+	if p.proc == pr {
+		p.proc = nil
+		if p.closed {
+			p.state = stateStopped
+		} else {
+			p.failLocked("the process exited ("+words+")", time.Since(pr.started))
+			next = "it is started again in " + p.backoff.wait(p.failures).String()
+		}
+	}
+	p.mu.Unlock()
+	p.logger.Info("server process exited", "pid", pr.pid, "how", words, "unanswered", len(orphans))
+	for _, pc := range orphans {
+		if pc.unwatch != nil {
+			pc.unwatch()
+		}
+		pc.reply(errorResponse(pc.id, -32603, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next)))
+	}
+}
+
+// Health: "no subprocess" until one is started, as the contract words it.
+func (p *processPeer) health() Health {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := Health{Namespace: p.ns.Name, Status: p.state}
+	if p.state == stateStopped {
+		h.Status = "no subprocess"
+	}
+	if p.proc != nil {
+		h.PID = p.proc.pid
+	}
+	return h
+}
+
+// Process is a command namespace's process, for the dashboard.
+type Process struct {
+	State    string `json:"state"`
+	PID      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts"`
+	LastExit string `json:"last_error,omitempty"`
+}
+
+func (p *processPeer) process() Process {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr := Process{State: p.state, Restarts: p.restarts, LastExit: p.lastErr}
+	if p.proc != nil {
+		pr.PID = p.proc.pid
+	}
+	return pr
+}
+
+// drain waits for the requests in flight, until ctx ends.
+func (p *processPeer) drain(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		n := len(p.pending)
+		p.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// close stops the process: end of input, then SIGTERM to its group if it
+// has not exited within eofWait, then SIGKILL after stopWait.
+func (p *processPeer) close() {
+	p.mu.Lock()
+	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	pr := p.proc
+	if pr != nil {
+		p.state = stateStopping
+	} else {
+		p.state = stateStopped
+	}
+	p.mu.Unlock()
+	if pr == nil {
+		return
+	}
+	// MCP's stdio shutdown: end of input, a moment to exit, SIGTERM, a
+	// longer moment, SIGKILL.
+	_ = pr.stdin.Close()
+	select {
+	case <-pr.exited:
+	case <-time.After(eofWait):
+		_ = signalGroup(pr.pid, false)
+	}
+	select {
+	case <-pr.exited:
+	case <-time.After(stopWait):
+		p.logger.Warn("server process still running after SIGTERM; killing it", "pid", pr.pid, "after", stopWait)
+		_ = signalGroup(pr.pid, true)
+		<-pr.exited
+	}
+	// Whatever it started and left in its group goes too.
+	_ = signalGroup(pr.pid, true)
+}
+
+// resultResponse is a JSON-RPC answer to id with result.
+func resultResponse(id, result json.RawMessage) []byte {
+	out, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+	}{"2.0", id, result})
+	return out
+}
+
+// setMember sets obj's member at path (objects all the way), keeping the
+// rest as it is.
+func setMember(obj json.RawMessage, path []string, v json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil || m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	if len(path) > 1 {
+		inner, ok := m[path[0]]
+		if !ok {
+			inner = json.RawMessage(`{}`)
+		}
+		set, err := setMember(inner, path[1:], v)
+		if err != nil {
+			return nil, err
+		}
+		v = set
+	}
+	m[path[0]] = v
+	return json.Marshal(m)
+}
+
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

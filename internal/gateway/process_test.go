@@ -1,0 +1,247 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Command namespaces, with the test binary as the stdio server (see
+// fake_server_test.go): one process per namespace, started on demand,
+// initialized once and replayed per session, ids and progress tokens
+// mapped, crashes answered and restarted, cancellation passed on.
+
+// fakeNamespace is a gateway.yaml namespace running the fake server; the
+// fake's log is returned.
+func fakeNamespace(t *testing.T, name string) (yaml, log string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(t.TempDir(), "fake.log")
+	return fmt.Sprintf("  %s:\n    command: %q\n    env: {GATEWAY_FAKE_SERVER: \"1\", FAKE_LOG: %q}\n", name, exe, log), log
+}
+
+// fakeLog is what the fake saw, a line each.
+func fakeLog(t *testing.T, file string) []string {
+	t.Helper()
+	data, _ := os.ReadFile(file)
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// waitLog waits until the fake's log has a line starting with prefix.
+func waitLog(t *testing.T, file, prefix string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, l := range fakeLog(t, file) {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the fake never logged %q: %q", prefix, fakeLog(t, file))
+	return ""
+}
+
+func count(lines []string, prefix string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+var fastBackoff = Options{Backoff: Backoff{Initial: 100 * time.Millisecond, Max: 400 * time.Millisecond}}
+
+// TestCommandInitializeOnce: no process until a message needs one; one
+// process and one initialize for every session; each session's initialize
+// answered with the server's result under its own id; the same request id
+// from two sessions at once, each answered to its own.
+func TestCommandInitializeOnce(t *testing.T) {
+	ns, log := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "namespaces:\n"+ns, fastBackoff)
+	if _, body := do(t, http.MethodGet, r.api+"/health/fake", ""); body != `{"namespace":"fake","status":"no subprocess"}`+"\n" {
+		t.Errorf("health before use: %s", body)
+	}
+	var ids []string
+	for range 3 {
+		resp, body := do(t, http.MethodPost, r.api+"/mcp/fake", strings.Replace(initialize, `"id":1`, `"id":"init-x"`, 1))
+		if !strings.Contains(body, `"id":"init-x"`) || !strings.Contains(body, `"serverInfo":{"name":"fake"`) {
+			t.Fatalf("initialize: %s", body)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+		do(t, http.MethodPost, r.api+"/mcp/fake", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", ids[len(ids)-1])
+	}
+	var wg sync.WaitGroup
+	answers := make([]string, len(ids))
+	for i, id := range ids {
+		wg.Go(func() {
+			_, answers[i] = do(t, http.MethodPost, r.api+"/mcp/fake", call(1, "echo", fmt.Sprintf(`{"text":"session %d"}`, i)), "Mcp-Session-Id", id)
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if !strings.Contains(a, `"id":1`) || !strings.Contains(a, fmt.Sprintf("session %d", i)) {
+			t.Errorf("session %d got %s", i, a)
+		}
+	}
+	lines := fakeLog(t, log)
+	if count(lines, "start") != 1 || count(lines, "initialize "+gatewayProtocol) != 1 || count(lines, "initialized") != 1 {
+		t.Errorf("the process saw %q", lines)
+	}
+	pid, _ := strconv.Atoi(strings.TrimPrefix(lines[0], "start "))
+	if _, body := do(t, http.MethodGet, r.api+"/health/fake", ""); body != fmt.Sprintf(`{"namespace":"fake","status":"running","pid":%d}`+"\n", pid) {
+		t.Errorf("health: %s (pid %d)", body, pid)
+	}
+}
+
+// TestCommandCrash: a process that dies mid-call answers every request it
+// held with an error, never loses one; it is started again after the
+// back-off, and serves again.
+func TestCommandCrash(t *testing.T) {
+	ns, log := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "namespaces:\n"+ns, fastBackoff)
+	a, _ := openSSE(t, r.api+"/mcp/fake")
+	end := a.next(t)
+	do(t, http.MethodPost, r.api+string(end.data), call(10, "slow", `{"ms":60000}`))
+	waitLog(t, log, "call slow")
+	resp, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(11, "crash", `{}`))
+	if resp.StatusCode != 200 || !strings.Contains(body, `"id":11`) || !strings.Contains(body, "exited before answering") || !strings.Contains(body, "crashing now") {
+		t.Errorf("the crashing call: %d %s", resp.StatusCode, body)
+	}
+	if ev := a.next(t); !strings.Contains(string(ev.data), `"id":10`) || !strings.Contains(string(ev.data), "exited before answering") {
+		t.Errorf("the call waiting on the stream: %s", ev.data)
+	}
+	// Within the back-off: refused at once, saying when it comes back.
+	if _, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(12, "echo", `{"text":"x"}`)); !strings.Contains(body, "started again in") && !strings.Contains(body, `"text":"x"`) {
+		t.Errorf("during the back-off: %s", body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(13, "echo", `{"text":"back"}`))
+		if strings.Contains(body, `"text":"back"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never served again: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	lines := fakeLog(t, log)
+	if count(lines, "start") != 2 || count(lines, "initialize ") != 2 {
+		t.Errorf("the process log: %q", lines)
+	}
+	st := r.g.State()
+	if p := st.Namespaces[0].Process; p == nil || p.Restarts != 1 || p.State != stateRunning || !strings.Contains(p.LastExit, "exit status 3") {
+		t.Errorf("process state %+v", p)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	var got []string
+	for n := 1; n <= 8; n++ {
+		got = append(got, DefaultBackoff.wait(n).String())
+	}
+	if strings.Join(got, " ") != "1s 2s 4s 8s 16s 32s 1m0s 1m0s" {
+		t.Errorf("back-off %v", got)
+	}
+}
+
+// TestCommandCancel: a client's notifications/cancelled, and a client
+// gone, reach the process under its own request id; the cancelled call
+// gets no answer.
+func TestCommandCancel(t *testing.T) {
+	ns, log := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "namespaces:\n"+ns, fastBackoff)
+	a, _ := openSSE(t, r.api+"/mcp/fake")
+	end := a.next(t)
+	do(t, http.MethodPost, r.api+string(end.data), call(77, "slow", `{"ms":60000}`))
+	id := strings.TrimPrefix(waitLog(t, log, "call slow"), "call slow id ")
+	do(t, http.MethodPost, r.api+string(end.data), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77,"reason":"changed my mind"}}`)
+	waitLog(t, log, "cancelled "+id)
+	a.quiet(t, 300*time.Millisecond)
+}
+
+// TestCommandProgressAndNews: progress goes to the session that asked,
+// with its own token; a notification of the server's goes to every
+// session; the server's ping is answered by the gateway, its roots/list
+// refused.
+func TestCommandProgressAndNews(t *testing.T) {
+	ns, _ := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "namespaces:\n"+ns, fastBackoff)
+	open := func() (string, *sse) {
+		resp, _ := do(t, http.MethodPost, r.api+"/mcp/fake", initialize)
+		id := resp.Header.Get("Mcp-Session-Id")
+		s, _ := openSSE(t, r.api+"/mcp/fake", "Mcp-Session-Id", id)
+		return id, s
+	}
+	idA, streamA := open()
+	_, streamB := open()
+	withToken := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"tok-a"}}}`
+	if _, body := do(t, http.MethodPost, r.api+"/mcp/fake", withToken, "Mcp-Session-Id", idA); !strings.Contains(body, "progressed") {
+		t.Errorf("progress call: %s", body)
+	}
+	if ev := streamA.next(t); !strings.Contains(string(ev.data), `"progressToken":"tok-a"`) {
+		t.Errorf("progress on A: %s", ev.data)
+	}
+	streamB.quiet(t, 200*time.Millisecond)
+	do(t, http.MethodPost, r.api+"/mcp/fake", call(6, "notify", `{}`), "Mcp-Session-Id", idA)
+	for _, s := range []*sse{streamA, streamB} {
+		if ev := s.next(t); !strings.Contains(string(ev.data), "notifications/tools/list_changed") {
+			t.Errorf("news: %s", ev.data)
+		}
+	}
+	_, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(7, "ask", `{}`), "Mcp-Session-Id", idA)
+	var res struct {
+		Result struct{ Content []struct{ Text string } }
+	}
+	_ = json.Unmarshal([]byte(body), &res)
+	if len(res.Result.Content) != 1 || !strings.HasPrefix(res.Result.Content[0].Text, "ping: {} roots: {") || !strings.Contains(body, "-32601") {
+		t.Errorf("the server's requests: %s", body)
+	}
+}
+
+// TestCommandCannotStart: a command that cannot start answers its
+// requests with why, and health says error.
+func TestCommandCannotStart(t *testing.T) {
+	r := startGatewayWith(t, "namespaces:\n  gone:\n    command: /nonexistent/server\n", fastBackoff)
+	_, body := do(t, http.MethodPost, r.api+"/mcp/gone", call(1, "echo", `{}`))
+	if !strings.Contains(body, `"id":1`) || !strings.Contains(body, "/nonexistent/server cannot be started") {
+		t.Errorf("answer: %s", body)
+	}
+	if _, body := do(t, http.MethodGet, r.api+"/health/gone", ""); !strings.Contains(body, `"status":"error"`) {
+		t.Errorf("health: %s", body)
+	}
+}
+
+// TestCommandAnswerTooLong: an answer over max_response is an error for
+// its request, whole or too long to keep.
+func TestCommandAnswerTooLong(t *testing.T) {
+	ns, _ := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "limits: {max_response: 4KB}\nnamespaces:\n"+ns, fastBackoff)
+	// 3920 bytes of text: a line under the limit from the server, over it
+	// once the client's long id is back in; 100000: too long to keep.
+	for _, size := range []int{3920, 100000} {
+		id := `"a-client-id-long-enough-to-cross-the-limit"`
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"big","arguments":{"bytes":%d}}}`, id, size)
+		resp, got := do(t, http.MethodPost, r.api+"/mcp/fake", body)
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(got, `"id":`+id) || !strings.Contains(got, "limits.max_response") {
+			t.Errorf("%d bytes: %d %.300s", size, resp.StatusCode, got)
+		}
+	}
+	if _, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(1, "echo", `{"text":"still fine"}`)); !strings.Contains(body, "still fine") {
+		t.Errorf("after: %s", body)
+	}
+}
