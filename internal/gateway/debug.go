@@ -1,33 +1,49 @@
 package gateway
 
 import (
+	_ "embed"
 	"net/http"
 	"slices"
 	"time"
 )
 
-// DebugHandler is the debug listener: /debug/state (JSON) and
-// /debug/stream (SSE: message, connection, ping), behind the same Host
-// and Origin checks as the API.
+// dashboard is the /debug page: one file, no external assets, so that it
+// works offline.
+//
+//go:embed debug.html
+var dashboard []byte
+
+// DebugHandler is the debug listener: /debug (the dashboard page),
+// /debug/state (JSON) and /debug/stream (SSE: message, connection, ping),
+// behind the same Host and Origin checks as the API.
 func (g *Gateway) DebugHandler() http.Handler {
 	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.guard(w, r) {
 			return
 		}
 		switch r.URL.Path {
+		case "/debug", "/debug/":
+			h := w.Header()
+			h.Set("Content-Type", "text/html; charset=utf-8")
+			h.Set("Cache-Control", "no-store")
+			// Nothing but this page's own inline code and this origin.
+			h.Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+			_, _ = w.Write(dashboard)
 		case "/debug/state":
 			writeJSON(w, http.StatusOK, g.State())
 		case "/debug/stream":
 			g.debugStream(w, r)
 		default:
-			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+r.URL.Path, "The debug endpoints are /debug/state and /debug/stream.")
+			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+r.URL.Path, "The debug endpoints are /debug, /debug/state and /debug/stream.")
 		}
 	}))
 }
 
 // State is the gateway as the dashboard shows it.
 type State struct {
-	Time        time.Time        `json:"time"`
+	Time time.Time `json:"time"`
+	// Seq is how many messages the counts include.
+	Seq         int64            `json:"seq"`
 	Namespaces  []NamespaceState `json:"namespaces"`
 	Connections []Connection     `json:"connections"`
 }
@@ -45,9 +61,9 @@ type NamespaceState struct {
 
 // State is a snapshot of every namespace, session and open stream.
 func (g *Gateway) State() State {
-	counts, conns := g.mon.snapshot()
+	counts, conns, seq := g.mon.snapshot()
 	slices.SortFunc(conns, func(a, b Connection) int { return a.Since.Compare(b.Since) })
-	st := State{Time: time.Now().UTC(), Connections: conns}
+	st := State{Time: time.Now().UTC(), Seq: seq, Connections: conns}
 	for _, ns := range g.order {
 		ns.mu.Lock()
 		ids := make([]string, 0, len(ns.sessions))

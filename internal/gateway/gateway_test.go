@@ -586,3 +586,24 @@ func TestDebugStream(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 }
+
+// TestDashboardPage: /debug is one self-contained page: no external
+// script, style, image or font, and it reads this listener only.
+func TestDashboardPage(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	resp, body := do(t, http.MethodGet, r.debug+"/debug", "")
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, `new EventSource("/debug/stream")`) {
+		t.Fatalf("GET /debug: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, external := range []string{"http://", "https://", "//cdn", "@import", "<link", "src="} {
+		if strings.Contains(body, external) {
+			t.Errorf("the page refers to something outside itself: %q", external)
+		}
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+		t.Errorf("CSP %q", csp)
+	}
+	if resp, _ := do(t, http.MethodGet, r.api+"/debug", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the dashboard is on the API listener too: %d", resp.StatusCode)
+	}
+}

@@ -13,7 +13,10 @@ type monitor struct {
 	watchers map[*stream]struct{}
 	counts   map[string]*Counts
 	conns    map[connKey]time.Time
-	stopped  bool
+	// seq numbers the messages seen, so that the page can tell a state
+	// snapshot older than the messages it has already counted.
+	seq     int64
+	stopped bool
 }
 
 // Counts are one namespace's messages, each way.
@@ -43,6 +46,8 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 	} else {
 		c.Out++
 	}
+	m.seq++
+	seq, counts := m.seq, *c
 	watched := len(m.watchers) > 0
 	m.mu.Unlock()
 	if !watched {
@@ -57,7 +62,11 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 		Namespace string          `json:"namespace"`
 		Session   string          `json:"session"`
 		Message   json.RawMessage `json:"message"`
-	}{direction, ns, session, shown})
+		// Seq and Counts are the dashboard's: the namespace's counts
+		// with this message.
+		Seq    int64  `json:"seq"`
+		Counts Counts `json:"counts"`
+	}{direction, ns, session, shown, seq, counts})
 	m.publish(event{name: "message", data: data})
 }
 
@@ -117,8 +126,9 @@ type Connection struct {
 	Since     time.Time `json:"since"`
 }
 
-// snapshot is the counts and connections now.
-func (m *monitor) snapshot() (map[string]Counts, []Connection) {
+// snapshot is the counts and connections now, and the number of
+// messages seen.
+func (m *monitor) snapshot() (map[string]Counts, []Connection, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	counts := map[string]Counts{}
@@ -129,5 +139,5 @@ func (m *monitor) snapshot() (map[string]Counts, []Connection) {
 	for k, at := range m.conns {
 		conns = append(conns, Connection{Namespace: k.namespace, Session: k.session, Since: at})
 	}
-	return counts, conns
+	return counts, conns, m.seq
 }
