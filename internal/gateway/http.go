@@ -6,11 +6,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
 )
 
 // Handler is the API listener: /mcp/{namespace} (SSE, POST …/message, and
@@ -42,8 +42,6 @@ func (g *Gateway) Handler() http.Handler {
 		}
 	}))
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func quoteName(s string) string { return fmt.Sprintf("%q", strings.SplitN(s, "/", 2)[0]) }
 
@@ -87,7 +85,9 @@ const (
 func (g *Gateway) guard(w http.ResponseWriter, r *http.Request) bool {
 	h := w.Header()
 	origin := r.Header.Get("Origin")
-	originOK := origin == "" || g.originAllowed(origin)
+	// Pages served from this machine (a local web UI such as llama.cpp's)
+	// too, as `obsidian-mcp serve` allows them.
+	originOK := origin == "" || httpapi.OriginAllowed(origin, g.cfg.AllowedOrigins)
 	switch {
 	case origin != "" && originOK:
 		h.Set("Access-Control-Allow-Origin", origin)
@@ -133,23 +133,6 @@ func (g *Gateway) hostAllowed(host string) bool {
 	return false
 }
 
-// originAllowed accepts allowed_origins and pages served from this machine
-// (a local web UI such as llama.cpp's).
-func (g *Gateway) originAllowed(origin string) bool {
-	if slices.Contains(g.cfg.AllowedOrigins, "*") || slices.Contains(g.cfg.AllowedOrigins, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
-		return false
-	}
-	if strings.EqualFold(u.Hostname(), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
-}
-
 // readBody reads a POST body within limits.max_request; false when it
 // answered already (413, 400).
 func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
@@ -180,16 +163,8 @@ func (g *Gateway) tooLarge(w http.ResponseWriter, size int64) {
 	g.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("%s the limit of %d bytes (limits.max_request)", what, g.cfg.Limits.MaxRequest), "Send less at once, or raise limits.max_request.")
 }
 
-// refusal is the body of a request refused over HTTP, as `obsidian-mcp
-// serve` words them.
-type refusal struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
-}
-
 func (g *Gateway) refuse(w http.ResponseWriter, status int, code, msg, details string) {
-	writeJSON(w, status, refusal{Error: code, Message: msg, Details: details})
+	httpapi.Refuse(w, status, code, msg, details)
 }
 
 // rpcRefuse answers a body that is not JSON-RPC: 400 with a JSON-RPC error.
@@ -210,41 +185,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func (g *Gateway) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := httpapi.NewRecorder(w)
 		next.ServeHTTP(rec, r)
 		level := g.logger.Debug
-		if rec.status >= 500 {
+		if rec.Status >= 500 {
 			level = g.logger.Warn
-		} else if rec.status >= 400 {
+		} else if rec.Status >= 400 {
 			level = g.logger.Info
 		}
-		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start), "remote", r.RemoteAddr)
+		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.Status, "duration", time.Since(start), "remote", r.RemoteAddr)
 	})
 }
-
-// recorder notes the status; it passes Flush on for SSE.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (r *recorder) WriteHeader(status int) {
-	if !r.wrote {
-		r.status, r.wrote = status, true
-	}
-	r.ResponseWriter.WriteHeader(status)
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.wrote = true
-	return r.ResponseWriter.Write(p)
-}
-
-func (r *recorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -28,7 +28,7 @@ func (e *rpcError) Error() string { return e.msg }
 // parseBody reads a POST body: one JSON-RPC message or a batch of them.
 // A body that is not JSON is -32700; a message that is not JSON-RPC -32600,
 // both worded for the person reading curl's output.
-func parseBody(body []byte) (msgs []*message, batch bool, err error) {
+func parseBody(body []byte) (msgs []*message, batch bool, err *rpcError) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, &rpcError{-32600, "Invalid Request: the body is empty; send one JSON-RPC message, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}
@@ -46,14 +46,12 @@ func parseBody(body []byte) (msgs []*message, batch bool, err error) {
 		raws = []json.RawMessage{body}
 	}
 	for i, raw := range raws {
-		m, err := parseMessage(raw)
-		if err != nil {
+		m, perr := parseMessage(raw)
+		if perr != nil {
 			if batch {
-				err = &rpcError{-32600, fmt.Sprintf("Invalid Request: batch item %d: %s", i, err.Error())}
-			} else {
-				err = &rpcError{-32600, "Invalid Request: " + err.Error()}
+				return nil, true, &rpcError{-32600, fmt.Sprintf("Invalid Request: batch item %d: %s", i, perr.Error())}
 			}
-			return nil, batch, err
+			return nil, false, &rpcError{-32600, "Invalid Request: " + perr.Error()}
 		}
 		msgs = append(msgs, m)
 	}

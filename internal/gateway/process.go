@@ -327,10 +327,10 @@ func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
 	case stateStopped:
 		p.startLocked()
 	}
-	pr := p.proc
+	pr, why := p.proc, p.lastErr
 	p.mu.Unlock()
 	if pr == nil {
-		return nil, fmt.Errorf("the %s server could not be started: %s", p.ns.Name, p.lastError())
+		return nil, fmt.Errorf("the %s server could not be started: %s", p.ns.Name, why)
 	}
 	select {
 	case <-pr.init:
@@ -341,12 +341,6 @@ func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
 		return nil, fmt.Errorf("the %s server could not be started: %w", p.ns.Name, pr.initErr)
 	}
 	return pr, nil
-}
-
-func (p *processPeer) lastError() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lastErr
 }
 
 // startLocked starts a process (p.mu held): state starting, or error

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -73,7 +74,7 @@ func (g *Gateway) legacyPost(w http.ResponseWriter, r *http.Request, ns *namespa
 	}
 	msgs, _, err := parseBody(body)
 	if err != nil {
-		rpcRefuse(w, err.(*rpcError))
+		rpcRefuse(w, err)
 		return
 	}
 	s := ns.shared
@@ -107,9 +108,9 @@ func (g *Gateway) streamablePost(w http.ResponseWriter, r *http.Request, ns *nam
 	if !ok {
 		return
 	}
-	msgs, batch, err := parseBody(body)
-	if err != nil {
-		rpcRefuse(w, err.(*rpcError))
+	msgs, batch, perr := parseBody(body)
+	if perr != nil {
+		rpcRefuse(w, perr)
 		return
 	}
 	var s *session
@@ -119,6 +120,7 @@ func (g *Gateway) streamablePost(w http.ResponseWriter, r *http.Request, ns *nam
 			return
 		}
 	} else if initializes(msgs) {
+		var err error
 		if s, err = ns.open("", false); err != nil {
 			g.refuse(w, http.StatusInternalServerError, "NAMESPACE_FAILED", "the namespace could not open a session: "+err.Error(), "")
 			return
@@ -245,7 +247,7 @@ func (g *Gateway) takeConn(w http.ResponseWriter) bool {
 	default:
 		w.Header().Set("Retry-After", "5")
 		g.refuse(w, http.StatusServiceUnavailable, "TOO_MANY_CONNECTIONS",
-			"all "+itoa(g.cfg.Limits.MaxConnections)+" connections (limits.max_connections) are in use", "Close a stream, or raise limits.max_connections.")
+			"all "+strconv.Itoa(g.cfg.Limits.MaxConnections)+" connections (limits.max_connections) are in use", "Close a stream, or raise limits.max_connections.")
 		return false
 	}
 }

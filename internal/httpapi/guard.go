@@ -125,8 +125,13 @@ func (h *Server) hostAllowed(host string) bool {
 
 // originAllowed accepts loopback origins (a local web UI such as
 // llama.cpp's) and the configured ones.
-func (h *Server) originAllowed(origin string) bool {
-	if slices.Contains(h.opts.CORSOrigins, "*") {
+func (h *Server) originAllowed(origin string) bool { return OriginAllowed(origin, h.opts.CORSOrigins) }
+
+// OriginAllowed reports whether a browser page at origin may call: a page
+// served from this machine (http or https, localhost or a loopback
+// address), or one of allowed ("scheme://host[:port]"; "*" is any).
+func OriginAllowed(origin string, allowed []string) bool {
+	if slices.Contains(allowed, "*") {
 		return true
 	}
 	u, err := url.Parse(origin)
@@ -142,7 +147,7 @@ func (h *Server) originAllowed(origin string) bool {
 			return true
 		}
 	}
-	return slices.Contains(h.opts.CORSOrigins, strings.ToLower(u.Scheme+"://"+u.Host))
+	return slices.Contains(allowed, strings.ToLower(u.Scheme+"://"+u.Host))
 }
 
 // refusal is the body of a request refused before it reached an endpoint,
@@ -154,6 +159,12 @@ type refusal struct {
 }
 
 func (h *Server) refuse(w http.ResponseWriter, status int, code, msg, details string) {
+	Refuse(w, status, code, msg, details)
+}
+
+// Refuse answers a request refused over HTTP: status, and a JSON body
+// naming the code, what happened, and what to do (details).
+func Refuse(w http.ResponseWriter, status int, code, msg, details string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -186,44 +197,50 @@ func (*bodyBuffer) Close() error { return nil }
 func (h *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := NewRecorder(w)
 		next.ServeHTTP(rec, r)
 		level := h.logger.Info
-		if rec.status >= 500 {
+		if rec.Status >= 500 {
 			level = h.logger.Warn
 		}
-		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes,
+		level("http", "method", r.Method, "path", r.URL.Path, "status", rec.Status, "bytes", rec.Bytes,
 			"duration", time.Since(start), "remote", r.RemoteAddr, "session", r.Header.Get("Mcp-Session-Id"))
 	})
 }
 
-// recorder notes a response's status and size; it passes Flush on, which
-// SSE needs, and unwraps for http.ResponseController.
-type recorder struct {
+// Recorder notes a response's status and size, for access logs; it
+// passes Flush on, which SSE needs, and unwraps for
+// http.ResponseController.
+type Recorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	Status int
+	Bytes  int64
 	wrote  bool
 }
 
-func (r *recorder) WriteHeader(status int) {
+// NewRecorder records what is written to w (status 200 until told).
+func NewRecorder(w http.ResponseWriter) *Recorder {
+	return &Recorder{ResponseWriter: w, Status: http.StatusOK}
+}
+
+func (r *Recorder) WriteHeader(status int) {
 	if !r.wrote {
-		r.status, r.wrote = status, true
+		r.Status, r.wrote = status, true
 	}
 	r.ResponseWriter.WriteHeader(status)
 }
 
-func (r *recorder) Write(p []byte) (int, error) {
+func (r *Recorder) Write(p []byte) (int, error) {
 	r.wrote = true
 	n, err := r.ResponseWriter.Write(p)
-	r.bytes += int64(n)
+	r.Bytes += int64(n)
 	return n, err
 }
 
-func (r *recorder) Flush() {
+func (r *Recorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
