@@ -194,9 +194,23 @@ func lineKey(line []byte) (string, bool) {
 		return "", false
 	}
 	var doc yaml.Node
+	// The line alone, when it is YAML by itself, names its key as the
+	// parser does ("0::" is the key "0:", "'a: b': x" the key "a: b").
+	if yaml.Unmarshal([]byte(s), &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) >= 2 {
+		return doc.Content[0].Content[0].Value, true
+	}
+	// Otherwise (a value that goes on below, "k: [a,") the key ends at the
+	// mapping indicator: the first colon followed by a blank or the end
+	// of the line, not any colon (found by fuzzing: "0::" is not key "0").
 	// The key alone, decoded as YAML, spells it as the parser does
 	// ("key", 'key' and key are the same key).
-	k, _, ok := strings.Cut(s, ":")
+	k, ok := "", false
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t') {
+			k, ok = s[:i], true
+			break
+		}
+	}
 	if !ok {
 		return "", false
 	}

@@ -25,6 +25,9 @@ func TestSetProperty(t *testing.T) {
 		{"text that looks like a number is quoted", fm, "code", Text, "007", "---\ntitle: \"Plan\" # keep me\ntags:\n  - a\n  - b\n\nstatus: doing\ncode: \"007\"\n---\nbody\n", ""},
 		{"no frontmatter", "# Note\n", "status", Text, "new", "---\nstatus: new\n---\n# Note\n", ""},
 		{"CRLF", "---\r\na: 1\r\n---\r\nx", "b", Text, "two", "---\r\na: 1\r\nb: two\r\n---\r\nx", ""},
+		// "0::" is the key "0:", not "0": setting "0" must not overwrite it.
+		{"a key that ends in a colon is another key", "---\n0::\n---\n", "0", Text, "zero", "---\n0::\n0: zero\n---\n", ""},
+		{"a quoted key holding \": \"", "---\n'a: b': 1\n---\n", "a", Text, "x", "---\n'a: b': 1\na: x\n---\n", ""},
 		{"bad number", fm, "count", Number, "many", "", errors.InvalidParams},
 		{"bad date", fm, "due", Date, "30/11/2026", "", errors.InvalidParams},
 		{"bad checkbox", fm, "done", Checkbox, "yes", "", errors.InvalidParams},
