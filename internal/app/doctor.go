@@ -50,20 +50,45 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	if len(args) > 0 && (args[0] == "--bridge" || args[0] == "-bridge") {
 		return d.bridge(ctx, args[1:], getenv, version)
 	}
+	if len(args) > 0 && (args[0] == "--gateway" || args[0] == "-gateway") {
+		return d.gateway(ctx, args[1:], getenv, version)
+	}
 	// Doctor takes serve's settings too, to check them (http).
 	cfg, cfgErr := ParseServeConfig(args, getenv)
 	if errors.Is(cfgErr, flag.ErrHelp) {
-		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n\nChecks the setup the same flags and environment would give the server (or the bridge), and prints how to fix what is wrong.\n\n"+Usage())
+		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+Usage())
 		return 0
 	}
 	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", resolveVersion(version), runtime.GOOS, runtime.GOARCH, runtime.Version(), orUnknown(m.Executable))
 
 	configOK := d.config(cfg, cfgErr)
+	r := d.server(ctx, cfg, configOK)
+	d.http(cfg)
+	d.settings(cfg)
+	d.sampleConfig(cfg, r.folder.path)
+	if !r.ready {
+		d.fail("not ready: the server could not serve tools with this setup", "fix the ✗ lines above, then run obsidian-mcp doctor again")
+		return 1
+	}
+	d.ok("ready: %s", r.how)
+	return 0
+}
+
+// serverReport is whether a server with some settings could serve tools,
+// and how.
+type serverReport struct {
+	ready  bool
+	how    string // when ready: who serves the tools
+	folder folderState
+}
+
+// server checks what a server with cfg would work with: the app, the
+// vault, the folder and the folder policy.
+func (d *doctor) server(ctx context.Context, cfg Config, configOK bool) serverReport {
 	app := d.app(ctx, cfg)
 	folder := d.vault(ctx, cfg, &app)
 	nativeOK := d.native(cfg, app, folder)
 	policyOK := d.policy(cfg, folder.path)
-	d.http(cfg)
 
 	appOK := app.reachable && app.vaultOK
 	var ready bool
@@ -77,21 +102,16 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		// reached at all; an app that answers wrongly is not bypassed.
 		ready = configOK && (appOK || (app.fallsBack && nativeOK && cfg.VaultPath != ""))
 	}
-	ready = ready && !folder.mismatch && policyOK
-	d.settings(cfg)
-	d.sampleConfig(cfg, folder.path)
+	r := serverReport{ready: ready && !folder.mismatch && policyOK, folder: folder}
 	switch {
-	case ready && appOK && nativeOK && cfg.Backend == backend.Auto:
-		d.ok("ready: tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)")
-	case ready && appOK:
-		d.ok("ready: tools are served by the Obsidian app (backend %s)", cfg.Backend)
-	case ready:
-		d.ok("ready: tools are served from the vault folder %s (backend %s)", folder.path, cfg.Backend)
+	case appOK && nativeOK && cfg.Backend == backend.Auto:
+		r.how = "tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)"
+	case appOK:
+		r.how = fmt.Sprintf("tools are served by the Obsidian app (backend %s)", cfg.Backend)
 	default:
-		d.fail("not ready: the server could not serve tools with this setup", "fix the ✗ lines above, then run obsidian-mcp doctor again")
-		return 1
+		r.how = fmt.Sprintf("tools are served from the vault folder %s (backend %s)", folder.path, cfg.Backend)
 	}
-	return 0
+	return r
 }
 
 type doctor struct {

@@ -334,10 +334,3 @@ func documentedCodes() []int {
 	}
 	return codes
 }
-
-func trunc(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
-}

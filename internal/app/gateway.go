@@ -91,18 +91,28 @@ func vaultArgs(n gateway.Namespace) []string {
 var yamlNames = strings.NewReplacer(" (see --help)", "", " or OBSIDIAN_VAULT_PATH", "", "--vault-path", "vault_path", "--vault", "vault", "--backend", "backend",
 	"--read-only", "read_only", "--read-paths", "read_paths", "--write-paths", "write_paths", "--deny-paths", "deny_paths")
 
-// openVault serves a vault namespace in this process.
-func openVault(getenv func(string) string, logger *slog.Logger, version string) func(gateway.Namespace) (*gateway.Vault, error) {
+// namespaceConfig is a vault namespace's settings, read as the stdio
+// server reads its own, with what the machine's environment may give.
+func namespaceConfig(n gateway.Namespace, getenv func(string) string) (Config, error) {
 	env := func(k string) string {
 		if gatewayEnv[k] {
 			return getenv(k)
 		}
 		return ""
 	}
+	cfg, err := parseConfig(vaultArgs(n), env, false)
+	if err != nil {
+		return cfg, errors.New(yamlNames.Replace(strings.ReplaceAll(err.Error(), "\n", "; ")))
+	}
+	return cfg, nil
+}
+
+// openVault serves a vault namespace in this process.
+func openVault(getenv func(string) string, logger *slog.Logger, version string) func(gateway.Namespace) (*gateway.Vault, error) {
 	return func(n gateway.Namespace) (*gateway.Vault, error) {
-		cfg, err := parseConfig(vaultArgs(n), env, false)
+		cfg, err := namespaceConfig(n, getenv)
 		if err != nil {
-			return nil, errors.New(yamlNames.Replace(strings.ReplaceAll(err.Error(), "\n", "; ")))
+			return nil, err
 		}
 		log := logger.With("namespace", n.Name)
 		st, err := openStack(cfg, log)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,17 @@ import (
 // mcp-go keeps one stdio session per process (mcp-go-notes.md §1), so the
 // tests in this package that run a server do not run in parallel.
 
-func TestMain(m *testing.M) { obsidiantest.Main(m) }
+func TestMain(m *testing.M) {
+	// The test binary as a real stdio server (this package's Main), for
+	// tests that need one to start, such as doctor --gateway's command
+	// namespaces.
+	if os.Getenv(stdioServerEnv) != "" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Getenv, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, "7.7.7-test"))
+	}
+	obsidiantest.Main(m)
+}
+
+const stdioServerEnv = "APP_TEST_STDIO_SERVER"
 
 // fixture writes the vault every server test starts from.
 func fixture(f *obsidiantest.Fake) {
@@ -171,4 +182,12 @@ func serveAll(t *testing.T, cfg Config, input string) []string {
 		return nil
 	}
 	return strings.Split(text, "\n")
+}
+
+// trunc shortens what a failure prints.
+func trunc(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }

@@ -63,6 +63,9 @@ const (
 )
 
 const (
+	// exitWordsWait is how long a process whose input is closed is given
+	// to exit, so that the error can say how it ended.
+	exitWordsWait = 2 * time.Second
 	// initTimeout bounds a new process's answer to initialize.
 	initTimeout = 30 * time.Second
 	// stableRun is how long a process must run for the back-off to start
@@ -419,7 +422,14 @@ func (p *processPeer) initialize(pr *proc) {
 		"clientInfo": map[string]any{"name": "obsidian-mcp-gateway", "version": p.version},
 	}})
 	if err := pr.write(msg); err != nil {
-		pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", err))
+		// A closed input is most often a process that is exiting, and how
+		// it ended says more than "broken pipe".
+		select {
+		case <-pr.exited:
+			pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
+		case <-time.After(exitWordsWait):
+			pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", err))
+		}
 		return
 	}
 	select {

@@ -65,3 +65,11 @@ func TestCommandStopKillsGroup(t *testing.T) {
 		t.Errorf("health after stop: %+v", h)
 	}
 }
+
+// stoppedAfterProbe: the probed process is gone once Probe returns.
+func stoppedAfterProbe(t *testing.T, pid int) {
+	t.Helper()
+	if alive(pid) {
+		t.Errorf("the probed server (pid %d) still runs", pid)
+	}
+}

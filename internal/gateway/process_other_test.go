@@ -1,0 +1,7 @@
+//go:build !unix
+
+package gateway
+
+import "testing"
+
+func stoppedAfterProbe(*testing.T, int) {}
