@@ -1,11 +1,13 @@
-// Command httpload measures obsidian-mcp serve under load and prints the
+// Command httpload measures obsidian-mcp's faces under load and prints the
 // figures: C clients each make N reads (obsidian_read_note of a random
-// note) over MCP Streamable HTTP, on a generated vault, then the same reads
-// over one stdio connection with C calls in flight. It reports errors,
-// throughput and latency percentiles for each. A benchmark, not a test:
-// docs/benchmarks.md records a run.
+// note) on a generated vault, through each face in turn: serve's MCP
+// Streamable HTTP, one stdio connection with C calls in flight, and the
+// gateway's vault and command namespaces over Streamable HTTP and HTTP+SSE.
+// It reports errors, throughput and latency percentiles for each. A
+// benchmark, not a test: docs/benchmarks.md records runs.
 //
 //	go run ./scripts/httpload -notes 10000 -clients 100 -reads 100
+//	go run ./scripts/httpload -faces gateway -clients 10 -reads 500
 package main
 
 import (
@@ -35,14 +37,43 @@ func main() {
 	clients := flag.Int("clients", 100, "concurrent clients")
 	reads := flag.Int("reads", 100, "reads per client")
 	dir := flag.String("dir", "bench-out", "where the vault is generated (reused when present)")
+	faces := flag.String("faces", "serve,stdio", "what to measure, in this order: "+strings.Join(faceNames, ", ")+
+		`; "gateway" stands for stdio and the four gateway faces`)
 	flag.Parse()
-	if err := run(*notes, *clients, *reads, *dir); err != nil {
+	list, err := parseFaces(*faces)
+	if err == nil {
+		err = run(*notes, *clients, *reads, *dir, list)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "httpload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(notes, clients, reads int, dir string) error {
+// The faces: serve is obsidian-mcp serve's Streamable HTTP, POSTs with no
+// session; stdio one connection with every client's call in flight; the
+// gateway's (internal/gateway) are a vault namespace served in process and
+// a command namespace running this program as its subprocess, each through
+// Streamable HTTP and through HTTP+SSE, one session per client.
+var faceNames = []string{"serve", "stdio", "gateway-vault", "gateway-vault-sse", "gateway-command", "gateway-command-sse"}
+
+func parseFaces(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "gateway":
+			out = append(out, "stdio", "gateway-vault", "gateway-vault-sse", "gateway-command", "gateway-command-sse")
+		case slices.Contains(faceNames, f):
+			out = append(out, f)
+		default:
+			return nil, fmt.Errorf("-faces: no face %q; the faces are %s, or gateway", f, strings.Join(faceNames, ", "))
+		}
+	}
+	return out, nil
+}
+
+func run(notes, clients, reads int, dir string, faces []string) error {
 	tmp, err := os.MkdirTemp("", "httpload")
 	if err != nil {
 		return err
@@ -69,17 +100,39 @@ func run(notes, clients, reads int, dir string) error {
 		return err
 	}
 	fmt.Printf("%d notes; %d clients x %d reads of a random note (obsidian_read_note)\n\n", len(paths), clients, reads)
-	fmt.Println("transport      calls  errors   calls/s    p50 ms    p90 ms    p99 ms    max ms")
-	httpRes, err := overHTTP(bin, vault, paths, clients, reads)
-	if err != nil {
-		return err
+	fmt.Println("face                    calls  errors   calls/s    p50 ms    p90 ms    p99 ms    max ms")
+	var gw *gatewayRun
+	defer func() {
+		if gw != nil {
+			gw.stop()
+		}
+	}()
+	for _, face := range faces {
+		var res result
+		var err error
+		switch face {
+		case "serve":
+			res, err = overHTTP(bin, vault, paths, clients, reads)
+		case "stdio":
+			res, err = overStdio(bin, vault, paths, clients, reads)
+		default:
+			if gw == nil {
+				if gw, err = startGateway(bin, vault, tmp, clients); err != nil {
+					return err
+				}
+			}
+			ns, sse := strings.TrimPrefix(face, "gateway-"), false
+			if ns, sse = strings.CutSuffix(ns, "-sse"); sse {
+				res, err = gw.overSSE(ns, paths, clients, reads)
+			} else {
+				res, err = gw.overStreamable(ns, paths, clients, reads)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", face, err)
+		}
+		res.print(face)
 	}
-	httpRes.print("HTTP")
-	stdioRes, err := overStdio(bin, vault, paths, clients, reads)
-	if err != nil {
-		return err
-	}
-	stdioRes.print("stdio")
 	return nil
 }
 
@@ -116,7 +169,7 @@ func (r result) print(name string) {
 		}
 		return float64(l[min(len(l)-1, int(p*float64(len(l))))].Microseconds()) / 1000
 	}
-	fmt.Printf("%-12s %7d %7d %9.0f %9.2f %9.2f %9.2f %9.2f\n", name, len(l), r.errors,
+	fmt.Printf("%-20s %8d %7d %9.0f %9.2f %9.2f %9.2f %9.2f\n", name, len(l), r.errors,
 		float64(len(l))/r.elapsed.Seconds(), pct(0.50), pct(0.90), pct(0.99), pct(1))
 }
 
@@ -172,12 +225,13 @@ func overHTTP(bin, vault string, paths []string, clients, reads int) (result, er
 	if err := do(readCall(0, paths[0])); err != nil {
 		return result{}, err
 	}
-	return measure(clients, reads, paths, "HTTP", func(id int, p string) error { return do(readCall(id, p)) }), nil
+	return measure(clients, reads, paths, "HTTP", func(_, id int, p string) error { return do(readCall(id, p)) }), nil
 }
 
 // measure runs clients goroutines of reads calls each, on random notes,
-// and gathers their latencies and errors.
-func measure(clients, reads int, paths []string, name string, call func(id int, path string) error) result {
+// and gathers their latencies and errors. call is told which client makes
+// it, so faces with a session per client use that client's.
+func measure(clients, reads int, paths []string, name string, call func(client, id int, path string) error) result {
 	var mu sync.Mutex
 	var res result
 	var wg sync.WaitGroup
@@ -189,7 +243,7 @@ func measure(clients, reads int, paths []string, name string, call func(id int, 
 			r := rand.New(rand.NewPCG(uint64(c), 7))
 			for i := range reads {
 				t0 := time.Now()
-				err := call(c*reads+i+1, paths[r.IntN(len(paths))])
+				err := call(c, c*reads+i+1, paths[r.IntN(len(paths))])
 				d := time.Since(t0)
 				mu.Lock()
 				if err != nil {
@@ -292,7 +346,7 @@ func overStdio(bin, vault string, paths []string, clients, reads int) (result, e
 	if _, err := call(func(id int) []byte { return readCall(id, paths[0]) }); err != nil {
 		return result{}, err
 	}
-	return measure(clients, reads, paths, "stdio", func(_ int, p string) error {
+	return measure(clients, reads, paths, "stdio", func(_, _ int, p string) error {
 		line, err := call(func(id int) []byte { return readCall(id, p) })
 		if err == nil && (!bytes.Contains(line, []byte(`"result"`)) || bytes.Contains(line, []byte(`"isError":true`))) {
 			err = fmt.Errorf("%.200s", line)
