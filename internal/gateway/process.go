@@ -20,6 +20,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // A command namespace runs any stdio MCP server as a managed subprocess,
@@ -247,14 +250,8 @@ func (p *processPeer) request(ctx context.Context, s *session, m *message, reply
 // routeProgress gives the request's progress token one of the gateway's
 // (p.mu held).
 func (p *processPeer) routeProgress(raw json.RawMessage, s *session, id int64) (json.RawMessage, string) {
-	var r struct {
-		Params struct {
-			Meta struct {
-				Token json.RawMessage `json:"progressToken"`
-			} `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(raw, &r) != nil || r.Params.Meta.Token == nil {
+	client := gjson.GetBytes(raw, "params._meta.progressToken")
+	if !client.Exists() {
 		return raw, ""
 	}
 	token := fmt.Sprintf("gateway-progress-%d", id)
@@ -262,7 +259,7 @@ func (p *processPeer) routeProgress(raw json.RawMessage, s *session, id int64) (
 	if err != nil {
 		return raw, ""
 	}
-	p.tokens[token] = progressRoute{session: s, token: r.Params.Meta.Token}
+	p.tokens[token] = progressRoute{session: s, token: json.RawMessage(client.Raw)}
 	return out, token
 }
 
@@ -548,36 +545,40 @@ func (p *processPeer) tooLong(head []byte) {
 	}
 }
 
-// fromServer routes one message the server wrote.
+// fromServer routes one message the server wrote. It reads only the
+// members routing needs (gjson), and gives an answer the client's id back
+// by replacing that member alone (sjson): decoding and re-encoding whole
+// answers, which may be megabytes of note text, cost several times a JSON
+// pass (BenchmarkAnswerFromServer in docs/benchmarks.md).
 func (p *processPeer) fromServer(pr *proc, line []byte) {
-	var f struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-		Params struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(line, &f); err != nil {
-		p.logger.Warn("the server wrote a line that is not JSON; ignored", "line", truncate(string(line), 200))
+	if !isObject(line) || !gjson.ValidBytes(line) {
+		p.logger.Warn("the server wrote a line that is not a JSON object; ignored", "line", truncate(string(line), 200))
 		return
 	}
+	got := gjson.GetManyBytes(line, "id", "method")
+	var id json.RawMessage
+	if got[0].Exists() {
+		id = json.RawMessage(got[0].Raw)
+	}
+	method := ""
+	if got[1].Type == gjson.String {
+		method = got[1].Str
+	}
 	switch {
-	case f.Method == "" && string(f.ID) == initID:
-		a := initAnswer{result: f.Result}
-		if f.Error != nil {
-			a.err = fmt.Errorf("initialize failed: %s", f.Error)
+	case method == "" && string(id) == initID:
+		a := initAnswer{result: json.RawMessage(gjson.GetBytes(line, "result").Raw)}
+		if e := gjson.GetBytes(line, "error"); e.Exists() {
+			a.err = fmt.Errorf("initialize failed: %s", e.Raw)
 		}
 		select {
 		case pr.initAnswer <- a:
 		default: // a second answer; the first counts
 		}
-	case f.Method == "" && f.ID != nil:
-		id, err := strconv.ParseInt(string(f.ID), 10, 64)
-		pc := p.take(id)
+	case method == "" && id != nil:
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		pc := p.take(n)
 		if err != nil || pc == nil {
-			p.logger.Debug("an answer for no waiting request (cancelled, or not ours); dropped", "id", string(f.ID))
+			p.logger.Debug("an answer for no waiting request (cancelled, or not ours); dropped", "id", string(id))
 			return
 		}
 		pc.unwatch()
@@ -586,17 +587,16 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 			out = errorResponse(pc.id, -32603, "the server's answer could not be read: "+err.Error())
 		}
 		pc.reply(out)
-	case f.ID != nil:
+	case id != nil:
 		// A request of the server's: the gateway declared no client
 		// capabilities, so only ping is answered.
-		if f.Method == "ping" {
-			_ = pr.write(resultResponse(f.ID, json.RawMessage(`{}`)))
+		if method == "ping" {
+			_ = pr.write(resultResponse(id, json.RawMessage(`{}`)))
 		} else {
-			_ = pr.write(errorResponse(f.ID, -32601, "Method not found: the obsidian-mcp gateway does not pass "+f.Method+" on to clients"))
+			_ = pr.write(errorResponse(id, -32601, "Method not found: the obsidian-mcp gateway does not pass "+method+" on to clients"))
 		}
-	case f.Method == "notifications/progress":
-		var token string
-		_ = json.Unmarshal(f.Params.Token, &token)
+	case method == "notifications/progress":
+		token := gjson.GetBytes(line, "params.progressToken").String()
 		p.mu.Lock()
 		route, ok := p.tokens[token]
 		p.mu.Unlock()
@@ -763,26 +763,19 @@ func resultResponse(id, result json.RawMessage) []byte {
 	return out
 }
 
-// setMember sets obj's member at path (objects all the way), keeping the
-// rest as it is.
+// setMember sets obj's member at path (objects all the way; keys without
+// gjson's path characters), keeping every other byte of obj as it is.
 func setMember(obj json.RawMessage, path []string, v json.RawMessage) (json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &m); err != nil || m == nil {
+	if !isObject(obj) {
 		return nil, errors.New("not a JSON object")
 	}
-	if len(path) > 1 {
-		inner, ok := m[path[0]]
-		if !ok {
-			inner = json.RawMessage(`{}`)
-		}
-		set, err := setMember(inner, path[1:], v)
-		if err != nil {
-			return nil, err
-		}
-		v = set
-	}
-	m[path[0]] = v
-	return json.Marshal(m)
+	return sjson.SetRawBytes(obj, strings.Join(path, "."), v)
+}
+
+// isObject reports whether msg starts as a JSON object.
+func isObject(msg []byte) bool {
+	msg = bytes.TrimLeft(msg, " \t\r\n")
+	return len(msg) > 0 && msg[0] == '{'
 }
 
 func expandHome(p string) string {

@@ -245,3 +245,48 @@ func TestCommandAnswerTooLong(t *testing.T) {
 		t.Errorf("after: %s", body)
 	}
 }
+
+// TestSetMember: the gateway's id (or progress token) is put in place of
+// the member alone; every other byte of the message stays as the server
+// or the client wrote it.
+func TestSetMember(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		path     []string
+		v        string
+		want     string // "" for an error
+	}{
+		{"answer", `{"jsonrpc":"2.0","id":7,"result":{"id":7,"text":"<a> & \u00e9 \"q\""}}`, []string{"id"}, `"c-1"`,
+			`{"jsonrpc":"2.0","id":"c-1","result":{"id":7,"text":"<a> & \u00e9 \"q\""}}`},
+		{"spacing kept", "{ \"id\" : 7 ,\n \"result\": [1, 2] }", []string{"id"}, `3`, "{ \"id\" : 3 ,\n \"result\": [1, 2] }"},
+		{"id added", `{"jsonrpc":"2.0","method":"x"}`, []string{"id"}, `1`, ""}, // checked below: parses with id 1
+		{"nested token", `{"id":1,"method":"tools/call","params":{"_meta":{"progressToken":"mine"},"name":"t"}}`, []string{"params", "_meta", "progressToken"}, `"gw-1"`,
+			`{"id":1,"method":"tools/call","params":{"_meta":{"progressToken":"gw-1"},"name":"t"}}`},
+		{"progress notification", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"gw-1","progress":1}}`, []string{"params", "progressToken"}, `7`,
+			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}`},
+		{"not an object", `[1,2]`, []string{"id"}, `1`, "error"},
+		{"a string", `"id"`, []string{"id"}, `1`, "error"},
+	}
+	for _, tt := range tests {
+		got, err := setMember(json.RawMessage(tt.in), tt.path, json.RawMessage(tt.v))
+		switch {
+		case tt.want == "error":
+			if err == nil {
+				t.Errorf("%s: %s, want an error", tt.name, got)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want == "":
+			var m struct {
+				ID     int    `json:"id"`
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(got, &m) != nil || m.ID != 1 || m.Method != "x" {
+				t.Errorf("%s: %s", tt.name, got)
+			}
+		case string(got) != tt.want:
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
