@@ -445,6 +445,45 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestDefaultConnections: with the default limit, five streams open (SSE
+// and Streamable HTTP, on two namespaces), the sixth is 503 with
+// Retry-After and the fix, and the five can still be talked to.
+func TestDefaultConnections(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	var streams []*sse
+	var endpoints []string
+	for i := range 4 {
+		ns := []string{"notes", "work"}[i%2]
+		s, resp := openSSE(t, r.api+"/mcp/"+ns)
+		if s == nil {
+			t.Fatalf("stream %d: %d", i+1, resp.StatusCode)
+		}
+		streams = append(streams, s)
+		endpoints = append(endpoints, string(s.next(t).data))
+	}
+	// The fifth: a Streamable HTTP session's stream.
+	resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if s, resp := openSSE(t, r.api+"/mcp/notes", "Mcp-Session-Id", session); s == nil {
+		t.Fatalf("stream 5 (Streamable HTTP): %d", resp.StatusCode)
+	}
+	s6, resp := openSSE(t, r.api+"/mcp/work")
+	if s6 != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("sixth stream: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), "all 5 connections (limits.max_connections) are in use") || !strings.Contains(string(body), "raise limits.max_connections") {
+		t.Errorf("sixth stream's refusal: %s", body)
+	}
+	for i, s := range streams {
+		if resp, _ := do(t, http.MethodPost, r.api+endpoints[i], call(10+i, "echo", `{"text":"hi"}`)); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST on stream %d's session: %d", i+1, resp.StatusCode)
+		}
+		if ev := s.next(t); !strings.Contains(string(ev.data), fmt.Sprintf(`"id":%d`, 10+i)) {
+			t.Errorf("stream %d: %.200s", i+1, ev.data)
+		}
+	}
+}
+
 // TestHostOriginCORS: a foreign Host or Origin is refused before anything
 // runs; allowed origins get CORS headers on every answer, OPTIONS too.
 func TestHostOriginCORS(t *testing.T) {
