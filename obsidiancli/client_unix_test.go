@@ -18,7 +18,10 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "gc.pid")
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile})
 	c := newClient(f)
-	c.Timeout = 300 * time.Millisecond
+	// Long enough for the fake (this test binary, slow to start under
+	// -race on a busy machine) to start its grandchild before the limit:
+	// a group killed sooner leaves no grandchild to check on.
+	c.Timeout = 2 * time.Second
 	start := time.Now()
 	_, err := c.Run(t.Context(), "read", "path=a.md")
 	elapsed := time.Since(start)

@@ -39,7 +39,13 @@ func runFake(args []string, stdout, stderr io.Writer) int {
 		gc := exec.Command(self)
 		gc.Env = append(os.Environ(), grandchildEnv+"="+sc.Grandchild)
 		gc.Stdout = stdout // the pipe the server reads: it stays open
-		_ = gc.Start()
+		// Its pid is written here, as soon as it exists, rather than by the
+		// grandchild once its runtime is up: under -race on a busy machine
+		// that took longer than a test's 300 ms timeout, whose group kill
+		// then ended it before it could say who it was.
+		if gc.Start() == nil {
+			writePID(sc.Grandchild, gc.Process.Pid)
+		}
 	}
 	if sc.NotRunning {
 		fmt.Fprintln(stderr, "The CLI is unable to find Obsidian. Please make sure Obsidian is running and try again.")

@@ -24,7 +24,7 @@ import (
 )
 
 // grandchildEnv, when set, makes the binary act as a grandchild that holds
-// the inherited stdout open; its value is where it writes its pid.
+// the inherited stdout open; its value is where its pid is written.
 const grandchildEnv = "OBSIDIANTEST_GRANDCHILD_PIDFILE"
 
 // Scenario configures one fake installation.
@@ -77,14 +77,8 @@ type Runner interface{ Run() int }
 // Main runs the fake when the binary was started as obsidian, the grandchild
 // when asked to, and the tests otherwise.
 func Main(m Runner) {
-	if pidfile := os.Getenv(grandchildEnv); pidfile != "" {
-		// Written whole under another name and renamed: a waiter that sees
-		// the file sees the pid (CI once aborted the call between
-		// os.WriteFile's create and its write, and the file stayed empty).
-		tmp := pidfile + ".tmp"
-		if os.WriteFile(tmp, []byte(itoa(os.Getpid())), 0o644) == nil {
-			_ = os.Rename(tmp, pidfile)
-		}
+	if os.Getenv(grandchildEnv) != "" {
+		// The fake that started it wrote its pid (writePID).
 		time.Sleep(time.Hour)
 		os.Exit(0)
 	}
@@ -253,6 +247,16 @@ func copyFile(t testing.TB, from, to string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// writePID writes pid to file whole, under another name and renamed: a
+// waiter that sees the file sees the pid (CI once aborted the call between
+// os.WriteFile's create and its write, and the file stayed empty).
+func writePID(file string, pid int) {
+	tmp := file + ".tmp"
+	if os.WriteFile(tmp, []byte(itoa(pid)), 0o644) == nil {
+		_ = os.Rename(tmp, file)
 	}
 }
 
