@@ -355,14 +355,20 @@ func (d *doctor) http(cfg Config) {
 			reach = "reachable from the network; " + reach
 		}
 	}
-	web := "browser pages from loopback origins only"
+	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, browserReach(cfg.HTTP.CORSOrigins, "--cors-origin '*'"))
+}
+
+// browserReach says which browser pages get CORS: those of loopback
+// origins always, plus the configured origins; star is how the setting
+// allowing any origin is written.
+func browserReach(origins []string, star string) string {
 	switch {
-	case slices.Contains(cfg.HTTP.CORSOrigins, "*"):
-		web = "browser pages from any origin (--cors-origin '*')"
-	case len(cfg.HTTP.CORSOrigins) > 0:
-		web = "browser pages from loopback origins and " + strings.Join(cfg.HTTP.CORSOrigins, ", ")
+	case slices.Contains(origins, "*"):
+		return "browser pages from any origin (" + star + ")"
+	case len(origins) > 0:
+		return "browser pages from loopback origins and " + strings.Join(origins, ", ")
 	}
-	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, web)
+	return "browser pages from loopback origins only"
 }
 
 func permissionFix(goos, dir string) string {

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +68,8 @@ func (d *doctor) gateway(ctx context.Context, args []string, getenv func(string)
 			kind = "command"
 		}
 		fmt.Fprintf(d.out, "namespace %s (%s, line %d of %s):\n", n.Name, kind, n.Line, c.File)
-		sub := &doctor{out: &bytes.Buffer{}, m: d.m}
+		var out bytes.Buffer
+		sub := &doctor{out: &out, m: d.m}
 		var ok bool
 		if n.IsVault() {
 			ok = sub.vaultNamespace(ctx, n, getenv)
@@ -78,7 +78,7 @@ func (d *doctor) gateway(ctx context.Context, args []string, getenv func(string)
 		}
 		// The vault checks speak of the stdio server's settings; here they
 		// are the namespace's keys.
-		text := yamlNames.Replace(nsWords.Replace(sub.out.(*bytes.Buffer).String()))
+		text := yamlNames.Replace(nsWords.Replace(out.String()))
 		for _, line := range strings.SplitAfter(text, "\n") {
 			if line != "" {
 				fmt.Fprint(d.out, "    "+line)
@@ -124,35 +124,16 @@ func (d *doctor) listener(what, key, file, addr, path string) {
 
 // gatewayAccess says who may reach the gateway.
 func (d *doctor) gatewayAccess(cfg *gateway.Config) {
-	web := "browser pages from loopback origins only"
-	switch {
-	case slices.Contains(cfg.AllowedOrigins, "*"):
-		web = "browser pages from any origin (allowed_origins: ['*'])"
-	case len(cfg.AllowedOrigins) > 0:
-		web = "browser pages from loopback origins and " + strings.Join(cfg.AllowedOrigins, ", ")
-	}
+	web := browserReach(cfg.AllowedOrigins, "allowed_origins: ['*']")
 	l := cfg.Limits
 	summary := fmt.Sprintf("Host %s; %s; requests up to %s, answers up to %s, %s at once",
-		strings.Join(cfg.AllowedHosts, " or "), web, bytesWord(l.MaxRequest), bytesWord(l.MaxResponse), plural(l.MaxConnections, "stream"))
+		strings.Join(cfg.AllowedHosts, " or "), web, gateway.SizeWord(l.MaxRequest), gateway.SizeWord(l.MaxResponse), plural(l.MaxConnections, "stream"))
 	if !loopbackHost(cfg.Listen) {
 		// The gateway serves so, with a warning; so does doctor.
 		d.skip("access: warning: the API listens beyond this machine (%s) and asks no key, so anyone who can reach it can use every namespace; listen on 127.0.0.1 unless a firewall or an authenticating proxy stands in front. %s", cfg.Listen, summary)
 		return
 	}
 	d.ok("access: %s", summary)
-}
-
-// bytesWord is a size in the units gateway.yaml takes.
-func bytesWord(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1e9, "GB"}, {1 << 30, "GiB"}, {1e6, "MB"}, {1 << 20, "MiB"}, {1e3, "KB"}, {1 << 10, "KiB"}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // vaultNamespace checks a vault namespace as doctor checks the stdio

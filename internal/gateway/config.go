@@ -232,6 +232,20 @@ func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 	return l
 }
 
+// SizeWord is a size in parseSize's units, decimal first where both fit,
+// so that a limit reads as the file wrote it ("512 KB", "1 MiB").
+func SizeWord(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1e9, "GB"}, {1 << 30, "GiB"}, {1e6, "MB"}, {1 << 20, "MiB"}, {1e3, "KB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // parseSize reads "1048576", "1MB", "512 KiB".
 func parseSize(s string) (int64, error) {
 	s = strings.TrimSpace(s)

@@ -104,14 +104,6 @@ func (g *gatewayRun) post(url, session string, body []byte) (int, string, []byte
 const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"httpload","version":"1"}}}`
 const initializedBody = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
-// checkRead fails unless answer is a successful tools/call result.
-func checkRead(answer []byte) error {
-	if !bytes.Contains(answer, []byte(`"result"`)) || bytes.Contains(answer, []byte(`"isError":true`)) {
-		return fmt.Errorf("%.200s", answer)
-	}
-	return nil
-}
-
 // overStreamable has each client open its own session with initialize,
 // then make its reads as POSTs answered in JSON.
 func (g *gatewayRun) overStreamable(ns string, paths []string, clients, reads int) (result, error) {

@@ -179,6 +179,14 @@ func readCall(id int, path string) []byte {
 	return b
 }
 
+// checkRead fails unless answer is a successful tools/call result.
+func checkRead(answer []byte) error {
+	if !bytes.Contains(answer, []byte(`"result"`)) || bytes.Contains(answer, []byte(`"isError":true`)) {
+		return fmt.Errorf("%.200s", answer)
+	}
+	return nil
+}
+
 var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
 func overHTTP(bin, vault string, paths []string, clients, reads int) (result, error) {
@@ -217,10 +225,10 @@ func overHTTP(bin, vault string, paths []string, clients, reads int) (result, er
 		}
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 || !bytes.Contains(data, []byte(`"result"`)) || bytes.Contains(data, []byte(`"isError":true`)) {
+		if resp.StatusCode != 200 {
 			return fmt.Errorf("status %d: %.200s", resp.StatusCode, data)
 		}
-		return nil
+		return checkRead(data)
 	}
 	if err := do(readCall(0, paths[0])); err != nil {
 		return result{}, err
@@ -348,9 +356,9 @@ func overStdio(bin, vault string, paths []string, clients, reads int) (result, e
 	}
 	return measure(clients, reads, paths, "stdio", func(_, _ int, p string) error {
 		line, err := call(func(id int) []byte { return readCall(id, p) })
-		if err == nil && (!bytes.Contains(line, []byte(`"result"`)) || bytes.Contains(line, []byte(`"isError":true`))) {
-			err = fmt.Errorf("%.200s", line)
+		if err != nil {
+			return err
 		}
-		return err
+		return checkRead(line)
 	}), nil
 }
