@@ -38,7 +38,11 @@ var transcripts = []struct {
 	}},
 	{name: "timeout", setup: func(f *obsidiantest.Fake, c *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.Hang = []string{"read", "file"} })
-		c.Timeout = 200 * time.Millisecond
+		// Only the commands that hang get the short limit: the others (the
+		// vault's folder is asked with `vault`) keep the default, so a slow
+		// start of the fake under -race on a busy machine cannot time them
+		// out too (CI once saw `vault` miss 200 ms).
+		c.CommandTimeouts = map[string]time.Duration{"read": 200 * time.Millisecond, "file": 200 * time.Millisecond}
 	}},
 	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
 	{name: "modern_protocol"},
