@@ -2,6 +2,10 @@ package patch
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
@@ -97,4 +101,82 @@ func FuzzProperty(f *testing.F) {
 			t.Fatalf("set then remove a new key:\n orig %q\n  set %q\n back %q (%v)", orig, r.Content, back.Content, err)
 		}
 	})
+}
+
+// FuzzTags: renaming, adding and removing tags leaves the frontmatter's
+// tags exactly as asked (renamed in place, merged, added, removed), whatever
+// way the property is written, and changes no other property.
+func FuzzTags(f *testing.F) {
+	f.Add([]byte("---\ntags: [a, b/c] # x\n---\n#a\n"), "a", "z")
+	f.Add([]byte("---\ntags:\n  - a\n  - 'b'\n---\n"), "b", "a")
+	f.Add([]byte("---\ntag: a, b\n---\n"), "a", "a/b")
+	f.Add([]byte("---\ntags: \"#a\"\ntitle: t\n---\n"), "a", "q")
+	f.Fuzz(func(t *testing.T, content []byte, from, to string) {
+		if checkTagForFuzz(from) != nil || checkTagForFuzz(to) != nil {
+			return
+		}
+		before := metadata.Parse(content)
+		if before.FrontmatterError != "" {
+			return
+		}
+		_, tags := frontmatterTags(before)
+		others := func(n *metadata.Note) []metadata.Property {
+			var ps []metadata.Property
+			for _, p := range n.Properties {
+				if k := strings.ToLower(p.Key); k != "tags" && k != "tag" {
+					ps = append(ps, p)
+				}
+			}
+			return ps
+		}
+		check := func(op string, out []byte, want []string) {
+			t.Helper()
+			after := metadata.Parse(out)
+			if _, got := frontmatterTags(after); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("%s: tags %q, want %q\n in %q\nout %q", op, got, want, content, out)
+			}
+			if !reflect.DeepEqual(others(before), others(after)) {
+				t.Fatalf("%s changed another property:\n in %q\nout %q", op, content, out)
+			}
+		}
+		r, _, err := RenameTag(content, from, to)
+		if err == nil {
+			var want []string
+			seen := map[string]bool{}
+			for _, tg := range tags {
+				switch {
+				case strings.EqualFold(tg, from):
+					tg = to
+				case len(tg) > len(from) && tg[len(from)] == '/' && strings.EqualFold(tg[:len(from)], from):
+					tg = to + tg[len(from):]
+				}
+				if !seen[strings.ToLower(tg)] {
+					seen[strings.ToLower(tg)] = true
+					want = append(want, tg)
+				}
+			}
+			check("rename", r.Content, want)
+		}
+		if r, added, err := AddTags(content, []string{to}); err == nil {
+			check("add", r.Content, append(slices.Clone(tags), added...))
+		}
+		if r, _, err := RemoveTags(content, []string{from}); err == nil {
+			var want []string
+			for _, tg := range tags {
+				if !strings.EqualFold(tg, from) {
+					want = append(want, tg)
+				}
+			}
+			check("remove", r.Content, want)
+		}
+	})
+}
+
+// checkTagForFuzz is CleanTag's check for a tag name as the tools pass it.
+func checkTagForFuzz(tag string) error {
+	name, err := CleanTag("tag", tag)
+	if err == nil && name != tag {
+		return fmt.Errorf("%q is not written clean", tag)
+	}
+	return err
 }

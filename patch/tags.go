@@ -67,6 +67,11 @@ func AddTags(content []byte, tags []string) (r Result, added []string, err error
 		if len(added) == 0 {
 			return Result{Content: content}, nil
 		}
+		if l, ok := readTagList(content); ok && l != nil {
+			if out, ok := l.edit(content, make([]string, len(l.items)), make([]bool, len(l.items)), added); ok {
+				return Result{Content: out}, nil
+			}
+		}
 		return setTags(content, key, list)
 	})
 	return r, added, err
@@ -109,6 +114,15 @@ func RemoveTags(content []byte, tags []string) (r Result, removed int, err error
 		}
 		if len(kept) == len(list) {
 			return Result{Content: out}, nil
+		}
+		if l, ok := readTagList(out); ok && l != nil && len(kept) > 0 {
+			gone := make([]bool, len(l.items))
+			for i, it := range l.items {
+				gone[i] = drop[strings.ToLower(it.name)]
+			}
+			if edited, ok := l.edit(out, make([]string, len(l.items)), gone, nil); ok {
+				return Result{Content: edited}, nil
+			}
 		}
 		return setTags(out, key, kept)
 	})
@@ -160,6 +174,22 @@ func RenameTag(content []byte, from, to string) (r Result, renamed int, err erro
 		}
 		if !changed {
 			return Result{Content: out}, nil
+		}
+		if l, ok := readTagList(out); ok && l != nil {
+			names := make([]string, len(l.items))
+			gone := make([]bool, len(l.items))
+			have := map[string]bool{}
+			for i, it := range l.items {
+				name := it.name
+				if n, ok := rename(name); ok {
+					names[i], name = n, n
+				}
+				gone[i] = have[strings.ToLower(name)]
+				have[strings.ToLower(name)] = true
+			}
+			if edited, ok := l.edit(out, names, gone, nil); ok {
+				return Result{Content: edited}, nil
+			}
 		}
 		return setTags(out, key, next)
 	})

@@ -17,7 +17,7 @@ func TestUpdateTags(t *testing.T) {
 		wantFields             []string
 	}{
 		{name: "add and remove", args: `{"path":"P.md","add":["#c","a"],"remove":["B"]}`,
-			want: "---\ntags:\n  - a\n  - c\n---\nText and `#b`.\n", data: `"added":["c"],"removed":1`},
+			want: "---\ntags: [a, c]\n---\nText and `#b`.\n", data: `"added":["c"],"removed":1`},
 		{name: "nothing to do", args: `{"path":"P.md","add":["a"]}`, want: before, data: `"changed":false,"added":[],"removed":0`},
 		{name: "neither", args: `{"path":"P.md"}`, wantKind: errors.InvalidParams, wantFields: []string{"add", "remove"}},
 		{name: "bad tag", args: `{"path":"P.md","add":["two words"]}`, wantKind: errors.InvalidParams, wantFields: []string{"add"}},
@@ -65,7 +65,7 @@ func TestRenameTag(t *testing.T) {
 		if !dry {
 			wantCalls = []string{"Tagged proj", "Edit path=a.md name= if_match=", "Edit path=b.md name= if_match="}
 			wantText = `"notes":1,"uses":2,"paths":["a.md"]`
-			wantNote = "---\ntags:\n  - project/x\n---\n#project here\n"
+			wantNote = "---\ntags: [project/x]\n---\n#project here\n"
 		}
 		if !slices.Equal(fb.calls, wantCalls) || !strings.Contains(text, wantText) || fb.content != wantNote {
 			t.Errorf("dry %v: calls %q, result %s, note %q", dry, fb.calls, text, fb.content)

@@ -60,7 +60,7 @@ func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 		c, err := v.Read(ctx, note.ByPath(p))
 		return note.DailyOf(out.Date, p, c, err)
 	}
-	created, err := v.createDaily(req.Date, p, settings.Template)
+	created, err := v.createDaily(ctx, req.Date, p, settings.Template)
 	if err != nil {
 		return note.Daily{}, err
 	}
@@ -81,7 +81,7 @@ func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 
 // createDaily creates the daily note at p from the template tpl (none
 // when ""), unless it exists; created says whether it did.
-func (v *Vault) createDaily(date time.Time, p, tpl string) (bool, error) {
+func (v *Vault) createDaily(ctx context.Context, date time.Time, p, tpl string) (bool, error) {
 	if _, err := v.root.Stat(p); err == nil {
 		return false, nil
 	}
@@ -104,9 +104,12 @@ func (v *Vault) createDaily(date time.Time, p, tpl string) (bool, error) {
 		at := time.Date(date.Year(), date.Month(), date.Day(), now.Hour(), now.Minute(), now.Second(), 0, now.Location())
 		data = fillTemplate(raw, note.Stem(p), at)
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	err := atomicfile.Create(v.root, p, data)
+	release, err := v.lock.acquire(ctx, v)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	err = atomicfile.Create(v.root, p, data)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		return false, nil // created meanwhile: append to it

@@ -33,10 +33,12 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 		}
 		data = append(tpl, data...)
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	release, err := v.lock.acquire(ctx, v)
+	if err != nil {
+		return note.Created{}, err
+	}
+	defer release()
 	res := note.Created{Path: target, Size: len(req.Content)}
-	var err error
 	if req.Overwrite {
 		fi, statErr := v.root.Stat(target)
 		if statErr == nil && fi.IsDir() {
@@ -96,8 +98,11 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	if err != nil {
 		return note.Edited{}, err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	release, err := v.lock.acquire(ctx, v)
+	if err != nil {
+		return note.Edited{}, err
+	}
+	defer release()
 	res, err := atomicfile.Update(v.root, p, atomicfile.Change(note.IfMatch(p, ifMatch, change)))
 	if errors.Is(err, atomicfile.ErrBusy) {
 		return note.Edited{}, note.Busy(p).WithCause(err)
@@ -115,8 +120,11 @@ func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (n
 	if err != nil {
 		return note.Deleted{}, err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	release, err := v.lock.acquire(ctx, v)
+	if err != nil {
+		return note.Deleted{}, err
+	}
+	defer release()
 	if permanent {
 		if err := v.root.Remove(p); err != nil {
 			return note.Deleted{}, FileError(err, p)
@@ -216,8 +224,11 @@ func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Move
 	if err := ctx.Err(); err != nil {
 		return note.Moved{}, err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	release, err := v.lock.acquire(ctx, v)
+	if err != nil {
+		return note.Moved{}, err
+	}
+	defer release()
 	files, err := v.Files()
 	if err != nil {
 		return note.Moved{}, err

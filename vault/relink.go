@@ -14,7 +14,7 @@ import (
 
 // retarget rewrites, in every note, the links that the moves (old path →
 // new path) would break or send elsewhere; files is the vault's file list
-// before the moves. It is called with v.mu held, after the files moved.
+// before the moves. It is called with the write lock held, after the files moved.
 //
 // A note is read only when its text could hold such a link: one naming a
 // moved file's old or new stem (plain or URL-encoded), or, for a moved note
@@ -105,15 +105,25 @@ func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needle
 	if !moved && !mentions(data, needles) {
 		return r
 	}
-	out, n := m.Retarget(data, before, now)
-	if n == 0 {
+	if _, n := m.Retarget(data, before, now); n == 0 {
 		return r
 	}
-	if err := atomicfile.Replace(v.root, now, out); err != nil {
-		r.err = err
+	// The note is rewritten as a compare-and-swap on what it holds when
+	// it is replaced, not on what was read above: a program that saved it
+	// meanwhile (Obsidian, a sync client) keeps its edit, and the links
+	// are rewritten in its version.
+	res, err := atomicfile.Update(v.root, now, func(cur []byte) ([]byte, error) {
+		out, n := m.Retarget(cur, before, now)
+		r.links = n
+		return out, nil
+	})
+	if err != nil {
+		r.err, r.links = err, 0
 		return r
 	}
-	r.links = n
+	if bytes.Equal(res.Old, res.New) {
+		r.links = 0
+	}
 	return r
 }
 

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
@@ -30,14 +29,15 @@ import (
 // Obsidian trash" setting puts deleted files.
 const TrashDir = ".trash"
 
-// Vault is a vault folder. Its methods are safe for concurrent use; writes
-// made through one Vault are serialised, so two edits of a note by this
-// server never lose one another.
+// Vault is a vault folder. Its methods are safe for concurrent use. Writes
+// are serialised with every other write to the vault by this process and by
+// any other obsidian-mcp process (writeLock), so two edits of a note by
+// these servers never lose one another.
 type Vault struct {
 	dir  string
 	root *os.Root
 	pol  *policy.Live
-	mu   sync.Mutex
+	lock *writeLock
 	list listing
 	find finder
 }
@@ -65,7 +65,7 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 			WithHint("Check --vault-path / OBSIDIAN_VAULT_PATH: it must be the folder that holds the vault's notes (the one containing .obsidian/).").
 			WithCause(err)
 	}
-	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir)}, nil
+	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir)}, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's

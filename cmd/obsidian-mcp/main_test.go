@@ -21,6 +21,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(outsideEnv); spec != "" {
+		os.Exit(runOutsideWriter(spec))
+	}
 	obsidiantest.Main(&binaryMain{m})
 }
 

@@ -52,6 +52,11 @@ var testHookBeforeSwap func()
 // changes made in place to the old file are seen after it; a replacement
 // by rename in the microseconds between the check and our own rename is
 // the one case left uncovered.
+//
+// Update is safe against programs that take no lock only; two Updates of
+// one file must not overlap (their exchanges and swaps back could then
+// build on each other's discarded content). Callers serialise them: the
+// vault engine holds its cross-process write lock around every write.
 func Update(root *os.Root, name string, change Change) (Updated, error) {
 	var res Updated
 	for res.Rounds < maxRounds {

@@ -250,12 +250,12 @@ var scenarios = []scenario{
 		files: map[string]string{"Edit/Plain.md": "---\nb: [x]\n---\nbody\n"}},
 	{name: "add and remove tags, byte for byte", setup: write("Edit/Odd.md", odd+" #gone"),
 		call:  tool("obsidian_update_tags", `{"path":"Edit/Odd.md","add":["new"],"remove":["gone","b"]}`),
-		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "tags: [a,  b]\r\n", "tags:\r\n  - a\r\n  - new\r\n", 1)}},
+		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "tags: [a,  b]\r\n", "tags: [a, new]\r\n", 1)}},
 	{name: "rename a tag in every note, nested and never in code", remote: true,
 		setup: write("Refs/More.md", "#proj/beta and `#proj` and #project-x\n"),
 		call:  tool("obsidian_rename_tag", `{"from":"proj","to":"work"}`),
 		files: map[string]string{
-			"Refs/Tagged.md": "---\ntags:\n  - work/alpha\nstatus: done\n---\n# Tagged\nBody with #inline and `#code` tags, about gardens. [[Welcome]]\n",
+			"Refs/Tagged.md": "---\ntags: [work/alpha]\nstatus: done\n---\n# Tagged\nBody with #inline and `#code` tags, about gardens. [[Welcome]]\n",
 			"Refs/More.md":   "#work/beta and `#proj` and #project-x\n",
 		},
 		check: func(t *testing.T, _ string, got any, _ string) {

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests run several real server processes on one vault, beside real
+// outside writers (processes that save notes the way Obsidian and sync
+// clients do), and then count: every edit answered as done must be in the
+// vault, every edit answered as refused must not, and no outside write may
+// be lost.
+
+// nativeServer starts a server process on the vault folder dir, without
+// Obsidian, and connects the Go SDK's client to it.
+func nativeServer(t *testing.T, dir string, env ...string) *mcp.ClientSession {
+	t.Helper()
+	cs, _ := goSDK(t, time.Minute, append([]string{"OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH=" + dir}, env...)...)
+	return cs
+}
+
+// toolCall calls a tool and reports whether it succeeded; a failure that
+// is not a tool's answer (a broken connection) ends the test.
+func toolCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, outcome) {
+	t.Helper()
+	o := goOutcome(cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args}))
+	if o.Thrown != "" {
+		t.Errorf("%s: %s", name, o.Thrown)
+	}
+	if o.Result == nil || o.Result.IsError {
+		return nil, o
+	}
+	if d, err := data(o); err == nil {
+		return d, o
+	}
+	return o.Result.StructuredContent, o // a raw result (obsidian_read_note)
+}
+
+// brief is an outcome cut short for a failure message.
+func brief(o outcome) string { return trunc(o.String(), 300) }
+
+// TestSeveralServersOneNote: ten server processes edit one note at once
+// (appends, prepends, properties, and appends guarded by an etag read a
+// moment before, which often lose the race). Every edit answered as done is
+// in the note exactly once; no edit answered as refused is.
+func TestSeveralServersOneNote(t *testing.T) {
+	const procs, rounds = 10, 40
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Shared.md"), []byte("---\ntitle: shared\n---\n# Shared\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		done, refused []string // tokens
+		props         []string // property keys set
+	}
+	results := make([]result, procs)
+	sessions := make([]*mcp.ClientSession, procs)
+	for p := range procs {
+		sessions[p] = nativeServer(t, dir)
+	}
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, r := sessions[p], &results[p]
+			for i := range rounds {
+				token := fmt.Sprintf("tok-%d-%d", p, i)
+				args := map[string]any{"path": "Shared.md", "content": token}
+				name := "obsidian_append_to_note"
+				switch i % 4 {
+				case 1:
+					name = "obsidian_prepend_to_note"
+				case 2:
+					key := fmt.Sprintf("k%d_%d", p, i)
+					if _, o := toolCall(t, cs, "obsidian_set_property", map[string]any{"path": "Shared.md", "key": key, "value": token}); o.Result == nil || o.Result.IsError {
+						t.Errorf("set_property %s: %s", key, brief(o))
+						continue
+					}
+					r.props = append(r.props, key)
+					continue
+				case 3:
+					read, o := toolCall(t, cs, "obsidian_read_note", map[string]any{"path": "Shared.md"})
+					if read == nil {
+						t.Errorf("read: %s", brief(o))
+						continue
+					}
+					args["if_match"] = read["etag"]
+				}
+				if _, o := toolCall(t, cs, name, args); o.Result != nil && !o.Result.IsError {
+					r.done = append(r.done, token)
+				} else if o.Error != nil && o.Error.Data["errorCode"] == "REVISION_CONFLICT" {
+					r.refused = append(r.refused, token)
+				} else {
+					t.Errorf("%s %s: %s", name, token, brief(o))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	raw, err := os.ReadFile(filepath.Join(dir, "Shared.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(raw)
+	lines := map[string]int{}
+	for _, l := range strings.Split(got, "\n") {
+		lines[l]++
+	}
+	done, refused, props, lost, phantom := 0, 0, 0, 0, 0
+	for _, r := range results {
+		for _, tok := range r.done {
+			done++
+			if n := lines[tok]; n != 1 {
+				lost++
+				t.Errorf("%s was answered as done and is in the note %d times", tok, n)
+			}
+		}
+		for _, tok := range r.refused {
+			refused++
+			if lines[tok] != 0 {
+				phantom++
+				t.Errorf("%s was refused and is in the note", tok)
+			}
+		}
+		for _, key := range r.props {
+			props++
+			if !strings.Contains(got, "\n"+key+": ") {
+				lost++
+				t.Errorf("property %s was set and is not in the note", key)
+			}
+		}
+	}
+	t.Logf("%d processes: %d edits done (%d properties), %d refused by etag; lost %d, phantom %d", procs, done+props, props, refused, lost, phantom)
+	if done+props < procs*rounds/2 {
+		t.Errorf("only %d of %d edits were done", done+props, procs*rounds)
+	}
+}
+
+// outsideEnv starts this test binary as an outside writer (see
+// runOutsideWriter) instead of the tests.
+const outsideEnv = "OBSIDIAN_MCP_TEST_OUTSIDE"
+
+// outsideWriter is a running outside writer process.
+type outsideWriter struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+// startOutside starts an outside writer that edits notes (vault paths) in
+// dir, each edit adding one line "<prefix>-<n>"; mode is "inplace" (read,
+// then truncate and write, as Obsidian saves) or "rename" (read, write a
+// temporary file, rename it over the note, as editors and sync clients do).
+func startOutside(t *testing.T, dir, mode, prefix string, notes []string) *outsideWriter {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), outsideEnv+"="+strings.Join(append([]string{dir, mode, prefix}, notes...), "\x1f"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	w := &outsideWriter{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
+	if line, err := w.out.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("outside writer: %q, %v", line, err)
+	}
+	return w
+}
+
+// stop ends the writer and returns, per note, the lines it added.
+func (w *outsideWriter) stop(t *testing.T) map[string][]string {
+	t.Helper()
+	_ = w.stdin.Close()
+	var written map[string][]string
+	if err := json.NewDecoder(w.out).Decode(&written); err != nil {
+		t.Fatalf("outside writer's report: %v", err)
+	}
+	if err := w.cmd.Wait(); err != nil {
+		t.Fatalf("outside writer: %v", err)
+	}
+	return written
+}
+
+// runOutsideWriter is the outside writer's process: it edits its notes in
+// turn, as fast as it can, until its stdin closes, then prints what it
+// wrote as JSON.
+func runOutsideWriter(spec string) int {
+	parts := strings.Split(spec, "\x1f")
+	dir, mode, prefix, notes := parts[0], parts[1], parts[2], parts[3:]
+	stop := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(stop) }()
+	fmt.Println("ready")
+	written := map[string][]string{}
+	for n := 0; ; n++ {
+		select {
+		case <-stop:
+			_ = json.NewEncoder(os.Stdout).Encode(written)
+			return 0
+		default:
+		}
+		rel := notes[n%len(notes)]
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		cur, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "outside writer:", err)
+			return 1
+		}
+		line := prefix + "-" + strconv.Itoa(n)
+		next := append(cur, "\n"+line+"\n"...)
+		if mode == "inplace" {
+			err = os.WriteFile(p, next, 0o644)
+		} else {
+			tmp := filepath.Join(filepath.Dir(p), "."+prefix+".swp")
+			if err = os.WriteFile(tmp, next, 0o644); err == nil {
+				err = os.Rename(tmp, p)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "outside writer:", err)
+			return 1
+		}
+		written[rel] = append(written[rel], line)
+	}
+}
+
+// TestOutsideWritersDuringVaultWideEdits: two outside writers (one saving
+// in place as Obsidian does, one by rename as sync clients do) keep editing
+// their own notes while a server renames a tag in every note and then
+// renames a note every one of them links to. No outside write is lost, and
+// every note no outside program touched is fully renamed.
+func TestOutsideWritersDuringVaultWideEdits(t *testing.T) {
+	const notes = 400
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mine, inPlace, renamed []string
+	for i := range notes {
+		p := fmt.Sprintf("N/n%03d.md", i)
+		body := fmt.Sprintf("---\ntags: [proj, other]\n---\nSee [[Hub]] and #proj/alpha here.\n%s\n", strings.Repeat("filler line\n", i%7))
+		if err := os.MkdirAll(filepath.Join(dir, "N"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		switch i % 20 {
+		case 3:
+			inPlace = append(inPlace, p)
+		case 13:
+			renamed = append(renamed, p)
+		default:
+			mine = append(mine, p)
+		}
+	}
+	cs := nativeServer(t, dir)
+	writers := []*outsideWriter{
+		startOutside(t, dir, "inplace", "obsidian", inPlace),
+		startOutside(t, dir, "rename", "sync", renamed),
+	}
+	tag, o := toolCall(t, cs, "obsidian_rename_tag", map[string]any{"from": "proj", "to": "project"})
+	if tag == nil {
+		t.Fatalf("rename_tag: %s", brief(o))
+	}
+	moved, o := toolCall(t, cs, "obsidian_rename_note", map[string]any{"path": "Hub.md", "new_name": "Center"})
+	if moved == nil {
+		t.Fatalf("rename_note: %s", brief(o))
+	}
+	outside := 0
+	lost := 0
+	for _, w := range writers {
+		for rel, lines := range w.stop(t) {
+			raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range lines {
+				outside++
+				if !strings.Contains(string(raw), "\n"+line+"\n") {
+					lost++
+					t.Errorf("%s: the outside write %q is lost", rel, line)
+				}
+			}
+		}
+	}
+	for _, rel := range mine {
+		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(raw); !strings.Contains(s, "tags: [project, other]") || !strings.Contains(s, "#project/alpha") || !strings.Contains(s, "[[Center]]") {
+			t.Errorf("%s was not fully renamed:\n%s", rel, trunc(s, 200))
+		}
+	}
+	t.Logf("rename_tag: %v notes; rename_note: %v links in %v notes; %d outside writes during them, lost %d", tag["notes"], moved["links"].(map[string]any)["links"], moved["links"].(map[string]any)["notes"], outside, lost)
+	if outside < 20 {
+		t.Errorf("only %d outside writes were made during the vault-wide edits", outside)
+	}
+}
+
+// trunc cuts s to at most n bytes for a message.
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

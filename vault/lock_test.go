@@ -1,0 +1,97 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// TestTwoVaultsOneFolderLoseNothing: two engines opened on one folder
+// (as two server processes are: each has its own lock file descriptor,
+// which flock treats as two owners) append to one note at once. Every
+// append is there once.
+func TestTwoVaultsOneFolderLoseNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "N.md"), []byte("# N\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const per = 100
+	var wg sync.WaitGroup
+	for w := range 2 {
+		v, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		for g := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range per {
+					if _, err := v.Append(t.Context(), note.ByPath("N.md"), fmt.Sprintf("line %d-%d-%d", w, g, i), false); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	got, err := os.ReadFile(filepath.Join(dir, "N.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(got), "\nline "); n != 4*per {
+		t.Errorf("%d appends in the note, want %d", n, 4*per)
+	}
+	if _, err := os.Stat(filepath.Join(dir, lockFile)); err != nil {
+		t.Errorf("the lock file: %v", err)
+	}
+}
+
+// TestWriteLockWaitEndsWithTheCall: while another engine holds the lock, a
+// write whose call ends gives up with the call's error, having written
+// nothing, and the lock works again for both once it is released.
+func TestWriteLockWaitEndsWithTheCall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "N.md"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Close() })
+	waiter, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = waiter.Close() })
+	release, err := holder.lock.acquire(t.Context(), holder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := waiter.Append(ctx, note.ByPath("N.md"), "never", false); err != context.DeadlineExceeded {
+		t.Fatalf("append while the lock is held: %v, want the deadline", err)
+	}
+	release()
+	for _, v := range []*Vault{waiter, holder} {
+		if _, err := v.Append(t.Context(), note.ByPath("N.md"), "after", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "N.md")); string(got) != "a\nafter\nafter" {
+		t.Errorf("note = %q", got)
+	}
+}
