@@ -164,6 +164,24 @@ type Policy struct {
 	// broken, when set, is why the ignore file could not be used; every
 	// path is then hidden rather than some shown that it meant to hide.
 	broken error
+	// real, when set, is the vault path a path leads to through symlinks
+	// (see Resolving).
+	real func(string) string
+}
+
+// Resolving returns p judging every path twice: as written, and as the
+// file it reaches (real gives that file's vault path, or the path itself
+// when no symlink is on the way). A symlink in a visible folder that leads
+// into a hidden one (Public/s.md -> ../Private/s.md, or a folder link
+// Public/p -> ../Private) then hides and protects what it leads to, as the
+// rule meant; the policy matched the path as written before.
+func (p *Policy) Resolving(real func(string) string) *Policy {
+	if p == nil {
+		p = &Policy{}
+	}
+	q := *p
+	q.real = real
+	return &q
 }
 
 // Hides reports whether the policy may hide any path.
@@ -182,11 +200,33 @@ func (p *Policy) Hidden(path string) bool { return p.hiddenBy(path, false) != ""
 // Projects/Active/**, Projects is not visible but Projects/Active is).
 func (p *Policy) HiddenFolder(path string) bool { return p.hiddenBy(path, true) != "" }
 
-// hiddenBy names the rule that hides p, or "".
+// hiddenBy names the rule that hides p, or the file p leads to, or "".
 func (p *Policy) hiddenBy(path string, isDir bool) string {
 	if !p.Hides() {
 		return ""
 	}
+	if rule := p.hiddenAs(path, isDir); rule != "" {
+		return rule
+	}
+	if real, ok := p.through(path); ok {
+		if rule := p.hiddenAs(real, isDir); rule != "" {
+			return rule + ", which " + path + " reaches through a symlink as " + real
+		}
+	}
+	return ""
+}
+
+// through is the vault path p leads to through a symlink, when it does.
+func (p *Policy) through(path string) (string, bool) {
+	if p.real == nil {
+		return "", false
+	}
+	real := p.real(path)
+	return real, real != path
+}
+
+// hiddenAs names the rule that hides the path as written, or "".
+func (p *Policy) hiddenAs(path string, isDir bool) string {
 	if p.broken != nil {
 		return p.broken.Error()
 	}
@@ -247,10 +287,17 @@ func (p *Policy) CheckWrite(path string) error {
 	if err := p.CheckRead(path); err != nil {
 		return err
 	}
-	if p == nil || len(p.Write) == 0 || anyMatch(p.Write, fold(path), false) {
+	if p == nil || len(p.Write) == 0 {
+		return nil
+	}
+	real, linked := p.through(path)
+	if anyMatch(p.Write, fold(path), false) && (!linked || anyMatch(p.Write, fold(real), false)) {
 		return nil
 	}
 	rule := listString(p.Write)
+	if linked && anyMatch(p.Write, fold(path), false) {
+		rule += ", which " + path + " leaves through a symlink to " + real
+	}
 	return errors.E(errors.PermissionDenied, "%s is outside the paths this server may change (%s); nothing was changed", path, rule).
 		With("rule", rule).With("path", path).
 		WithHint("Write to a note the rule allows, or ask the user to widen it.")

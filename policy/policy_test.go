@@ -211,3 +211,42 @@ func TestLiveReloads(t *testing.T) {
 		t.Error("a removed ignore file still hides")
 	}
 }
+
+// TestResolvingJudgesTheFileReached: with a resolver, a path is hidden or
+// refused for writing when the file it reaches through symlinks is, and
+// the error names both; without symlinks on the way nothing changes.
+func TestResolvingJudgesTheFileReached(t *testing.T) {
+	t.Parallel()
+	links := map[string]string{"Public/s.md": "Private/s.md", "Public/pd/x.md": "Private/x.md", "Inbox/out.md": "Projects/p.md"}
+	real := func(p string) string {
+		if r, ok := links[p]; ok {
+			return r
+		}
+		return p
+	}
+	p := (&Policy{Deny: mustList(t, "--deny-paths", "Private/**"), Write: mustList(t, "--write-paths", "Inbox/**,Public/**")}).Resolving(real)
+	for _, tc := range []struct {
+		path          string
+		hidden, write bool // hidden; refused for writing
+	}{
+		{"Public/s.md", true, true},
+		{"Public/pd/x.md", true, true},
+		{"Public/plain.md", false, false},
+		{"Inbox/out.md", false, true}, // visible, but writes land outside the write paths
+		{"Inbox/in.md", false, false},
+	} {
+		if got := p.Hidden(tc.path); got != tc.hidden {
+			t.Errorf("Hidden(%s) = %v, want %v", tc.path, got, tc.hidden)
+		}
+		err := p.CheckWrite(tc.path)
+		if (err != nil) != tc.write {
+			t.Errorf("CheckWrite(%s) = %v, want refused %v", tc.path, err, tc.write)
+		}
+		if err != nil && links[tc.path] != "" && !strings.Contains(err.Error(), links[tc.path]) {
+			t.Errorf("CheckWrite(%s) does not name the file reached: %v", tc.path, err)
+		}
+	}
+	if got := p.Files([]string{"Public/s.md", "Public/plain.md"}); len(got) != 1 || got[0] != "Public/plain.md" {
+		t.Errorf("Files = %q", got)
+	}
+}

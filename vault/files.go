@@ -40,6 +40,9 @@ type folder struct {
 	mod, read time.Time
 	files     []string // vault paths of the files directly in it
 	subdirs   []string // vault paths of its folders
+	// links maps the files that are symlinks to the vault paths of the
+	// files they lead to.
+	links map[string]string
 }
 
 // Files lists the vault's files as Obsidian sees them: every file under the
@@ -108,6 +111,13 @@ func (v *Vault) Files() ([]string, error) {
 			all = append(all, f.files...)
 		}
 		all = pol.Files(all)
+		if pol.Hides() {
+			// A symlink is hidden when the file it leads to is.
+			all = slices.DeleteFunc(all, func(f string) bool {
+				real, ok := l.dirs[path.Dir(f)].linkTarget(f)
+				return ok && pol.Hidden(real)
+			})
+		}
 		sort.Strings(all)
 		l.all = all
 		folders := make([]string, 0, len(l.dirs))
@@ -176,14 +186,33 @@ func (v *Vault) readFolder(dir string, mod time.Time) (*folder, error) {
 		case t.IsRegular():
 			f.files = append(f.files, p)
 		case t&fs.ModeSymlink != 0:
-			// Followed only to files inside the vault; os.Root refuses
-			// the others. Symlinked folders are not walked (no cycles).
+			// Followed only to files inside the vault, outside its hidden
+			// folders; os.Root refuses the others. Symlinked folders are
+			// not walked (no cycles).
 			if fi, err := v.root.Stat(p); err == nil && fi.Mode().IsRegular() {
+				real := v.RealPath(p)
+				if hidden(real) {
+					continue
+				}
 				f.files = append(f.files, p)
+				if f.links == nil {
+					f.links = map[string]string{}
+				}
+				f.links[p] = real
 			}
 		}
 	}
 	sort.Strings(f.files)
 	sort.Strings(f.subdirs)
 	return f, nil
+}
+
+// linkTarget is where the symlink file p of this folder leads, when it is
+// one.
+func (f *folder) linkTarget(p string) (string, bool) {
+	if f == nil {
+		return "", false
+	}
+	real, ok := f.links[p]
+	return real, ok
 }

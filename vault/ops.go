@@ -39,15 +39,22 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 	}
 	defer release()
 	res := note.Created{Path: target, Size: len(req.Content)}
+	// Through a symlink (a linked note, or a linked folder on the way),
+	// the file written is the one the link names; the link stays.
+	real := v.RealPath(target)
+	if real != target && hidden(real) {
+		return note.Created{}, errors.E(errors.PermissionDenied, "refused to write %s: it leads through a symlink to %s, inside a hidden folder that belongs to Obsidian", target, real).
+			With("path", target).WithHint("Choose a path that is not a symlink into .obsidian/, .trash/ or another folder starting with '.'.")
+	}
 	if req.Overwrite {
-		fi, statErr := v.root.Stat(target)
+		fi, statErr := v.root.Lstat(real)
 		if statErr == nil && fi.IsDir() {
 			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
 		}
 		res.Overwrote = statErr == nil
-		err = atomicfile.Replace(v.root, target, data)
+		err = atomicfile.Replace(v.root, real, data)
 	} else {
-		err = atomicfile.Create(v.root, target, data)
+		err = atomicfile.Create(v.root, real, data)
 	}
 	if err != nil {
 		return note.Created{}, FileError(err, target)
@@ -103,7 +110,9 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 		return note.Edited{}, err
 	}
 	defer release()
-	res, err := atomicfile.Update(v.root, p, atomicfile.Change(note.IfMatch(p, ifMatch, change)))
+	// A symlinked note is edited as the file it names (the link itself
+	// never matched the file read, so every such edit was refused as busy).
+	res, err := atomicfile.Update(v.root, v.RealPath(p), atomicfile.Change(note.IfMatch(p, ifMatch, change)))
 	if errors.Is(err, atomicfile.ErrBusy) {
 		return note.Edited{}, note.Busy(p).WithCause(err)
 	}

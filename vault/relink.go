@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -97,6 +98,10 @@ type relinked struct {
 // before and after the moves.
 func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
 	r.path = now
+	if fi, err := v.root.Lstat(now); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A linked note: the file it names is relinked as itself.
+		return r
+	}
 	data, err := v.root.ReadFile(now)
 	if err != nil {
 		r.err = err

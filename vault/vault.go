@@ -106,8 +106,12 @@ func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
 		return "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
 	}
-	if err := v.Policy().CheckRead(loc.Path); err != nil {
+	if err := v.Policy().Resolving(v.RealPath).CheckRead(loc.Path); err != nil {
 		return "", err
+	}
+	if real := v.RealPath(loc.Path); real != loc.Path && hidden(real) {
+		return "", errors.E(errors.FileNotFound, "note not found: %s (it is a symlink to %s, inside a hidden folder that is not part of the vault)", loc.Path, real).
+			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them, through symlinks either.")
 	}
 	fi, err := v.root.Stat(loc.Path)
 	if err != nil {

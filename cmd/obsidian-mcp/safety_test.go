@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -330,4 +331,105 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// symlinkedVault is a vault whose visible folder Public holds a symlink
+// to a note in the denied folder Private, and one to that folder.
+func symlinkedVault(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	dir := t.TempDir()
+	for p, c := range map[string]string{"Private/Secret.md": "zanzibar secret\n", "Public/Open.md": "open\n"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../Private/Secret.md", filepath.Join(dir, "Public", "s.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../Private", filepath.Join(dir, "Public", "pd")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSymlinkPolicyOnEveryFace: on stdio, serve and a gateway vault
+// namespace, with Private/** denied, neither a symlinked note nor a
+// symlinked folder in a visible folder reaches the denied one: reads,
+// search, resources and a create through the folder link are refused or
+// leave it out, and nothing is written there (the gateway once created a
+// note inside the denied folder this way).
+func TestSymlinkPolicyOnEveryFace(t *testing.T) {
+	faces := map[string]func(t *testing.T, dir string) *mcp.ClientSession{
+		"stdio": func(t *testing.T, dir string) *mcp.ClientSession {
+			return nativeServer(t, dir, "OBSIDIAN_MCP_DENY_PATHS=Private/**")
+		},
+		"serve": func(t *testing.T, dir string) *mcp.ClientSession {
+			s := serve(t, []string{"--backend", "native", "--vault-path", dir, "--deny-paths", "Private/**"})
+			return connectHTTP(t, s.url, s)
+		},
+		"gateway": func(t *testing.T, dir string) *mcp.ClientSession {
+			g := gateway(t, "namespaces:\n  v:\n    vault_path: "+dir+"\n    backend: native\n    deny_paths: [\"Private/**\"]\n")
+			return connectHTTP(t, g.url+"/mcp/v", g)
+		},
+	}
+	for name, connect := range faces {
+		t.Run(name, func(t *testing.T) {
+			dir := symlinkedVault(t)
+			cs := connect(t, dir)
+			for _, c := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"obsidian_read_note", map[string]any{"path": "Public/s.md"}},
+				{"obsidian_read_note", map[string]any{"path": "Public/pd/Secret.md"}},
+				{"obsidian_append_to_note", map[string]any{"path": "Public/s.md", "content": "x"}},
+				{"obsidian_create_note", map[string]any{"path": "Public/pd/New.md", "content": "x"}},
+			} {
+				_, o := toolCall(t, cs, c.tool, c.args)
+				if o.Error == nil || o.Error.Data["errorCode"] != "PERMISSION_DENIED" || !strings.Contains(o.Error.Message, "Private/**") {
+					t.Errorf("%s %v: %s, want PERMISSION_DENIED naming the rule", c.tool, c.args, brief(o))
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "Private", "New.md")); err == nil {
+				t.Error("a note was created inside the denied folder")
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "Private", "Secret.md")); string(got) != "zanzibar secret\n" {
+				t.Errorf("the denied note was changed: %q", got)
+			}
+			search, o := toolCall(t, cs, "obsidian_search_notes", map[string]any{"query": "zanzibar"})
+			if search == nil || fmt.Sprint(search["total"]) != "0" {
+				t.Errorf("search through the link: %s", brief(o))
+			}
+			res, err := cs.ListResources(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Resources {
+				if strings.Contains(r.URI, "Public/s.md") || strings.Contains(r.URI, "Private") {
+					t.Errorf("resource %s is listed", r.URI)
+				}
+			}
+			if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Public/s.md"}); err == nil {
+				t.Error("the linked denied note was read as a resource")
+			}
+		})
+	}
+}
+
+// connectHTTP connects the Go SDK's Streamable HTTP client to url.
+func connectHTTP(t *testing.T, url string, s *served) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-safety-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, s.stderr)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }

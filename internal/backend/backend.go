@@ -78,11 +78,12 @@ func (r *Router) native() *vault.Vault {
 }
 
 // Policy is the folder policy in force: the vault folder's (the
-// configured rules with its ignore file) when the folder is known, else
-// the configured rules. It asks the app nothing; see Learn.
+// configured rules with its ignore file, judging each path also as the
+// file it reaches through symlinks) when the folder is known, else the
+// configured rules. It asks the app nothing; see Learn.
 func (r *Router) Policy(context.Context) *policy.Policy {
 	if v := r.native(); v != nil {
-		return v.Policy()
+		return v.Policy().Resolving(v.RealPath)
 	}
 	return r.Rules
 }

@@ -40,8 +40,8 @@ type Guard struct {
 	// Prepare, when set, runs before a write is checked. The router
 	// learns the vault folder from the app there, so that the folder's
 	// ignore file holds for a write that goes through the app before
-	// anything else has needed the folder. (Reads need no such step: the
-	// app backend reads notes through the folder, which it learns then.)
+	// anything else has needed the folder, and one-note reads do too, so
+	// that the policy can judge a path by the file it reaches.
 	Prepare func(ctx context.Context)
 }
 
@@ -99,7 +99,9 @@ func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error
 // note). The policy comes back for what the answer names besides.
 func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(context.Context, note.Locator) (T, error), path func(T) string) (T, *policy.Policy, error) {
 	var none T
-	pol := g.Policy(ctx)
+	// The folder is learned first here too: the policy judges a path by
+	// the file it reaches through symlinks, which only the folder tells.
+	pol := g.writePolicy(ctx)
 	if err := g.read(pol, loc); err != nil {
 		return none, pol, err
 	}

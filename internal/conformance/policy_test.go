@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -243,11 +244,76 @@ var policyScenarios = []scenario{
 		}},
 }
 
+// symlinkIn links rel to target (a path relative to rel's folder) inside
+// the vault: a note or a folder that leads elsewhere in the vault.
+func symlinkIn(rel, target string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if runtime.GOOS == "windows" {
+			t.Skip("symlinks need privileges on Windows")
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Symlinks inside the vault that lead into a hidden folder: the policy
+// judges the file reached, not the path as written (a folder link once
+// let a note be created inside the denied folder).
+var symlinkScenarios = []scenario{
+	{name: "read a note linked to a denied one", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		call: read(note.ByPath("Inbox/s.md")), kind: errors.PermissionDenied, check: wantRule(denyRule + ", which Inbox/s.md reaches through a symlink as Private/Secret.md")},
+	{name: "read through a folder linked to a denied one", setup: symlinkIn("Inbox/pd", "../Private"),
+		call: read(note.ByPath("Inbox/pd/Secret.md")), kind: errors.PermissionDenied},
+	{name: "file info through a folder link", setup: symlinkIn("Inbox/pd", "../Private"),
+		call: info(note.ByPath("Inbox/pd/Secret.md")), kind: errors.PermissionDenied},
+	{name: "search leaves a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		call: search("zanzibar", ""), want: note.SearchResult{Total: 0, Hits: []note.Hit{}}},
+	{name: "a linked denied note has no name", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		// The app resolves names itself: there the note is found, and
+		// refused.
+		call: read(note.ByName("s")), kind: errors.FileNotFound, kinds: map[string]errors.Kind{"cli": errors.PermissionDenied}},
+	{name: "tags leave a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "secret") }, want: []string{}},
+	{name: "listing leaves a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		call: list(note.ListRequest{Folder: "Inbox", Limit: 100}),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			for _, e := range got.(note.Listing).Entries {
+				if e.Path == "Inbox/s.md" {
+					t.Errorf("the link to a denied note is listed: %+v", got)
+				}
+			}
+		}},
+	{name: "create through a folder linked to a denied one", setup: symlinkIn("Inbox/pd", "../Private"),
+		call: create(note.CreateRequest{Path: "Inbox/pd/New.md", Content: "x"}),
+		kind: errors.PermissionDenied, files: map[string]string{"Private/New.md": gone}},
+	{name: "create through a folder linked out of the write paths", setup: symlinkIn("Inbox/pp", "../Projects"),
+		call: create(note.CreateRequest{Path: "Inbox/pp/New.md", Content: "x"}),
+		kind: errors.PermissionDenied, files: map[string]string{"Projects/New.md": gone}},
+	{name: "append to a note linked to a denied one", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
+		call: appendTo(note.ByPath("Inbox/s.md"), "x", false), kind: errors.PermissionDenied, files: unchanged},
+	{name: "append to a note linked to a writable one edits that note", setup: symlinkIn("Inbox/j.md", "../Refs/ToSecret.md"),
+		call: appendTo(note.ByPath("Inbox/j.md"), "more", false), want: note.Written{Path: "Inbox/j.md", Bytes: 4},
+		files: map[string]string{"Refs/ToSecret.md": "[[Secret]]\nmore"},
+		check: func(t *testing.T, _ string, _ any, dir string) {
+			if fi, err := os.Lstat(filepath.Join(dir, "Inbox", "j.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v %v", fi, err)
+			}
+		}},
+	{name: "overwrite a linked note writes the note and says so", setup: symlinkIn("Inbox/j.md", "../Refs/ToSecret.md"),
+		call: create(note.CreateRequest{Path: "Inbox/j.md", Content: "new", Overwrite: true}),
+		want: note.Created{Path: "Inbox/j.md", Size: 3, Overwrote: true}, files: map[string]string{"Refs/ToSecret.md": "new"}},
+}
+
 func TestPolicyConformance(t *testing.T) {
 	for _, sub := range policySubjects {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
-			for _, sc := range policyScenarios {
+			for _, sc := range append(slices.Clip(policyScenarios), symlinkScenarios...) {
 				if sub.readSideOnly && !sc.readSide {
 					continue
 				}
