@@ -118,6 +118,22 @@ type LinkChanges struct {
 // MaxListed bounds the paths a result lists, to keep answers small.
 const MaxListed = 100
 
+// TagRename is what renaming a tag in many notes did.
+type TagRename struct {
+	Notes, Uses int
+	// Paths lists at most MaxListed of the changed notes, in the order
+	// they were changed.
+	Paths []string
+	// Failed lists the notes that could not be changed, with why.
+	Failed []FailedNote
+}
+
+// FailedNote is a note a vault-wide edit could not change, and why.
+type FailedNote struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
 // Opened reports an open.
 type Opened struct {
 	Path   string `json:"path" jsonschema:"vault-relative path of the opened note"`

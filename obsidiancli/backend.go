@@ -523,7 +523,7 @@ func (b *Backend) vaultRoot(ctx context.Context) (*vault.Vault, error) {
 		return nil, err
 	}
 	dir := strings.TrimSpace(out)
-	root, err = vault.Open(dir, vault.WithPolicy(b.Rules))
+	root, err = vault.Open(dir, vault.WithPolicy(b.Rules), vault.WithLogger(b.Logger))
 	b.rootMu.Lock()
 	defer b.rootMu.Unlock()
 	if b.root != nil || b.rootErr != nil {

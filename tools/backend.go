@@ -11,6 +11,7 @@ package tools
 import (
 	"context"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -67,6 +68,19 @@ type Editor interface {
 
 // DailyNotes reads and adds to the daily note of a date, created when
 // missing with the vault's Daily notes settings (folder, format, template).
+// TagRenamer renames a tag in many notes as one edit that a crash cannot
+// leave half done: the native engine journals it, and the next start
+// completes it. It is optional; without it (no vault folder on this
+// machine), or when it answers ErrNoBulk, a tag is renamed note by note.
+// *backend.Guard, *backend.Router and *vault.Vault implement it.
+type TagRenamer interface {
+	RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error)
+}
+
+// ErrNoBulk is a TagRenamer's answer when it cannot do the edit as one:
+// the caller then edits note by note.
+var ErrNoBulk = errors.New("no journaled vault-wide edits without the vault folder")
+
 type DailyNotes interface {
 	Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error)
 }
@@ -86,6 +100,9 @@ type Vault struct {
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
+	// Tags renames a tag across notes as one journaled edit; nil when
+	// the backend cannot (see TagRenamer).
+	Tags TagRenamer
 }
 
 // Everything is a backend that provides every capability.
@@ -101,5 +118,9 @@ type Everything interface {
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	return Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Ask: Elicit{}}
+	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Ask: Elicit{}}
+	if tr, ok := b.(TagRenamer); ok {
+		v.Tags = tr
+	}
+	return v
 }

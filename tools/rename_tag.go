@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -52,6 +54,20 @@ var renameTag = spec[renameTagArgs, tagRenamed]{
 			return tagRenamed{}, err
 		}
 		out := tagRenamed{From: from, To: to, Paths: []string{}, DryRun: a.DryRun}
+		if !a.DryRun && v.Tags != nil {
+			res, err := v.Tags.RenameTag(ctx, from, to, paths)
+			if !errors.Is(err, ErrNoBulk) {
+				out.Notes, out.Uses, out.Paths = res.Notes, res.Uses, res.Paths
+				for _, f := range res.Failed {
+					out.Failed = append(out.Failed, failedNote(f))
+				}
+				slices.Sort(out.Paths)
+				if err != nil {
+					return tagRenamed{}, partly(err, out)
+				}
+				return out, nil
+			}
+		}
 		for _, p := range paths {
 			if err := ctx.Err(); err != nil {
 				return tagRenamed{}, err
@@ -73,7 +89,7 @@ var renameTag = spec[renameTagArgs, tagRenamed]{
 				}
 			} else if _, err := v.Edit.Edit(ctx, note.ByPath(p), "", change); err != nil {
 				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-					return tagRenamed{}, err
+					return tagRenamed{}, partly(err, out)
 				}
 				out.Failed = append(out.Failed, failedNote{Path: p, Message: errors.From(err).Message})
 				continue
@@ -88,4 +104,14 @@ var renameTag = spec[renameTagArgs, tagRenamed]{
 		}
 		return out, nil
 	},
+}
+
+// partly is a vault-wide edit's error when it stopped part way (cancelled,
+// or out of time): the error says what was done, so the caller knows what
+// to run again, rather than only that it stopped.
+func partly(err error, done tagRenamed) error {
+	e := *errors.From(err)
+	e.Message += fmt.Sprintf("; the tag was renamed in %d notes before it stopped (listed in data.done), the others are unchanged", done.Notes)
+	e.Hint = "Run the same rename again to finish it, unless the new name is nested under the old one (proj to proj/sub): then rename the rest note by note, as data.done lists the notes already renamed."
+	return (&e).With("done", done)
 }

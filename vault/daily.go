@@ -104,7 +104,7 @@ func (v *Vault) createDaily(ctx context.Context, date time.Time, p, tpl string) 
 		at := time.Date(date.Year(), date.Month(), date.Day(), now.Hour(), now.Minute(), now.Second(), 0, now.Location())
 		data = fillTemplate(raw, note.Stem(p), at)
 	}
-	release, err := v.lock.acquire(ctx, v)
+	release, err := v.writing(ctx)
 	if err != nil {
 		return false, err
 	}

@@ -33,7 +33,7 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 		}
 		data = append(tpl, data...)
 	}
-	release, err := v.lock.acquire(ctx, v)
+	release, err := v.writing(ctx)
 	if err != nil {
 		return note.Created{}, err
 	}
@@ -105,7 +105,7 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	if err != nil {
 		return note.Edited{}, err
 	}
-	release, err := v.lock.acquire(ctx, v)
+	release, err := v.writing(ctx)
 	if err != nil {
 		return note.Edited{}, err
 	}
@@ -129,7 +129,7 @@ func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (n
 	if err != nil {
 		return note.Deleted{}, err
 	}
-	release, err := v.lock.acquire(ctx, v)
+	release, err := v.writing(ctx)
 	if err != nil {
 		return note.Deleted{}, err
 	}
@@ -233,7 +233,7 @@ func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Move
 	if err := ctx.Err(); err != nil {
 		return note.Moved{}, err
 	}
-	release, err := v.lock.acquire(ctx, v)
+	release, err := v.writing(ctx)
 	if err != nil {
 		return note.Moved{}, err
 	}
@@ -242,6 +242,14 @@ func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Move
 	if err != nil {
 		return note.Moved{}, err
 	}
+	moves := map[string]string{from: to}
+	// The journal says what is under way, so that a crash while the links
+	// are rewritten is completed at the next start (Recover).
+	j, err := v.startJournal(intent{Op: opMove, Moves: moves})
+	if err != nil {
+		return note.Moved{}, err
+	}
+	defer j.finish()
 	if err := v.rename(from, to); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return note.Moved{}, Exists(to)
@@ -250,7 +258,7 @@ func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Move
 	}
 	// From here the move has happened: the links are repaired whatever the
 	// context says, or the vault would be left half-done.
-	changes := v.retarget(files, map[string]string{from: to})
+	changes := v.retarget(files, moves)
 	return note.Moved{From: from, To: to, Links: changes}, nil
 }
 

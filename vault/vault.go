@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"strings"
@@ -38,14 +39,27 @@ type Vault struct {
 	root *os.Root
 	pol  *policy.Live
 	lock *writeLock
-	list listing
-	find finder
+	// swept and recovered are written with the write lock held: whether
+	// this process has cleaned up after dead ones (journal, temporary
+	// files), and what it did the last time.
+	swept     bool
+	recovered Recovered
+	logger    *slog.Logger
+	list      listing
+	find      finder
 }
 
 // Option configures Open.
 type Option func(*options)
 
-type options struct{ policy *policy.Policy }
+type options struct {
+	policy *policy.Policy
+	logger *slog.Logger
+}
+
+// WithLogger sets where the vault says what it repaired after a crash
+// (see Recover); by default nowhere.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithPolicy hides from the vault the paths p hides, besides those the
 // vault's own ignore file (.mcpignore) hides.
@@ -65,7 +79,10 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 			WithHint("Check --vault-path / OBSIDIAN_VAULT_PATH: it must be the folder that holds the vault's notes (the one containing .obsidian/).").
 			WithCause(err)
 	}
-	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir)}, nil
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger}, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's

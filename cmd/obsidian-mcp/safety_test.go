@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -432,4 +433,122 @@ func connectHTTP(t *testing.T, url string, s *served) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// TestKillMidVaultWideEditThenRestart: a server killed with SIGKILL while
+// it rewrites the links of a renamed note, or renames a tag, leaves the
+// vault half done; the next server on the vault completes the edit before
+// it answers, says so in its log, and removes its journal entry.
+func TestKillMidVaultWideEditThenRestart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL")
+	}
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		old, new   string // a note's text before and after
+	}{
+		{"rename_note", "obsidian_rename_note", map[string]any{"path": "Hub.md", "new_name": "Center"}, "[[Hub]]", "[[Center]]"},
+		{"rename_tag", "obsidian_rename_tag", map[string]any{"from": "proj", "to": "project"}, "#proj ", "#project "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for notes := 2000; ; notes *= 2 {
+				if killMidEdit(t, notes, c.tool, c.args, c.old, c.new) {
+					return
+				}
+				if notes >= 16000 {
+					t.Fatal("the edit always finished before the kill landed")
+				}
+			}
+		})
+	}
+}
+
+// killMidEdit runs one kill-and-restart round on a vault of n notes. It
+// reports false when the edit was complete before the kill landed (the
+// caller tries a larger vault).
+func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new string) bool {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Hub.md", "# Hub\n")
+	for i := range n {
+		write(fmt.Sprintf("N/n%05d.md", i), "Links to [[Hub]] and #proj here.\n")
+	}
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir)
+	client := mcp.NewClient(&mcp.Implementation{Name: "kill-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go func() { _, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args}) }()
+	// The notes are done in path order: once the first is, kill.
+	first := filepath.Join(dir, "N", "n00000.md")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if data, _ := os.ReadFile(first); strings.Contains(string(data), new) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the edit never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	stale := 0
+	for i := range n {
+		if data, _ := os.ReadFile(filepath.Join(dir, "N", fmt.Sprintf("n%05d.md", i))); strings.Contains(string(data), old) {
+			stale++
+		}
+	}
+	if stale == 0 {
+		return false
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".obsidian-mcp", "journal")); len(entries) == 0 {
+		t.Fatalf("killed with %d notes of %d not done, and no journal entry", stale, n)
+	}
+	// Restart: the new server repairs the vault before it answers.
+	cs2, stderr := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir)
+	if _, err := cs2.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for i := range n {
+		data, err := os.ReadFile(filepath.Join(dir, "N", fmt.Sprintf("n%05d.md", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), old) || !strings.Contains(string(data), new) {
+			left++
+		}
+	}
+	if left > 0 {
+		t.Errorf("after the restart %d of %d notes are still not done", left, n)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".obsidian-mcp", "journal")); len(entries) != 0 {
+		t.Errorf("the journal still holds %d entries", len(entries))
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("a temporary file was left: %s", p)
+		}
+		return nil
+	})
+	if !strings.Contains(stderr.String(), "an edit interrupted by a crash was completed") {
+		t.Errorf("the restart did not say what it repaired:\n%s", stderr)
+	}
+	t.Logf("%s on %d notes: killed with %d not done; after the restart 0 left", tool, n, stale)
+	return true
 }

@@ -181,9 +181,20 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 	// serialised together and the file list is cached once.
 	var folder *vault.Vault
 	if cfg.VaultPath != "" {
-		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy))
+		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy), vault.WithLogger(logger))
 		if err != nil {
 			return nil, err
+		}
+		if !cfg.ReadOnly {
+			// What a crashed server left half done is completed (or rolled
+			// back) before anything else is written, and its temporary
+			// files removed; the log says what was found.
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+			_, err := v.Recover(ctx)
+			cancel()
+			if err != nil {
+				logger.Warn("could not check the vault for edits a crash interrupted; the next write will", "err", err)
+			}
 		}
 		st.close = func() { _ = v.Close() }
 		folder = v

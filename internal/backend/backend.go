@@ -310,3 +310,12 @@ func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) 
 		return d.DailyPath(ctx, date)
 	})
 }
+
+// RenameTag implements tools.TagRenamer on the vault folder, when it is
+// known: the app's edits of notes go through the folder too.
+func (r *Router) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
+	if v := r.native(); v != nil {
+		return v.RenameTag(ctx, from, to, paths)
+	}
+	return note.TagRename{}, tools.ErrNoBulk
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -40,8 +41,8 @@ type Guard struct {
 	// Prepare, when set, runs before a write is checked. The router
 	// learns the vault folder from the app there, so that the folder's
 	// ignore file holds for a write that goes through the app before
-	// anything else has needed the folder, and one-note reads do too, so
-	// that the policy can judge a path by the file it reaches.
+	// anything else has needed the folder; one-note reads do too when
+	// rules are set, so that a path is judged by the file it reaches.
 	Prepare func(ctx context.Context)
 }
 
@@ -99,9 +100,13 @@ func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error
 // note). The policy comes back for what the answer names besides.
 func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(context.Context, note.Locator) (T, error), path func(T) string) (T, *policy.Policy, error) {
 	var none T
-	// The folder is learned first here too: the policy judges a path by
-	// the file it reaches through symlinks, which only the folder tells.
-	pol := g.writePolicy(ctx)
+	// With rules set, the folder is learned first here too: the policy
+	// judges a path by the file it reaches through symlinks, which only
+	// the folder tells.
+	pol := g.Policy(ctx)
+	if pol.Restricts() {
+		pol = g.writePolicy(ctx)
+	}
 	if err := g.read(pol, loc); err != nil {
 		return none, pol, err
 	}
@@ -314,4 +319,27 @@ func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 // DailyPath passes through: a path says nothing of a note's content.
 func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
 	return g.Next.DailyPath(ctx, date)
+}
+
+// RenameTag implements tools.TagRenamer: the notes the policy does not
+// let the server change are listed as failed, and the rest renamed as one
+// edit by the backend, when it can (tools.ErrNoBulk otherwise).
+func (g *Guard) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
+	tr, ok := g.Next.(tools.TagRenamer)
+	if !ok {
+		return note.TagRename{}, tools.ErrNoBulk
+	}
+	pol := g.writePolicy(ctx)
+	var allowed []string
+	var refused []note.FailedNote
+	for _, p := range paths {
+		if err := pol.CheckWrite(p); err != nil {
+			refused = append(refused, note.FailedNote{Path: p, Message: errors.From(err).Message})
+			continue
+		}
+		allowed = append(allowed, p)
+	}
+	res, err := tr.RenameTag(ctx, from, to, allowed)
+	res.Failed = append(refused, res.Failed...)
+	return res, err
 }

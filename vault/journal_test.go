@@ -1,0 +1,242 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// writeVault writes files (vault path → content) into a new folder.
+func writeVault(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// leaveJournal writes a journal entry as a process that died mid-way
+// would have left it, with its log lines.
+func leaveJournal(t *testing.T, dir string, in intent, log string) {
+	t.Helper()
+	if in.Host == "" {
+		in.Host, _ = os.Hostname()
+	}
+	in.PID, in.Started = 999999, time.Now().UTC()
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jd := filepath.Join(dir, filepath.FromSlash(journalDir))
+	if err := os.MkdirAll(jd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jd, "x.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jd, "x.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readNote(t *testing.T, dir, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func recoverVault(t *testing.T, dir string) Recovered {
+	t.Helper()
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = v.Close() })
+	r, err := v.Recover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(journalDir))); err == nil && len(r.LeftAlone) == 0 {
+		t.Error("the journal is still there after recovery")
+	}
+	return r
+}
+
+// TestRecoverCompletesAMove: a rename killed after the note moved and
+// half of its backlinks were rewritten is completed by the next start.
+func TestRecoverCompletesAMove(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"Center.md": "# hub\n"}
+	for i := range 10 {
+		link := "[[Hub]]"
+		if i < 5 {
+			link = "[[Center]]" // rewritten before the crash
+		}
+		files[fmt.Sprintf("N/n%d.md", i)] = "see " + link + " and [[Hub#Part|p]]\n"
+	}
+	files["N/n0.md"] = "see [[Center]] and [[Center#Part|p]]\n"
+	dir := writeVault(t, files)
+	leaveJournal(t, dir, intent{Op: opMove, Moves: map[string]string{"Hub.md": "Center.md"}}, "")
+	r := recoverVault(t, dir)
+	if len(r.Completed) != 1 || !strings.Contains(r.Completed[0], "completed the move") {
+		t.Fatalf("recovered %+v", r)
+	}
+	for i := range 10 {
+		if got := readNote(t, dir, fmt.Sprintf("N/n%d.md", i)); got != "see [[Center]] and [[Center#Part|p]]\n" {
+			t.Errorf("n%d = %q", i, got)
+		}
+	}
+}
+
+// TestRecoverRollsBackAMoveNotStarted: killed after the journal was
+// written but before the note moved: nothing to do but say so.
+func TestRecoverRollsBackAMoveNotStarted(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"Hub.md": "# hub\n", "A.md": "[[Hub]]\n"})
+	leaveJournal(t, dir, intent{Op: opMove, Moves: map[string]string{"Hub.md": "Center.md"}}, "")
+	r := recoverVault(t, dir)
+	if len(r.RolledBack) != 1 || len(r.Completed) != 0 {
+		t.Fatalf("recovered %+v", r)
+	}
+	if got := readNote(t, dir, "A.md"); got != "[[Hub]]\n" {
+		t.Errorf("A.md = %q", got)
+	}
+}
+
+// TestRecoverCompletesATagRename: a rename of proj to proj/sub killed
+// part way. The notes the log shows done are not renamed again (that would
+// make proj/sub/sub); a note changed by another program since it was
+// written is left, and named; the rest are renamed.
+func TestRecoverCompletesATagRename(t *testing.T) {
+	t.Parallel()
+	done := "---\ntags: [proj/sub]\n---\n#proj/sub\n"
+	before := "---\ntags: [proj]\n---\n#proj\n"
+	dir := writeVault(t, map[string]string{
+		"a.md": done,                        // done, as the log says
+		"b.md": before,                      // not reached
+		"c.md": done + "edited after us\n",  // done, then edited by someone else
+		"d.md": before,                      // in the log, crash before its swap
+		"e.md": "---\ntags: [other]\n---\n", // tagged no longer
+	})
+	log := fmt.Sprintf("%s %s a.md\n%s %s c.md\n%s %s d.md\n",
+		note.ETag([]byte(before)), note.ETag([]byte(done)),
+		note.ETag([]byte(before)), note.ETag([]byte(done)),
+		note.ETag([]byte(before)), note.ETag([]byte(done)))
+	leaveJournal(t, dir, intent{Op: opRenameTag, From: "proj", To: "proj/sub", Paths: []string{"a.md", "b.md", "c.md", "d.md", "e.md"}}, log)
+	r := recoverVault(t, dir)
+	if len(r.Completed) != 1 || !strings.Contains(r.Completed[0], "in 2 notes") || !strings.Contains(r.Completed[0], "[c.md]") {
+		t.Fatalf("recovered %+v", r)
+	}
+	for p, want := range map[string]string{"a.md": done, "b.md": done, "c.md": done + "edited after us\n", "d.md": done} {
+		if got := readNote(t, dir, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// TestRecoverLeavesAnotherMachinesEntry: a journal entry a sync client
+// copied from another machine is not acted on here.
+func TestRecoverLeavesAnotherMachinesEntry(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"Center.md": "x", "A.md": "[[Hub]]\n"})
+	leaveJournal(t, dir, intent{Op: opMove, Host: "elsewhere.example", Moves: map[string]string{"Hub.md": "Center.md"}}, "")
+	r := recoverVault(t, dir)
+	if len(r.LeftAlone) != 1 || !strings.Contains(r.LeftAlone[0], "elsewhere.example") {
+		t.Fatalf("recovered %+v", r)
+	}
+	if got := readNote(t, dir, "A.md"); got != "[[Hub]]\n" {
+		t.Errorf("A.md = %q", got)
+	}
+}
+
+// TestRecoverRemovesTemporaryFiles: what a killed write left beside its
+// note goes; files that only look alike stay.
+func TestRecoverRemovesTemporaryFiles(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{
+		"N.md":                       "n",
+		".N.md.tmp-ABCDEFGHIJK2":     "partial",
+		"Sub/.X.md.tmp-ZZZZZZZZZZZZ": "partial",
+		"Sub/.X.md.tmp-notours":      "keep",
+		"Sub/.sync.swp":              "keep",
+	})
+	r := recoverVault(t, dir)
+	if r.Temps != 2 {
+		t.Errorf("removed %d temporary files, want 2", r.Temps)
+	}
+	for p, want := range map[string]bool{".N.md.tmp-ABCDEFGHIJK2": false, "Sub/.X.md.tmp-ZZZZZZZZZZZZ": false, "Sub/.X.md.tmp-notours": true, "Sub/.sync.swp": true} {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		if (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", p, err == nil, want)
+		}
+	}
+}
+
+// stopAfter is a context whose Err reports cancellation from its n-th
+// call on: a call cancelled part way through a vault-wide edit.
+type stopAfter struct {
+	context.Context
+	n *int
+}
+
+func (c stopAfter) Err() error {
+	*c.n--
+	if *c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRenameTagCancelledSaysWhatItDid: cancelled after two notes, the
+// rename answers what it did with the error, leaves the rest as they
+// were, and leaves no journal entry to be "completed" at the next start.
+func TestRenameTagCancelledSaysWhatItDid(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	var paths []string
+	for i := range 5 {
+		p := fmt.Sprintf("n%d.md", i)
+		files[p] = "#proj\n"
+		paths = append(paths, p)
+	}
+	dir := writeVault(t, files)
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	n := 2
+	res, err := v.RenameTag(stopAfter{context.Background(), &n}, "proj", "project", paths)
+	if err != context.Canceled || res.Notes != 2 || len(res.Paths) != 2 {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	for i, p := range paths {
+		want := "#proj\n"
+		if i < 2 {
+			want = "#project\n"
+		}
+		if got := readNote(t, dir, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	if v.journalPending() {
+		t.Error("a cancelled rename left its journal entry")
+	}
+}
