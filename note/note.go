@@ -16,6 +16,11 @@ import (
 type Locator struct {
 	Path string
 	Name string
+	// IfMatch, when set, is the etag of the version the caller read: a
+	// delete or move of another version is refused with REVISION_CONFLICT.
+	// The native engine checks it under its write lock, at the moment of
+	// the change, so nothing can slip in between the check and the act.
+	IfMatch string
 }
 
 // ByPath locates a note by its exact vault-relative path.

@@ -173,3 +173,32 @@ func quoteRune(r rune) string {
 	}
 	return "'" + string(r) + "'"
 }
+
+// Limits on the paths a tool may create. A vault is often synced between
+// systems, so they are the strictest common ones: a file or folder name of
+// at most 255 bytes (every common file system), a vault path of at most
+// 1,024 bytes (macOS's PATH_MAX counts the vault's own folder too), and a
+// depth no notes need (a path thousands of folders deep was once accepted,
+// and slowed every later call for as long as it stayed).
+const (
+	MaxNameBytes = 255
+	MaxPathBytes = 1024
+	MaxDepth     = 32
+)
+
+// CheckBounds says what makes p too long or too deep to create, or "".
+func CheckBounds(p string) string {
+	if len(p) > MaxPathBytes {
+		return fmt.Sprintf("is %d bytes long; a path the tools create may be at most %d bytes (file systems and sync between systems refuse longer ones): shorten the folder or file names", len(p), MaxPathBytes)
+	}
+	segs := strings.Split(p, "/")
+	if len(segs)-1 > MaxDepth {
+		return fmt.Sprintf("is %d folders deep; a path the tools create may be at most %d folders deep: use fewer folders", len(segs)-1, MaxDepth)
+	}
+	for _, s := range segs {
+		if len(s) > MaxNameBytes {
+			return fmt.Sprintf("has a name of %d bytes (%.20q…); a file or folder name may be at most %d bytes: shorten it", len(s), s, MaxNameBytes)
+		}
+	}
+	return ""
+}

@@ -31,6 +31,15 @@ var createNote = spec[createNoteArgs, note.Created]{
 				return note.Created{}, errors.InvalidFields(errors.Field{Field: "if_match", Message: "applies only with overwrite: true (a new note has no version to match)"})
 			}
 			req := note.CreateRequest{Path: a.Path, Name: a.Name, Folder: a.Folder}
+			if a.Template == "" && !a.Open {
+				// The check and the replacement as one compare-and-swap:
+				// nothing written between them is lost.
+				res, err := v.Edit.Edit(ctx, note.ByPath(req.Target()), a.IfMatch, func([]byte) ([]byte, error) { return []byte(a.Content), nil })
+				if err != nil {
+					return note.Created{}, err
+				}
+				return note.Created{Path: res.Path, Overwrote: true, Size: len(a.Content)}, nil
+			}
 			if _, err := checkVersion(ctx, v, note.ByPath(req.Target()), a.IfMatch); err != nil {
 				return note.Created{}, err
 			}

@@ -29,7 +29,7 @@ func checkVersion(ctx context.Context, v Vault, loc note.Locator, ifMatch string
 	if err := note.CheckVersion(c.Path, ifMatch, []byte(c.Content)); err != nil {
 		return loc, err
 	}
-	return note.ByPath(c.Path), nil
+	return note.Locator{Path: c.Path, IfMatch: ifMatch}, nil
 }
 
 // editWritten runs an append or prepend as a compare-and-swap edit.

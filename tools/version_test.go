@@ -8,8 +8,9 @@ import (
 )
 
 // TestIfMatch: every write tool takes if_match. Content edits become a
-// compare-and-swap Edit; delete, move, rename and overwrite read the note
-// first and go on, by its resolved path, only when it is that version.
+// compare-and-swap Edit, and so is an overwrite; delete, move and rename
+// read the note first and go on, by its resolved path, only when it is that
+// version (and the native engine checks it again under its write lock).
 func TestIfMatch(t *testing.T) {
 	t.Parallel()
 	stale := "ffffffffffffffffffffffffffffffff"
@@ -26,7 +27,10 @@ func TestIfMatch(t *testing.T) {
 		{"obsidian_delete_note", `{"name":"N","if_match":"` + stale + `"}`, []string{"Read path= name=N"}, errors.RevisionConflict},
 		{"obsidian_move_note", `{"name":"N","to":"A","if_match":"` + stale + `"}`, []string{"Read path= name=N"}, errors.RevisionConflict},
 		{"obsidian_rename_note", `{"name":"N","new_name":"M","if_match":"` + etag0 + `"}`, []string{"Read path= name=N", "Rename path=Resolved/N.md name= new_name=M"}, ""},
-		{"obsidian_create_note", `{"path":"N.md","content":"c","overwrite":true,"if_match":"` + stale + `"}`, []string{"Read path=N.md name="}, errors.RevisionConflict},
+		// An overwrite is a compare-and-swap edit of the whole note.
+		{"obsidian_create_note", `{"path":"N.md","content":"c","overwrite":true,"if_match":"` + stale + `"}`, []string{"Edit path=N.md name= if_match=" + stale}, errors.RevisionConflict},
+		{"obsidian_create_note", `{"path":"N.md","content":"c","overwrite":true,"if_match":"` + etag0 + `"}`, []string{"Edit path=N.md name= if_match=" + etag0}, ""},
+		{"obsidian_create_note", `{"path":"N.md","content":"c","overwrite":true,"template":"T","if_match":"` + stale + `"}`, []string{"Read path=N.md name="}, errors.RevisionConflict},
 		{"obsidian_create_note", `{"path":"N.md","content":"c","if_match":"` + etag0 + `"}`, nil, errors.InvalidParams},
 	}
 	for _, tc := range cases {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -94,4 +95,44 @@ func TestWriteLockWaitEndsWithTheCall(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "N.md")); string(got) != "a\nafter\nafter" {
 		t.Errorf("note = %q", got)
 	}
+}
+
+// TestIfMatchCheckedAtTheChange: a delete, move or rename carrying the
+// etag of a version the note no longer holds (another program saved it
+// after the tool's own check) is refused by the engine under its lock,
+// and the note stays; with the current etag it goes ahead.
+func TestIfMatchCheckedAtTheChange(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"A.md": "new text\n", "B.md": "b\n"})
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	stale := note.Locator{Path: "A.md", IfMatch: note.ETag([]byte("old text\n"))}
+	ctx := t.Context()
+	if _, err := v.Delete(ctx, stale, true); errorKind(err) != "REVISION_CONFLICT" {
+		t.Errorf("delete: %v", err)
+	}
+	if _, err := v.Rename(ctx, stale, "C"); errorKind(err) != "REVISION_CONFLICT" {
+		t.Errorf("rename: %v", err)
+	}
+	if _, err := v.Move(ctx, stale, "Sub"); errorKind(err) != "REVISION_CONFLICT" {
+		t.Errorf("move: %v", err)
+	}
+	if got := readNote(t, dir, "A.md"); got != "new text\n" {
+		t.Errorf("A.md = %q", got)
+	}
+	fresh := note.Locator{Path: "B.md", IfMatch: note.ETag([]byte("b\n"))}
+	if _, err := v.Rename(ctx, fresh, "C"); err != nil {
+		t.Errorf("rename with the current etag: %v", err)
+	}
+}
+
+func errorKind(err error) string {
+	var e *errors.Error
+	if errors.As(err, &e) {
+		return string(e.Kind)
+	}
+	return fmt.Sprint(err)
 }

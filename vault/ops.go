@@ -134,6 +134,9 @@ func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (n
 		return note.Deleted{}, err
 	}
 	defer release()
+	if err := v.checkVersion(p, loc.IfMatch); err != nil {
+		return note.Deleted{}, err
+	}
 	if permanent {
 		if err := v.root.Remove(p); err != nil {
 			return note.Deleted{}, FileError(err, p)
@@ -207,7 +210,7 @@ func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Mov
 	if err != nil {
 		return note.Moved{}, err
 	}
-	return v.relocate(ctx, p, note.MoveTarget(p, to), "to")
+	return v.relocate(ctx, p, note.MoveTarget(p, to), "to", loc.IfMatch)
 }
 
 // Rename renames the note in its folder, keeping its extension, and
@@ -220,10 +223,10 @@ func (v *Vault) Rename(ctx context.Context, loc note.Locator, newName string) (n
 	if err != nil {
 		return note.Moved{}, err
 	}
-	return v.relocate(ctx, p, note.RenameTarget(p, newName), "new_name")
+	return v.relocate(ctx, p, note.RenameTarget(p, newName), "new_name", loc.IfMatch)
 }
 
-func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Moved, error) {
+func (v *Vault) relocate(ctx context.Context, from, to, field, ifMatch string) (note.Moved, error) {
 	if to == from {
 		return note.Moved{From: from, To: to, Links: &note.LinkChanges{Paths: []string{}}}, nil
 	}
@@ -238,6 +241,9 @@ func (v *Vault) relocate(ctx context.Context, from, to, field string) (note.Move
 		return note.Moved{}, err
 	}
 	defer release()
+	if err := v.checkVersion(from, ifMatch); err != nil {
+		return note.Moved{}, err
+	}
 	files, err := v.Files()
 	if err != nil {
 		return note.Moved{}, err
@@ -297,4 +303,18 @@ func (v *Vault) FileInfo(ctx context.Context, loc note.Locator) (note.Info, erro
 		Created:   created.UTC().Truncate(time.Millisecond),
 		Modified:  mod.UTC().Truncate(time.Millisecond),
 	}, nil
+}
+
+// checkVersion refuses, with REVISION_CONFLICT, a change of the note at p
+// when it no longer holds the version ifMatch names (none: no check). It
+// is called with the write lock held, right before the change.
+func (v *Vault) checkVersion(p, ifMatch string) error {
+	if ifMatch == "" {
+		return nil
+	}
+	data, err := v.root.ReadFile(p)
+	if err != nil {
+		return FileError(err, p)
+	}
+	return note.CheckVersion(p, ifMatch, data)
 }

@@ -148,6 +148,9 @@ func CheckWritable(field, p string) error {
 	if msg := note.CheckPath(p); msg != "" {
 		return invalid(field, msg)
 	}
+	if msg := note.CheckBounds(p); msg != "" {
+		return invalid(field, msg)
+	}
 	if seg, ok := spacedSegment(p); ok {
 		return invalid(field, fmt.Sprintf("%q starts or ends with a space; Obsidian trims link text, so no link could reach this note (and Windows cannot store such names): remove the space", seg))
 	}

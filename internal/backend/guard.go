@@ -78,7 +78,8 @@ func (g *Guard) write(ctx context.Context, loc note.Locator) (*policy.Policy, no
 		}
 		p = info.Path
 	}
-	return pol, note.ByPath(p), pol.CheckWrite(p)
+	loc.Path, loc.Name = p, ""
+	return pol, loc, pol.CheckWrite(p)
 }
 
 // Create implements tools.Backend.

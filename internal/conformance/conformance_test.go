@@ -160,6 +160,16 @@ var scenarios = []scenario{
 	{name: "create in .trash", call: create(note.CreateRequest{Path: ".trash/x.md"}), kind: errors.PermissionDenied},
 	{name: "create hidden file", call: create(note.CreateRequest{Path: "Notes/.secret.md"}), kind: errors.PermissionDenied},
 	{name: "create traversal", call: create(note.CreateRequest{Path: "a/../../x.md"}), kind: errors.InvalidParams},
+	{name: "create too deep", call: create(note.CreateRequest{Path: strings.Repeat("d/", 33) + "x.md", Content: "x"}),
+		kind: errors.InvalidParams, check: wantMessage("at most 32 folders deep"), files: map[string]string{"d": gone}},
+	{name: "create with a name too long", call: create(note.CreateRequest{Path: "Notes/" + strings.Repeat("é", 130) + ".md", Content: "x"}),
+		kind: errors.InvalidParams, check: wantMessage("at most 255 bytes")},
+	{name: "create with a path too long", call: create(note.CreateRequest{Path: strings.Repeat(strings.Repeat("p", 200)+"/", 6) + "x.md", Content: "x"}),
+		kind: errors.InvalidParams, check: wantMessage("at most 1024 bytes"), files: map[string]string{strings.Repeat("p", 200): gone}},
+	{name: "rename to a name too long", call: rename(note.ByPath("Projects/Plan.md"), strings.Repeat("n", 256)),
+		kind: errors.InvalidParams, check: wantMessage("at most 255 bytes"), files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "move too deep", call: move(note.ByPath("Projects/Plan.md"), strings.Repeat("d/", 33)),
+		kind: errors.InvalidParams, check: wantMessage("folders deep"), files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
 	{name: "create through a symlinked folder out of the vault", setup: symlinkOut("Out"),
 		call: create(note.CreateRequest{Path: "Out/new.md", Content: "x"}), kind: errors.PermissionDenied},
 
@@ -662,6 +672,15 @@ func touch(rel string, when time.Time) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), when, when); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// wantMessage checks that a refusal's message says what.
+func wantMessage(what string) func(*testing.T, string, any, string) {
+	return func(t *testing.T, _ string, got any, _ string) {
+		if e := got.(*errors.Error); !strings.Contains(e.Message, what) {
+			t.Errorf("message %q does not say %q", e.Message, what)
 		}
 	}
 }
