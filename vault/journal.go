@@ -314,7 +314,7 @@ func (v *Vault) renameTagIn(_ context.Context, p, from, to string, j *journal) (
 	if j != nil {
 		change = j.noting(p, change)
 	}
-	res, err := atomicfile.Update(v.root, v.RealPath(p), change)
+	res, err := atomicfile.UpdateKnown(v.root, v.RealPath(p), change, &v.published)
 	if err != nil {
 		return 0, err
 	}

@@ -34,6 +34,7 @@ const lockFile = StateDir + "/lock"
 type writeLock struct {
 	slot chan struct{}
 	file *flock.Flock
+	made bool // StateDir exists; written holding the slot
 }
 
 func newWriteLock(vaultDir string) *writeLock {
@@ -51,9 +52,20 @@ func (l *writeLock) acquire(ctx context.Context, v *Vault) (release func(), err 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := v.root.MkdirAll(StateDir, 0o755); err != nil {
+	if !l.made {
+		// Once per process: the folder is never removed.
+		if err := v.root.MkdirAll(StateDir, 0o755); err != nil {
+			<-l.slot
+			return nil, lockError(err)
+		}
+		l.made = true
+	}
+	release = func() {
+		_ = l.file.Unlock()
 		<-l.slot
-		return nil, lockError(err)
+	}
+	if ok, err := l.file.TryLock(); ok && err == nil {
+		return release, nil // uncontended: no goroutine to wait on
 	}
 	// flock blocks without a way to cancel it, so it waits on its own
 	// goroutine; a caller that gives up leaves it to release the lock,
@@ -75,10 +87,7 @@ func (l *writeLock) acquire(ctx context.Context, v *Vault) (release func(), err 
 		}()
 		return nil, ctx.Err()
 	}
-	return func() {
-		_ = l.file.Unlock()
-		<-l.slot
-	}, nil
+	return release, nil
 }
 
 func lockError(err error) error {

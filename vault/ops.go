@@ -112,7 +112,7 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	defer release()
 	// A symlinked note is edited as the file it names (the link itself
 	// never matched the file read, so every such edit was refused as busy).
-	res, err := atomicfile.Update(v.root, v.RealPath(p), atomicfile.Change(note.IfMatch(p, ifMatch, change)))
+	res, err := atomicfile.UpdateKnown(v.root, v.RealPath(p), atomicfile.Change(note.IfMatch(p, ifMatch, change)), &v.published)
 	if errors.Is(err, atomicfile.ErrBusy) {
 		return note.Edited{}, note.Busy(p).WithCause(err)
 	}

@@ -117,11 +117,11 @@ func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needle
 	// it is replaced, not on what was read above: a program that saved it
 	// meanwhile (Obsidian, a sync client) keeps its edit, and the links
 	// are rewritten in its version.
-	res, err := atomicfile.Update(v.root, now, func(cur []byte) ([]byte, error) {
+	res, err := atomicfile.UpdateKnown(v.root, now, func(cur []byte) ([]byte, error) {
 		out, n := m.Retarget(cur, before, now)
 		r.links = n
 		return out, nil
-	})
+	}, &v.published)
 	if err != nil {
 		r.err, r.links = err, 0
 		return r

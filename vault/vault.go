@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
@@ -45,6 +46,9 @@ type Vault struct {
 	swept     bool
 	recovered Recovered
 	logger    *slog.Logger
+	// published knows the notes this process wrote last, so that editing
+	// one again does not wait as for a save in progress.
+	published atomicfile.Published
 	list      listing
 	find      finder
 }

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
+	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -58,10 +60,18 @@ var testHookBeforeSwap func()
 // build on each other's discarded content). Callers serialise them: the
 // vault engine holds its cross-process write lock around every write.
 func Update(root *os.Root, name string, change Change) (Updated, error) {
+	return UpdateKnown(root, name, change, nil)
+}
+
+// UpdateKnown is Update remembering in pub the files it publishes: a file
+// changed moments ago is first watched for a moment, in case another
+// program is still saving it in place, unless pub knows it as this
+// process's own (see settled).
+func UpdateKnown(root *os.Root, name string, change Change, pub *Published) (Updated, error) {
 	var res Updated
 	for res.Rounds < maxRounds {
 		res.Rounds++
-		done, err := updateOnce(root, name, change, &res)
+		done, err := updateOnce(root, name, change, &res, pub)
 		if done || err != nil {
 			return res, err
 		}
@@ -72,12 +82,18 @@ func Update(root *os.Root, name string, change Change) (Updated, error) {
 // updateOnce is one round of Update. It reports done when the update is
 // complete, and false with a nil error when another program's change was
 // seen and the round must be run again on it.
-func updateOnce(root *os.Root, name string, change Change, res *Updated) (bool, error) {
+func updateOnce(root *os.Root, name string, change Change, res *Updated, pub *Published) (bool, error) {
 	f, fi, cur, err := openCurrent(root, name)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
+	if len(cur) == 0 && midSave(f, fi) {
+		return false, nil // read again once the save is done
+	}
+	if !pub.ours(name, fi) && !settled(f, fi) {
+		return false, nil // written to while read: read it again
+	}
 	next, err := change(cur)
 	if err != nil {
 		return false, err
@@ -120,6 +136,7 @@ func updateOnce(root *os.Root, name string, change Change, res *Updated) (bool, 
 		removeTmp = false
 		if same(f, cur) {
 			syncDir(root, path.Dir(name))
+			pub.add(root, name)
 			return true, nil
 		}
 		// Written in place to the old file after the check: bring that
@@ -136,6 +153,7 @@ func updateOnce(root *os.Root, name string, change Change, res *Updated) (bool, 
 	// tmp now names the file that was at name when we swapped.
 	if shown, err := root.Lstat(tmp); err == nil && os.SameFile(shown, fi) && same(f, cur) {
 		syncDir(root, path.Dir(name))
+		pub.add(root, name)
 		return true, nil
 	}
 	// Another program replaced or changed the file between the check and
@@ -144,12 +162,26 @@ func updateOnce(root *os.Root, name string, change Change, res *Updated) (bool, 
 		return false, err
 	}
 	if back, err := root.Lstat(tmp); err != nil || !os.SameFile(back, oursFi) || !same(ours, next) {
-		// A third write replaced ours within microseconds. Let the latest
-		// write stand, as it would have without us, and give up.
-		_, _ = swap(root, tmp, name)
+		// Another write reached the file at name while ours was there: a
+		// program replaced it, or wrote into it in place. Both files may
+		// now hold writes of others (an in-place writer goes on writing
+		// into the file put back), so the one changed last stays at name,
+		// the one at name on a tie (writers act on the name), and the
+		// update gives up. Always keeping the file at tmp once put back a
+		// file a second old, losing everything saved since.
+		if newer(root, tmp, name) {
+			_, _ = swap(root, tmp, name)
+		}
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}
 	return false, nil
+}
+
+// newer reports whether the file at a was changed after the one at b.
+func newer(root *os.Root, a, b string) bool {
+	fa, errA := root.Lstat(a)
+	fb, errB := root.Lstat(b)
+	return errA == nil && (errB != nil || fa.ModTime().After(fb.ModTime()))
 }
 
 // openCurrent opens name, which must be a regular file its owner may
@@ -199,4 +231,95 @@ func same(f *os.File, want []byte) bool {
 // readAll reads the whole of f from its start, whatever its offset.
 func readAll(f *os.File) ([]byte, error) {
 	return io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
+}
+
+// saveGap bounds how long an empty file whose modification is that recent
+// is taken for one being saved in place: Obsidian, like most editors,
+// saves by truncating the file and then writing it, and a read between
+// the two finds it empty. Building on that would replace the whole note
+// with the edit alone (a stress test of an in-place writer and this
+// package lost every line but the last that way).
+const saveGap = 200 * time.Millisecond
+
+// testHookMidSave, when set by a test, runs each time an update waits for
+// a save in progress.
+var testHookMidSave func()
+
+// midSave reports whether the empty file f (fi is its state when read)
+// looks like one being saved in place: changed within saveGap. It then
+// waits, polling, until the file has content or saveGap has passed since
+// its change, and returns true so that the caller reads it again; a note
+// that is really empty is used as it is after that.
+func midSave(f *os.File, fi fs.FileInfo) bool {
+	age := time.Since(fi.ModTime())
+	if age >= saveGap || age < 0 {
+		return false // long done, or a clock this machine cannot judge
+	}
+	deadline := fi.ModTime().Add(saveGap)
+	for time.Now().Before(deadline) {
+		if testHookMidSave != nil {
+			testHookMidSave()
+		}
+		if now, err := f.Stat(); err != nil || now.Size() > 0 || !now.ModTime().Equal(fi.ModTime()) {
+			return true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return true
+}
+
+// settleStep is how long a file changed within saveGap must stay as it
+// is, size and time, before it is taken as complete: a program saving in
+// place writes it in pieces a reader can see (an update once read the
+// first 64 KiB of a note being saved, and built on them).
+const settleStep = 2 * time.Millisecond
+
+// settled reports whether f, read as fi, is not being written: changed
+// longer than saveGap ago, or unchanged over settleStep.
+func settled(f *os.File, fi fs.FileInfo) bool {
+	if age := time.Since(fi.ModTime()); age >= saveGap || age < 0 {
+		return true
+	}
+	time.Sleep(settleStep)
+	now, err := f.Stat()
+	return err == nil && now.Size() == fi.Size() && now.ModTime().Equal(fi.ModTime())
+}
+
+// Published remembers the files this process's updates published last,
+// so that its own writes, complete when they appear, are not watched as
+// saves in progress (appending twice to a note would wait each time).
+// A nil *Published knows nothing. It is safe for concurrent use.
+type Published struct {
+	mu sync.Mutex
+	m  map[string]fs.FileInfo
+}
+
+// maxPublished bounds what a Published remembers; it starts over when full.
+const maxPublished = 4096
+
+func (p *Published) add(root *os.Root, name string) {
+	if p == nil {
+		return
+	}
+	fi, err := root.Lstat(name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil || len(p.m) >= maxPublished {
+		p.m = map[string]fs.FileInfo{}
+	}
+	if err == nil {
+		p.m[name] = fi
+	}
+}
+
+// ours reports whether fi is the file this process published at name,
+// unchanged since.
+func (p *Published) ours(name string, fi fs.FileInfo) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pub, ok := p.m[name]
+	return ok && os.SameFile(pub, fi) && pub.Size() == fi.Size() && pub.ModTime().Equal(fi.ModTime())
 }

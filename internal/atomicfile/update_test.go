@@ -190,3 +190,39 @@ func TestUpdateGivesUpOnAFileThatKeepsChanging(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestUpdateWaitsForASaveInPlace: another program saves the note in place
+// as Obsidian does, truncating it and then writing it. An update that
+// reads it between the two finds it empty; it must wait for the save
+// rather than build on the empty file, which replaced the whole note with
+// the edit alone once the save's write landed in the file replaced.
+func TestUpdateWaitsForASaveInPlace(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0) // the save has begun
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer saver.Close()
+	saved := false
+	finish := func() {
+		if !saved {
+			saved = true
+			if _, err := saver.Write([]byte("theirs\nmore of theirs\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	testHookMidSave = finish
+	defer func() { testHookMidSave = nil }()
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatal(err)
+	}
+	finish() // a save the update did not wait for ends now
+	if got, _ := os.ReadFile(p); string(got) != "theirs\nmore of theirs\nours\n" {
+		t.Errorf("note = %q, want their save and then our line", got)
+	}
+}

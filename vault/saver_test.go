@@ -1,0 +1,97 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// TestInPlaceSaverOnTheSameNote: a program saves one note in place as
+// Obsidian does (read, truncate, write: a reader can see it empty or half
+// written), hundreds of times a second, while two engines on the folder
+// append to it. None of its saves is lost. (Before the engine waited for
+// such saves, it built on what it read mid-save, and the note lost
+// thousands of lines at once.) Its saves may replace an append of ours it
+// did not read; that is the saver's lost update, not ours, and the test
+// only reports it.
+func TestInPlaceSaverOnTheSameNote(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"S.md": "# S\n"})
+	p := filepath.Join(dir, "S.md")
+	var stop atomic.Bool
+	var saved []string
+	saver := make(chan error, 1)
+	go func() {
+		for n := 0; !stop.Load(); n++ {
+			cur, err := os.ReadFile(p)
+			if err == nil {
+				line := fmt.Sprintf("saved-%d", n)
+				err = os.WriteFile(p, append(cur, "\n"+line+"\n"...), 0o644)
+				saved = append(saved, line)
+			}
+			if err != nil {
+				saver <- err
+				return
+			}
+			time.Sleep(2 * time.Millisecond) // a save every few milliseconds; Obsidian's come seconds apart
+		}
+		saver <- nil
+	}()
+	var wg sync.WaitGroup
+	var done, refused atomic.Int32
+	for e := range 2 {
+		v, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				_, err := v.Append(t.Context(), note.ByPath("S.md"), fmt.Sprintf("ours-%d-%d", e, i), false)
+				switch {
+				case err == nil:
+					done.Add(1)
+				case errorKind(err) == "REVISION_CONFLICT":
+					refused.Add(1) // the note kept changing: nothing written
+				default:
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	stop.Store(true)
+	if err := <-saver; err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(raw), "\n") {
+		lines[l] = true
+	}
+	lost := 0
+	for _, l := range saved {
+		if !lines[l] {
+			lost++
+		}
+	}
+	t.Logf("%d saves, lost %d; our appends: %d done, %d refused as busy", len(saved), lost, done.Load(), refused.Load())
+	if lost > 0 {
+		t.Errorf("%d of the program's %d saves were lost", lost, len(saved))
+	}
+	if done.Load() == 0 {
+		t.Error("no append got through")
+	}
+}
