@@ -59,6 +59,7 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 	if err != nil {
 		return note.Created{}, FileError(err, target)
 	}
+	v.published.Add(v.root, real)
 	return res, nil
 }
 
@@ -68,7 +69,8 @@ func (v *Vault) Read(ctx context.Context, loc note.Locator) (note.Content, error
 	if err != nil {
 		return note.Content{}, err
 	}
-	data, err := v.root.ReadFile(p)
+	// Not empty or half written while another program saves it in place.
+	data, err := atomicfile.ReadSettled(v.root, p, &v.published)
 	if err != nil {
 		return note.Content{}, FileError(err, p)
 	}

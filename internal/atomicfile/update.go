@@ -297,6 +297,10 @@ type Published struct {
 // maxPublished bounds what a Published remembers; it starts over when full.
 const maxPublished = 4096
 
+// Add remembers the file now at name as this process's own (a note it
+// just created or replaced).
+func (p *Published) Add(root *os.Root, name string) { p.add(root, name) }
+
 func (p *Published) add(root *os.Root, name string) {
 	if p == nil {
 		return
@@ -322,4 +326,30 @@ func (p *Published) ours(name string, fi fs.FileInfo) bool {
 	defer p.mu.Unlock()
 	pub, ok := p.m[name]
 	return ok && os.SameFile(pub, fi) && pub.Size() == fi.Size() && pub.ModTime().Equal(fi.ModTime())
+}
+
+// ReadSettled reads name as Update reads it: a note another program is
+// saving in place is read once the save is done, not empty or half
+// written (within maxRounds tries; then as it is). pub may be nil.
+func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
+	for round := 1; ; round++ {
+		f, err := root.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		var data []byte
+		if err == nil {
+			data, err = readAll(f)
+		}
+		if err != nil || round >= maxRounds || !fi.Mode().IsRegular() {
+			_ = f.Close()
+			return data, err
+		}
+		again := len(data) == 0 && midSave(f, fi) || len(data) > 0 && !pub.ours(name, fi) && !settled(f, fi)
+		_ = f.Close()
+		if !again {
+			return data, nil
+		}
+	}
 }

@@ -226,3 +226,29 @@ func TestUpdateWaitsForASaveInPlace(t *testing.T) {
 		t.Errorf("note = %q, want their save and then our line", got)
 	}
 }
+
+// TestReadSettledWaitsForASaveInPlace: a read during an in-place save
+// gets the saved note, not the empty file the save's truncation left.
+func TestReadSettledWaitsForASaveInPlace(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer saver.Close()
+	testHookMidSave = func() {
+		testHookMidSave = nil
+		if _, err := saver.Write([]byte("saved\n")); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { testHookMidSave = nil }()
+	got, err := ReadSettled(root, "n.md", nil)
+	if err != nil || string(got) != "saved\n" {
+		t.Errorf("read %q, %v; want the saved note", got, err)
+	}
+}
