@@ -38,7 +38,7 @@ var renameTag = spec[renameTagArgs, tagRenamed]{
 	name:  "obsidian_rename_tag",
 	title: "Rename tag everywhere",
 	description: "Rename a tag in every note of the vault: in frontmatter tags lists and inline #tags, nested tags included (proj/alpha follows proj), never inside code; tags match without case. Every other byte of each note stays as it was. " +
-		"Use `dry_run` first to see how many notes and uses would change. Each note is changed atomically and on its own; a note that cannot be written is listed in `failed` and the rest are still renamed. Returns {from, to, notes, uses, paths, failed}.",
+		"Use `dry_run` first to see how many notes and uses would change. Each note is changed atomically and on its own; a note that cannot be written (or keeps changing) is listed in `failed` and the rest are still renamed. On the vault folder the rename is journaled: a crash part way is completed at the next start. Returns {from, to, notes, uses, paths, failed}.",
 	hints: hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a renameTagArgs) (tagRenamed, error) {
 		from, err := patch.CleanTag("from", a.From)

@@ -900,6 +900,9 @@ func TestReadOnlyGoSDK(t *testing.T) {
 	if got, _ := f.Note("A.md"); got != "alpha" {
 		t.Errorf("note = %q after a refused write", got)
 	}
+	if _, err := os.Stat(filepath.Join(f.Vault, ".obsidian-mcp")); err == nil {
+		t.Error("a read-only server made its lock folder in the vault")
+	}
 }
 
 // TestFolderPolicyGoSDK: with --deny-paths, --write-paths and a
