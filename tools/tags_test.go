@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 func TestUpdateTags(t *testing.T) {
@@ -73,4 +75,55 @@ func TestRenameTag(t *testing.T) {
 	}
 	_, err := call(t, findTool(t, "obsidian_rename_tag", &fakeBackend{}), `{"from":"a b","to":"c"}`)
 	checkErr(t, err, errors.InvalidParams, []string{"from"}, "")
+}
+
+// bulkBackend renames tags as one edit, as the native engine does: it
+// answers ErrNoBulk when noBulk, and otherwise what it did with err.
+type bulkBackend struct {
+	*fakeBackend
+	noBulk bool
+	did    note.TagRename
+	err    error
+	paths  []string
+}
+
+func (b *bulkBackend) RenameTag(_ context.Context, from, to string, paths []string) (note.TagRename, error) {
+	if b.noBulk {
+		return note.TagRename{}, ErrNoBulk
+	}
+	b.paths = paths
+	return b.did, b.err
+}
+
+// TestRenameTagAsOneEdit: with a backend that renames tags as one
+// journaled edit, the tool hands it the tagged notes and reports what it
+// did; one cancelled part way fails with what was done in data.done; one
+// that cannot (no vault folder) leaves the tool to rename note by note.
+func TestRenameTagAsOneEdit(t *testing.T) {
+	t.Parallel()
+	did := note.TagRename{Notes: 1, Uses: 2, Paths: []string{"a.md"}, Failed: []note.FailedNote{{Path: "b.md", Message: "busy"}}}
+	b := &bulkBackend{fakeBackend: &fakeBackend{}, did: did}
+	res, err := call(t, findTool(t, "obsidian_rename_tag", b), `{"from":"proj","to":"project"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(res); !strings.Contains(text, `"notes":1,"uses":2,"paths":["a.md"],"failed":[{"path":"b.md","message":"busy"}]`) || !slices.Equal(b.paths, []string{"a.md", "b.md"}) {
+		t.Errorf("result %s, paths handed %q", text, b.paths)
+	}
+	b = &bulkBackend{fakeBackend: &fakeBackend{}, did: did, err: context.Canceled}
+	_, err = call(t, findTool(t, "obsidian_rename_tag", b), `{"from":"proj","to":"project"}`)
+	e := errors.From(err)
+	if e == nil || e.Kind != errors.Cancelled || !strings.Contains(e.Message, "renamed in 1 notes before it stopped") {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if done, ok := e.Data()["done"].(tagRenamed); !ok || done.Notes != 1 || !slices.Equal(done.Paths, []string{"a.md"}) {
+		t.Errorf("data.done = %#v", e.Data()["done"])
+	}
+	b = &bulkBackend{fakeBackend: &fakeBackend{content: "#proj\n"}, noBulk: true}
+	if _, err := call(t, findTool(t, "obsidian_rename_tag", b), `{"from":"proj","to":"project"}`); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(b.calls, "Edit path=a.md name= if_match=") {
+		t.Errorf("without one edit, the notes were not edited one by one: %q", b.calls)
+	}
 }
