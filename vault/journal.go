@@ -137,6 +137,12 @@ type Recovered struct {
 // journal entry, so a server that keeps running repairs what a crashed
 // neighbour left.
 func (v *Vault) Recover(ctx context.Context) (Recovered, error) {
+	if _, err := v.root.Lstat(StateDir); errors.Is(err, fs.ErrNotExist) {
+		// No server of this kind has written here: nothing to repair,
+		// and merely starting a server leaves no folder in the vault.
+		// Temporary files left by other versions go at the first write.
+		return Recovered{}, nil
+	}
 	release, err := v.writing(ctx)
 	if err != nil {
 		return Recovered{}, err

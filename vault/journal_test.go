@@ -176,6 +176,7 @@ func TestRecoverRemovesTemporaryFiles(t *testing.T) {
 		"Sub/.X.md.tmp-ZZZZZZZZZZZZ": "partial",
 		"Sub/.X.md.tmp-notours":      "keep",
 		"Sub/.sync.swp":              "keep",
+		StateDir + "/lock":           "", // a server has written here
 	})
 	r := recoverVault(t, dir)
 	if r.Temps != 2 {
@@ -238,5 +239,19 @@ func TestRenameTagCancelledSaysWhatItDid(t *testing.T) {
 	}
 	if v.journalPending() {
 		t.Error("a cancelled rename left its journal entry")
+	}
+}
+
+// TestRecoverOnAVaultNeverWritten: starting on a vault no server has
+// written to makes no folder in it, and touches nothing.
+func TestRecoverOnAVaultNeverWritten(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"N.md": "n", ".N.md.tmp-ABCDEFGHIJK2": "left by another version"})
+	r := recoverVault(t, dir)
+	if r.Temps != 0 {
+		t.Errorf("recovered %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateDir)); err == nil {
+		t.Error("recovery made the state folder")
 	}
 }

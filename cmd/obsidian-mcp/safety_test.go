@@ -552,3 +552,25 @@ func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new
 	t.Logf("%s on %d notes: killed with %d not done; after the restart 0 left", tool, n, stale)
 	return true
 }
+
+// TestReadingLeavesNoTrace: a server that only reads the vault leaves no
+// folder of its own in it (the lock folder comes with the first write).
+func TestReadingLeavesNoTrace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "N.md"), []byte("n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := nativeServer(t, dir)
+	if read, o := toolCall(t, cs, "obsidian_read_note", map[string]any{"path": "N.md"}); read == nil {
+		t.Fatalf("read: %s", brief(o))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".obsidian-mcp")); err == nil {
+		t.Error("reading made the lock folder")
+	}
+	if _, o := toolCall(t, cs, "obsidian_append_to_note", map[string]any{"path": "N.md", "content": "m"}); o.Result == nil || o.Result.IsError {
+		t.Fatalf("append: %s", brief(o))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".obsidian-mcp", "lock")); err != nil {
+		t.Errorf("after a write: %v", err)
+	}
+}
