@@ -213,12 +213,13 @@ func (l *tagList) edit(content []byte, rename []string, drop []bool, add []strin
 	}
 	if l.kind != blockList && lastKept < len(l.items)-1 {
 		// The trailing tags go with the separators before them.
-		from := l.end
-		if lastKept >= 0 {
+		var from int
+		switch {
+		case lastKept >= 0:
 			from = l.items[lastKept].to
-		} else if l.kind == flowList {
+		case l.kind == flowList:
 			from = l.items[0].from
-		} else {
+		default:
 			return nil, false // every tag of a string dropped: the caller removes the property
 		}
 		changes = append(changes, change{from, l.items[len(l.items)-1].to, ""})
