@@ -219,7 +219,7 @@ var everyTool = []step{
 	{Tool: "obsidian_rename_tag", Arguments: map[string]any{"from": "garden", "to": "yard", "dry_run": true}, check: wantData("uses", 1)},
 	{Tool: "obsidian_daily_note", Arguments: map[string]any{"operation": "append", "date": "2026-01-05", "content": "- planted"}, check: wantData("path", "2026-01-05.md")},
 	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
-		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -6,4 +6,4 @@\n ---\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n-- sprouted\n+- grown\n")},
+		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -4,4 +4,4 @@\n ---\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n-- sprouted\n+- grown\n")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},
