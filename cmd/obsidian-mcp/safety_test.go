@@ -506,7 +506,9 @@ func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	// The client's close waits for the process (the SDK's transport owns
+	// cmd.Wait): it is gone before the vault is looked at.
+	_ = cs.Close()
 	stale := 0
 	for i := range n {
 		if data, _ := os.ReadFile(filepath.Join(dir, "N", fmt.Sprintf("n%05d.md", i))); strings.Contains(string(data), old) {
