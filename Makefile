@@ -5,7 +5,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test lint golden docs bench fuzz bundle tidy-check clean
+.PHONY: help build test lint golden docs bench fuzz bundle tidy-check install-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ bundle: ## release into dist/: binaries for 6 platforms, universal macOS, the .m
 
 tidy-check: ## fail if go.mod/go.sum are not tidy
 	go mod tidy -diff
+
+install-check: ## go install …@latest, as a user would, from a module proxy built of the committed HEAD
+	go run ./scripts/installcheck
 
 clean: ## remove build output
 	rm -rf bin dist bench-out

@@ -131,16 +131,18 @@ type Recovered struct {
 }
 
 // Recover completes or rolls back the vault-wide edits a process left
-// unfinished when it died (see journalDir), and removes the temporary
-// files its interrupted writes left behind. The server calls it at start
-// unless it is read-only; the write lock also runs it when it finds a
-// journal entry, so a server that keeps running repairs what a crashed
-// neighbour left.
+// unfinished when it died (see journalDir), and then removes the temporary
+// files interrupted writes left behind. The server calls it at start
+// unless it is read-only; it costs one stat when no edit was left
+// unfinished. The write lock does the same at this process's first write
+// and whenever it finds a journal entry, so a server that keeps running
+// repairs what a crashed neighbour left.
 func (v *Vault) Recover(ctx context.Context) (Recovered, error) {
-	if _, err := v.root.Lstat(StateDir); errors.Is(err, fs.ErrNotExist) {
-		// No server of this kind has written here: nothing to repair,
-		// and merely starting a server leaves no folder in the vault.
-		// Temporary files left by other versions go at the first write.
+	if !v.journalPending() {
+		// Nothing was left half done: start-up stays one stat, whatever
+		// the vault's size, and merely starting a server leaves no folder
+		// in the vault. Temporary files of killed writes go at the first
+		// write (writing), which lists the vault then anyway.
 		return Recovered{}, nil
 	}
 	release, err := v.writing(ctx)
