@@ -43,6 +43,9 @@ type Backend struct {
 	// Rules is the configured folder policy. The vault folder's own
 	// ignore file adds to it when this machine can open the folder.
 	Rules *policy.Policy
+	// VaultOptions are the program's other options for the folder learned
+	// from the CLI (vault.WithIndexBuildHook, say).
+	VaultOptions []vault.Option
 
 	rootMu  sync.Mutex
 	root    *vault.Vault // the folder learned from the CLI
@@ -523,7 +526,7 @@ func (b *Backend) vaultRoot(ctx context.Context) (*vault.Vault, error) {
 		return nil, err
 	}
 	dir := strings.TrimSpace(out)
-	root, err = vault.Open(dir, vault.WithPolicy(b.Rules), vault.WithLogger(b.Logger))
+	root, err = vault.Open(dir, append([]vault.Option{vault.WithPolicy(b.Rules), vault.WithLogger(b.Logger)}, b.VaultOptions...)...)
 	b.rootMu.Lock()
 	defer b.rootMu.Unlock()
 	if b.root != nil || b.rootErr != nil {

@@ -28,7 +28,11 @@ type finder struct {
 func (v *Vault) index() *vaultindex.Index {
 	v.find.once.Do(func() {
 		v.find.w = startWatcher(v.dir)
-		v.find.ix = vaultindex.New(v)
+		var opts []vaultindex.Option
+		if v.onBuild != nil {
+			opts = append(opts, vaultindex.WithBuildHook(v.onBuild))
+		}
+		v.find.ix = vaultindex.New(v, opts...)
 	})
 	return v.find.ix
 }

@@ -46,6 +46,7 @@ type Vault struct {
 	swept     bool
 	recovered Recovered
 	logger    *slog.Logger
+	onBuild   func() (end func()) // for the index; see WithIndexBuildHook
 	// published knows the notes this process wrote last, so that editing
 	// one again does not wait as for a save in progress.
 	published atomicfile.Published
@@ -57,8 +58,16 @@ type Vault struct {
 type Option func(*options)
 
 type options struct {
-	policy *policy.Policy
-	logger *slog.Logger
+	policy  *policy.Policy
+	logger  *slog.Logger
+	onBuild func() (end func())
+}
+
+// WithIndexBuildHook runs begin before the search index reads many notes at
+// once, and the function it returns after (vaultindex.WithBuildHook): the
+// program, not the engine, decides how to tune its collector for that.
+func WithIndexBuildHook(begin func() (end func())) Option {
+	return func(o *options) { o.onBuild = begin }
 }
 
 // WithLogger sets where the vault says what it repaired after a crash
@@ -86,7 +95,7 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger}, nil
+	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild}, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's

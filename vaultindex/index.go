@@ -16,7 +16,6 @@ import (
 	"context"
 	"maps"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -105,7 +104,8 @@ type doc struct {
 
 // Index indexes one vault. Its methods are safe for concurrent use.
 type Index struct {
-	src Source
+	src     Source
+	onBuild func() (end func()) // see WithBuildHook; nil: none
 
 	mu sync.Mutex
 	// refreshed is when the last refresh started; a call that arrived
@@ -128,9 +128,25 @@ type Index struct {
 	graph   *graph   // nil when it must be computed again
 }
 
+// Option configures New.
+type Option func(*Index)
+
+// WithBuildHook runs begin before the index reads many notes at once (its
+// first build, or a large change), and the function it returns after.
+// A build makes garbage fast and keeps most of what it makes, so a
+// program may collect less often meanwhile and give the garbage back to
+// the system afterwards; that is the program's choice, not the index's.
+func WithBuildHook(begin func() (end func())) Option {
+	return func(ix *Index) { ix.onBuild = begin }
+}
+
 // New returns an index of src; nothing is read until it is first used.
-func New(src Source) *Index {
-	return &Index{src: src}
+func New(src Source, opts ...Option) *Index {
+	ix := &Index{src: src}
+	for _, o := range opts {
+		o(ix)
+	}
+	return ix
 }
 
 // view runs fn on an up-to-date index, under the lock.
@@ -223,23 +239,10 @@ func (ix *Index) refresh(ctx context.Context) error {
 	// into the postings in order: the parsed form of only one batch is
 	// alive at once, and its term maps are reused.
 	const batch = 256
-	if len(stale) > batch {
-		// A build makes garbage fast and keeps most of what it makes: a
-		// collection every time the heap doubles would spend a third of
-		// the build rescanning the index. Collect less often meanwhile.
-		// Afterwards, give the build's garbage back to the system at once
-		// rather than over minutes: the server's resident size is what the
-		// user sees.
-		old := debug.SetGCPercent(200)
-		if old < 0 || old > 200 {
-			debug.SetGCPercent(old) // already laxer (GOGC=off, or higher)
-		}
-		defer func() {
-			debug.SetGCPercent(old)
-			// Off the answer's path: it collects and returns pages, tens of
-			// milliseconds the first search need not wait for.
-			go debug.FreeOSMemory()
-		}()
+	if len(stale) > batch && ix.onBuild != nil {
+		// The program may tune its collector for a large build (see
+		// WithBuildHook); a library does not change process settings.
+		defer ix.onBuild()()
 	}
 	// Batch k+1 is parsed (on every core) while batch k is merged, so the
 	// serial merge does not leave a core idle. Parsing looks terms up in

@@ -2,6 +2,7 @@ package vaultindex
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -324,5 +325,34 @@ func TestTokenize(t *testing.T) {
 		if got := terms(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("terms(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestBuildHook: the program's hook runs around a build that reads many
+// notes, once, and not around a small refresh; the index itself changes no
+// process setting.
+func TestBuildHook(t *testing.T) {
+	files := map[string]string{}
+	for i := range 600 {
+		files[fmt.Sprintf("n%03d.md", i)] = fmt.Sprintf("note %d about compost", i)
+	}
+	src := newMem(files)
+	began, ended := 0, 0
+	ix := New(src, WithBuildHook(func() func() {
+		began++
+		return func() { ended++ }
+	}))
+	if _, err := ix.Search(t.Context(), note.SearchRequest{Query: "compost", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if began != 1 || ended != 1 {
+		t.Fatalf("hook began %d, ended %d times around the first build; want 1, 1", began, ended)
+	}
+	src.write("n000.md", "changed")
+	if _, err := ix.Search(t.Context(), note.SearchRequest{Query: "compost", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if began != 1 {
+		t.Errorf("hook ran for a one-note refresh")
 	}
 }

@@ -181,7 +181,7 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 	// serialised together and the file list is cached once.
 	var folder *vault.Vault
 	if cfg.VaultPath != "" {
-		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy), vault.WithLogger(logger))
+		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy), vault.WithLogger(logger), vault.WithIndexBuildHook(relaxGCForBuild))
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +201,8 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 	}
 	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy}
 	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy}
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy,
+			VaultOptions: []vault.Option{vault.WithIndexBuildHook(relaxGCForBuild)}}
 	}
 	// Every tool reaches the vault through the guard, which holds it to
 	// the folder policy (--read-paths, --write-paths, --deny-paths and the
