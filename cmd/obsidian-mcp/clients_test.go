@@ -429,8 +429,10 @@ func TestGoSDKCloseWithCallsInFlight(t *testing.T) {
 			outcomes[i] = goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}}))
 		})
 	}
-	for len(f.Calls()) == 0 { // the server is running the calls
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); len(f.Calls()) == 0; time.Sleep(time.Millisecond) { // the server is running the calls
+		if time.Now().After(deadline) {
+			t.Fatalf("no call reached the CLI within 20 s (stderr %s)", stderr)
+		}
 	}
 	if err := cs.Close(); err != nil { // waits for the process to exit
 		t.Errorf("close: %v (stderr %s)", err, stderr)

@@ -226,6 +226,8 @@ type client struct {
 	id  int
 	// done is closed when Serve returned, with its error.
 	done chan error
+	// eof is closed when the bridge's output has been read to its end.
+	eof chan struct{}
 }
 
 // oneStdio lets one bridge serve stdio at a time: mcp-go's stdio session is
@@ -239,7 +241,7 @@ func run(t *testing.T, b *Bridge) *client {
 	oneStdio.Lock()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, new: make(chan struct{}, 1), done: make(chan error, 1)}
+	c := &client{t: t, in: inW, new: make(chan struct{}, 1), done: make(chan error, 1), eof: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		err := b.Serve(ctx, inR, outW, nil)
@@ -247,6 +249,7 @@ func run(t *testing.T, b *Bridge) *client {
 		c.done <- err
 	}()
 	go func() {
+		defer close(c.eof)
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
@@ -277,6 +280,29 @@ func run(t *testing.T, b *Bridge) *client {
 	c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test", "version": "1"}})
 	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	return c
+}
+
+// finish closes the client's end of input and waits for the bridge to
+// answer what it read, exit, and have its last line read: c.got then holds
+// every message the bridge will ever write, so a test can check that one
+// never came without sleeping on it.
+func (c *client) finish() {
+	c.t.Helper()
+	_ = c.in.Close()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			c.t.Errorf("Serve = %v", err)
+		}
+		c.done <- nil // for the cleanup
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("the bridge did not exit at end of input")
+	}
+	select {
+	case <-c.eof:
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("the bridge's output never ended")
+	}
 }
 
 func (c *client) send(msg any) {
@@ -729,7 +755,7 @@ func TestCancellationForwarded(t *testing.T) {
 	if text, isErr := c.callText("echo", map[string]any{}); isErr || text != "ok" {
 		t.Errorf("next call: %q %v", text, isErr)
 	}
-	time.Sleep(50 * time.Millisecond)
+	c.finish() // everything the bridge will write is in c.got
 	c.mu.Lock()
 	for _, m := range c.got {
 		if string(m["id"]) == fmt.Sprint(id) {
@@ -887,7 +913,7 @@ func TestManyCallsWhileToolsChange(t *testing.T) {
 	if got := s.callCount("echo"); got != n {
 		t.Errorf("the server ran %d calls for %d sent", got, n)
 	}
-	time.Sleep(100 * time.Millisecond)
+	c.finish() // every notification the bridge will send is in
 	if got, changes := c.notifications("notifications/tools/list_changed"), l.count("tools changed"); got != changes || got < 1 || got > 2 {
 		t.Errorf("%d list_changed for %d changes seen", got, changes)
 	}

@@ -31,6 +31,17 @@ type fixture struct {
 	release chan struct{}
 }
 
+// waitCall waits, with a deadline, until a tool call has reached the
+// server's handler.
+func (f *fixture) waitCall(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); f.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no call reached the server within 10 s")
+		}
+	}
+}
+
 func newFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	f := &fixture{release: make(chan struct{})}
@@ -267,9 +278,7 @@ func TestBusy(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for f.calls.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.waitCall(t)
 	if status, _, body := do(t, "POST", f.url, callBody("ok"), nil); status != 503 || !strings.Contains(body, "BUSY") {
 		t.Errorf("a request over the cap: %d %s", status, body)
 	}
@@ -332,9 +341,7 @@ func TestStalledReaderFreesItsSlot(t *testing.T) {
 	defer conn.Close()
 	body := callBody("big")
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	for f.calls.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.waitCall(t)
 	// The stalled call holds the only slot until its bound and margin
 	// (2.1 s from its start, or as soon as its answer is encoded if that
 	// is later, under -race); this request, sent when the bound is

@@ -123,8 +123,10 @@ func TestEOFWaitsForAnswers(t *testing.T) {
 		_, _ = io.ReadAll(r)
 		close(eof)
 	}()
-	for s.Pending() != 3 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); s.Pending() != 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pending = %d after 10 s, want 3", s.Pending())
+		}
 	}
 	for i := 1; i <= 3; i++ {
 		select {
@@ -134,7 +136,11 @@ func TestEOFWaitsForAnswers(t *testing.T) {
 		}
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+i)) + `,"result":{}}` + "\n"))
 	}
-	<-eof
+	select {
+	case <-eof:
+	case <-time.After(10 * time.Second):
+		t.Fatal("EOF not delivered 10 s after every request was answered")
+	}
 	if s.Pending() != 0 {
 		t.Errorf("pending = %d", s.Pending())
 	}
