@@ -12,6 +12,7 @@ package metadata
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -358,7 +359,17 @@ func (n *Note) FindSection(sectionPath string) (int, []string) {
 		}
 		stripped = append(stripped, p)
 	}
+	// A heading whose own text holds '>' cannot be named by splitting
+	// the path: the path is also taken whole, as a heading's text or full
+	// path, and a name that means two headings either way is refused
+	// rather than resolved to the wrong one (found by fuzzing: "# >" was
+	// found as the empty heading nested in an empty one).
 	matches := n.sectionMatches(raw)
+	for _, i := range n.wholeMatches(strings.TrimSpace(sectionPath)) {
+		if !slices.Contains(matches, i) {
+			matches = append(matches, i)
+		}
+	}
 	if len(matches) == 0 {
 		matches = n.sectionMatches(stripped)
 	}
@@ -370,6 +381,17 @@ func (n *Note) FindSection(sectionPath string) (int, []string) {
 		cands = append(cands, fmt.Sprintf("%s (line %d)", n.HeadingPath(i), n.Headings[i].Line))
 	}
 	return -1, cands
+}
+
+// wholeMatches returns the headings whose text, or full path, is q.
+func (n *Note) wholeMatches(q string) []int {
+	var out []int
+	for i, h := range n.Headings {
+		if strings.Contains(q, ">") && (strings.EqualFold(h.Text, q) || strings.EqualFold(n.HeadingPath(i), q)) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // sectionMatches returns the headings a path's parts name: the last part

@@ -137,3 +137,20 @@ func TestFrontmatterEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestFindSectionWithAngleBracket: a heading whose text holds '>' is found
+// by its text or its full path, and a path that names two headings (one
+// split, one whole) is refused, never resolved to the wrong one.
+func TestFindSectionWithAngleBracket(t *testing.T) {
+	n := Parse([]byte("# Plan\n## A > B\n# A\n## B\n#\n##\n# >\n"))
+	for q, want := range map[string]string{"Plan > A > B": "Plan > A > B"} {
+		if i, c := n.FindSection(q); i < 0 || n.HeadingPath(i) != want {
+			t.Errorf("FindSection(%q) = %d %q", q, i, c)
+		}
+	}
+	for _, q := range []string{"A > B", ">"} {
+		if i, c := n.FindSection(q); i >= 0 || len(c) != 2 {
+			t.Errorf("FindSection(%q) = %d %q; want two candidates", q, i, c)
+		}
+	}
+}
