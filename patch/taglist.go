@@ -147,6 +147,25 @@ func readTagList(content []byte) (*tagList, bool) {
 	return l, true
 }
 
+// editInPlace edits the tags property of content in its own bytes: each
+// item is renamed (to a non-empty name) or dropped as each says, in order,
+// and add is appended. ok is false when there is no property, or it cannot
+// be edited in place; the caller then rewrites it.
+func editInPlace(content []byte, each func(it tagItem) (rename string, drop bool), add []string) ([]byte, bool) {
+	l, ok := readTagList(content)
+	if !ok || l == nil {
+		return nil, false
+	}
+	rename := make([]string, len(l.items))
+	drop := make([]bool, len(l.items))
+	if each != nil {
+		for i, it := range l.items {
+			rename[i], drop[i] = each(it)
+		}
+	}
+	return l.edit(content, rename, drop, add)
+}
+
 // tagName narrows content[from:to] to the tag's name, as metadata reads it:
 // without leading '#' and trailing '/'.
 func tagName(content []byte, from, to int) (int, int) {

@@ -67,10 +67,8 @@ func AddTags(content []byte, tags []string) (r Result, added []string, err error
 		if len(added) == 0 {
 			return Result{Content: content}, nil
 		}
-		if l, ok := readTagList(content); ok && l != nil {
-			if out, ok := l.edit(content, make([]string, len(l.items)), make([]bool, len(l.items)), added); ok {
-				return Result{Content: out}, nil
-			}
+		if out, ok := editInPlace(content, nil, added); ok {
+			return Result{Content: out}, nil
 		}
 		return setTags(content, key, list)
 	})
@@ -115,12 +113,9 @@ func RemoveTags(content []byte, tags []string) (r Result, removed int, err error
 		if len(kept) == len(list) {
 			return Result{Content: out}, nil
 		}
-		if l, ok := readTagList(out); ok && l != nil && len(kept) > 0 {
-			gone := make([]bool, len(l.items))
-			for i, it := range l.items {
-				gone[i] = drop[strings.ToLower(it.name)]
-			}
-			if edited, ok := l.edit(out, make([]string, len(l.items)), gone, nil); ok {
+		if len(kept) > 0 {
+			gone := func(it tagItem) (string, bool) { return "", drop[strings.ToLower(it.name)] }
+			if edited, ok := editInPlace(out, gone, nil); ok {
 				return Result{Content: edited}, nil
 			}
 		}
@@ -175,21 +170,18 @@ func RenameTag(content []byte, from, to string) (r Result, renamed int, err erro
 		if !changed {
 			return Result{Content: out}, nil
 		}
-		if l, ok := readTagList(out); ok && l != nil {
-			names := make([]string, len(l.items))
-			gone := make([]bool, len(l.items))
-			have := map[string]bool{}
-			for i, it := range l.items {
-				name := it.name
-				if n, ok := rename(name); ok {
-					names[i], name = n, n
-				}
-				gone[i] = have[strings.ToLower(name)]
-				have[strings.ToLower(name)] = true
+		have := map[string]bool{}
+		renamed := func(it tagItem) (newName string, merged bool) {
+			name := it.name
+			if n, ok := rename(name); ok {
+				newName, name = n, n
 			}
-			if edited, ok := l.edit(out, names, gone, nil); ok {
-				return Result{Content: edited}, nil
-			}
+			merged = have[strings.ToLower(name)] // renaming may merge two tags
+			have[strings.ToLower(name)] = true
+			return newName, merged
+		}
+		if edited, ok := editInPlace(out, renamed, nil); ok {
+			return Result{Content: edited}, nil
 		}
 		return setTags(out, key, next)
 	})

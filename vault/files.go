@@ -43,6 +43,9 @@ type folder struct {
 	// links maps the files that are symlinks to the vault paths of the
 	// files they lead to.
 	links map[string]string
+	// temps are the temporary files of atomic writes in it (see
+	// removeTemps).
+	temps []string
 }
 
 // Files lists the vault's files as Obsidian sees them: every file under the
@@ -173,12 +176,15 @@ func (v *Vault) readFolder(dir string, mod time.Time) (*folder, error) {
 	f := &folder{mod: mod, read: read}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
 		p := name
 		if dir != "." {
 			p = dir + "/" + name
+		}
+		if strings.HasPrefix(name, ".") {
+			if e.Type().IsRegular() && tempName.MatchString(name) {
+				f.temps = append(f.temps, p)
+			}
+			continue
 		}
 		switch t := e.Type(); {
 		case t.IsDir():

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -109,9 +108,7 @@ func (j *journal) noting(p string, change atomicfile.Change) atomicfile.Change {
 // its answer says what was done).
 func (j *journal) finish() {
 	_ = j.log.Close()
-	_ = j.v.root.Remove(j.name + ".json")
-	_ = j.v.root.Remove(j.name + ".log")
-	_ = j.v.root.Remove(journalDir) // only when empty
+	j.remove()
 }
 
 // journalPending reports whether a journal entry may be waiting. It costs
@@ -211,11 +208,11 @@ func (v *Vault) recoverLocked(ctx context.Context) Recovered {
 	return r
 }
 
-// remove deletes an entry found on disk (it has no open log).
+// remove deletes the entry's files, and the journal folder once empty.
 func (j *journal) remove() {
 	_ = j.v.root.Remove(j.name + ".json")
 	_ = j.v.root.Remove(j.name + ".log")
-	_ = j.v.root.Remove(journalDir)
+	_ = j.v.root.Remove(journalDir) // only when empty
 }
 
 // resume completes the interrupted edit in, or rolls it back when it had
@@ -276,7 +273,7 @@ func (v *Vault) resume(ctx context.Context, name string, in intent) (string, boo
 					continue
 				}
 			}
-			n, err := v.renameTagIn(ctx, p, in.From, in.To, nil)
+			n, err := v.renameTagIn(p, in.From, in.To, nil)
 			if err == nil && n > 0 {
 				notes++
 				uses += n
@@ -312,7 +309,7 @@ func readIntentLog(v *Vault, name string) map[string]hashes {
 
 // renameTagIn renames a tag in one note, recording it in j when set. It
 // is called with the write lock held.
-func (v *Vault) renameTagIn(_ context.Context, p, from, to string, j *journal) (int, error) {
+func (v *Vault) renameTagIn(p, from, to string, j *journal) (int, error) {
 	uses := 0
 	var change atomicfile.Change = func(cur []byte) ([]byte, error) {
 		r, n, err := patch.RenameTag(cur, from, to)
@@ -337,31 +334,25 @@ func (v *Vault) renameTagIn(_ context.Context, p, from, to string, j *journal) (
 var tempName = regexp.MustCompile(`^\..+\.tmp-[A-Z2-7]{12}$`)
 
 // removeTemps removes the temporary files of writes that were cut off (a
-// killed process) from every folder of the vault. It is called with the
-// write lock held: every write makes and removes its temporary file
-// under the lock, so none found then belongs to a write in progress.
+// killed process) from every folder of the vault, as the listing last saw
+// them (readFolder notes them; Files reads again a folder that changed).
+// It is called with the write lock held: every write makes and removes its
+// temporary file under the lock, so none found then belongs to a write in
+// progress.
 func (v *Vault) removeTemps() int {
 	if _, err := v.Files(); err != nil {
 		return 0
 	}
 	v.list.mu.Lock()
-	dirs := make([]string, 0, len(v.list.dirs))
-	for d := range v.list.dirs {
-		dirs = append(dirs, d)
+	var temps []string
+	for _, f := range v.list.dirs {
+		temps = append(temps, f.temps...)
 	}
 	v.list.mu.Unlock()
 	n := 0
-	for _, d := range dirs {
-		entries, err := fs.ReadDir(v.rootFS(), d)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && tempName.MatchString(e.Name()) {
-				if v.root.Remove(path.Join(d, e.Name())) == nil {
-					n++
-				}
-			}
+	for _, p := range temps {
+		if v.root.Remove(p) == nil {
+			n++
 		}
 	}
 	return n
@@ -409,7 +400,7 @@ func (v *Vault) RenameTag(ctx context.Context, from, to string, paths []string) 
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		n, err := v.renameTagIn(ctx, p, from, to, j)
+		n, err := v.renameTagIn(p, from, to, j)
 		switch {
 		case errors.Is(err, atomicfile.ErrBusy):
 			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: note.Busy(p).Message})

@@ -103,7 +103,7 @@ func (v *Vault) edit(ctx context.Context, loc note.Locator, content string, inli
 // their content. With ifMatch, content of another version is refused with
 // REVISION_CONFLICT and nothing is written.
 func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	p, err := v.locate(ctx, loc)
+	p, real, err := v.locateReal(ctx, loc)
 	if err != nil {
 		return note.Edited{}, err
 	}
@@ -114,7 +114,7 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	defer release()
 	// A symlinked note is edited as the file it names (the link itself
 	// never matched the file read, so every such edit was refused as busy).
-	res, err := atomicfile.UpdateKnown(v.root, v.RealPath(p), atomicfile.Change(note.IfMatch(p, ifMatch, change)), &v.published)
+	res, err := atomicfile.UpdateKnown(v.root, real, atomicfile.Change(note.IfMatch(p, ifMatch, change)), &v.published)
 	if errors.Is(err, atomicfile.ErrBusy) {
 		return note.Edited{}, note.Busy(p).WithCause(err)
 	}

@@ -116,42 +116,61 @@ func (v *Vault) Close() error {
 
 // locate turns a locator into the path of an existing file.
 func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
+	p, _, err := v.locateReal(ctx, loc)
+	return p, err
+}
+
+// locateReal is locate that also returns the vault path of the file the
+// note's path reaches through symlinks (RealPath), worked out once for
+// the policy, the hidden-folder check and the caller that writes it.
+func (v *Vault) locateReal(ctx context.Context, loc note.Locator) (p, real string, err error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if loc.Path == "" {
 		if msg := note.CheckName(loc.Name); msg != "" {
-			return "", invalid("name", msg)
+			return "", "", invalid("name", msg)
 		}
 		cands, err := v.candidates(loc.Name)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return note.Resolve(loc.Name, cands)
+		p, err := note.Resolve(loc.Name, cands)
+		if err != nil {
+			return "", "", err
+		}
+		return p, v.RealPath(p), nil
 	}
 	if msg := note.CheckPath(loc.Path); msg != "" {
-		return "", invalid("path", msg)
+		return "", "", invalid("path", msg)
 	}
 	if hidden(loc.Path) {
-		return "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
+		return "", "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
 	}
-	if err := v.Policy().Resolving(v.RealPath).CheckRead(loc.Path); err != nil {
-		return "", err
+	real = v.RealPath(loc.Path)
+	resolved := func(q string) string {
+		if q == loc.Path {
+			return real
+		}
+		return v.RealPath(q)
 	}
-	if real := v.RealPath(loc.Path); real != loc.Path && hidden(real) {
-		return "", errors.E(errors.FileNotFound, "note not found: %s (it is a symlink to %s, inside a hidden folder that is not part of the vault)", loc.Path, real).
+	if err := v.Policy().Resolving(resolved).CheckRead(loc.Path); err != nil {
+		return "", "", err
+	}
+	if real != loc.Path && hidden(real) {
+		return "", "", errors.E(errors.FileNotFound, "note not found: %s (it is a symlink to %s, inside a hidden folder that is not part of the vault)", loc.Path, real).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them, through symlinks either.")
 	}
 	fi, err := v.root.Stat(loc.Path)
 	if err != nil {
-		return "", FileError(err, loc.Path)
+		return "", "", FileError(err, loc.Path)
 	}
 	if fi.IsDir() {
-		return "", errors.E(errors.FileNotFound, "%s is a folder, not a note", loc.Path).
+		return "", "", errors.E(errors.FileNotFound, "%s is a folder, not a note", loc.Path).
 			WithHint("Pass the path of a file inside it, with its extension.")
 	}
-	return loc.Path, nil
+	return loc.Path, real, nil
 }
 
 // CheckWritable checks a path a tool is about to create or move a note

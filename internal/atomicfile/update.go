@@ -136,7 +136,7 @@ func updateOnce(root *os.Root, name string, change Change, res *Updated, pub *Pu
 		removeTmp = false
 		if same(f, cur) {
 			syncDir(root, path.Dir(name))
-			pub.add(root, name)
+			pub.Add(root, name)
 			return true, nil
 		}
 		// Written in place to the old file after the check: bring that
@@ -153,7 +153,7 @@ func updateOnce(root *os.Root, name string, change Change, res *Updated, pub *Pu
 	// tmp now names the file that was at name when we swapped.
 	if shown, err := root.Lstat(tmp); err == nil && os.SameFile(shown, fi) && same(f, cur) {
 		syncDir(root, path.Dir(name))
-		pub.add(root, name)
+		pub.Add(root, name)
 		return true, nil
 	}
 	// Another program replaced or changed the file between the check and
@@ -251,9 +251,8 @@ var testHookMidSave func()
 // its change, and returns true so that the caller reads it again; a note
 // that is really empty is used as it is after that.
 func midSave(f *os.File, fi fs.FileInfo) bool {
-	age := time.Since(fi.ModTime())
-	if age >= saveGap || age < 0 {
-		return false // long done, or a clock this machine cannot judge
+	if !recent(fi) {
+		return false
 	}
 	deadline := fi.ModTime().Add(saveGap)
 	for time.Now().Before(deadline) {
@@ -263,7 +262,7 @@ func midSave(f *os.File, fi fs.FileInfo) bool {
 		if now, err := f.Stat(); err != nil || now.Size() > 0 || !now.ModTime().Equal(fi.ModTime()) {
 			return true
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(settleStep)
 	}
 	return true
 }
@@ -277,12 +276,19 @@ const settleStep = 2 * time.Millisecond
 // settled reports whether f, read as fi, is not being written: changed
 // longer than saveGap ago, or unchanged over settleStep.
 func settled(f *os.File, fi fs.FileInfo) bool {
-	if age := time.Since(fi.ModTime()); age >= saveGap || age < 0 {
+	if !recent(fi) {
 		return true
 	}
 	time.Sleep(settleStep)
 	now, err := f.Stat()
 	return err == nil && now.Size() == fi.Size() && now.ModTime().Equal(fi.ModTime())
+}
+
+// recent reports whether fi changed within saveGap; a time in the future
+// is one this machine cannot judge, and counts as long ago.
+func recent(fi fs.FileInfo) bool {
+	age := time.Since(fi.ModTime())
+	return age >= 0 && age < saveGap
 }
 
 // Published remembers the files this process's updates published last,
@@ -298,10 +304,8 @@ type Published struct {
 const maxPublished = 4096
 
 // Add remembers the file now at name as this process's own (a note it
-// just created or replaced).
-func (p *Published) Add(root *os.Root, name string) { p.add(root, name) }
-
-func (p *Published) add(root *os.Root, name string) {
+// just published, created or replaced).
+func (p *Published) Add(root *os.Root, name string) {
 	if p == nil {
 		return
 	}
