@@ -5,7 +5,7 @@
 // It stands in for the standard library's errors package (Is, As, New, Join
 // and Unwrap are re-exported) so that no file has to import two packages
 // named errors. It does not decide how an Error is written to the client;
-// internal/wire and internal/app do that.
+// the protocol core (internal/protocol) does, through JSONRPCError.
 package errors
 
 import (
@@ -193,6 +193,12 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // Code is the JSON-RPC code for e.
 func (e *Error) Code() Code { return e.Kind.Code() }
+
+// JSONRPCError is the error object a request that failed with e is
+// answered with: e's code, message and data.
+func (e *Error) JSONRPCError() (code int, message string, data any) {
+	return int(e.Code()), e.Message, e.Data()
+}
 
 // Data is the JSON-RPC error's data member.
 func (e *Error) Data() map[string]any {

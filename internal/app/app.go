@@ -1,6 +1,6 @@
 // Package app wires obsidian-mcp together: configuration, logging, the
-// backends and the router between them, the tool registry, mcp-go's server and the stdio fixes in
-// internal/wire. cmd/obsidian-mcp only calls Main.
+// backends and the router between them, the tool registry, mcp-go's server,
+// the protocol core and the transports. cmd/obsidian-mcp only calls Main.
 package app
 
 import (
@@ -21,8 +21,8 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 	"github.com/obsidian-mcp/obsidian-mcp/vault"
@@ -144,14 +144,14 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger 
 		return err
 	}
 	defer st.close()
-	sess := wire.New(logger, st.callBound)
+	s := newServer(cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
+	core := protocol.New(s, protocol.Options{Logger: logger, Workers: workers})
 	// Start-up stays lazy: the tool list (JSON Schema reflection over every
 	// tool's arguments, a few milliseconds) is built after initialize is
-	// answered, or when a request needs it (wire.Session.Defer).
-	s := newServer(sess, cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
-	sess.Defer(func() { s.AddTools(toolSet(st.vault, cfg.ReadOnly)...) })
+	// answered, or when a request needs it (protocol.Core.Defer).
+	core.Defer(func() { s.AddTools(toolSet(st.vault, cfg.ReadOnly)...) })
 	logger.Info("obsidian-mcp ready", st.logAttrs(cfg, version)...)
-	return sess.Serve(ctx, s, in, out, workers, func() bool { return outputClosed(out) })
+	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: logger, DrainTimeout: st.callBound, Gone: func() bool { return outputClosed(out) }})
 }
 
 // stack is what serves the tools on every transport: the engine on the
@@ -238,19 +238,14 @@ func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
 	return tools.All(vault)
 }
 
-// transport is what a transport lends the server: it carries our typed
-// tool errors to the client (mcp-go would turn them into -32603), and
-// remembers cancellations of calls mcp-go had not started.
-type transport interface {
-	OnError(ctx context.Context, id any, method mcp.MCPMethod, message any, err error)
-	Cancelled(id any) bool
-}
-
 // newServer is the MCP server without tools: the notes as resources, hooks
 // and options.
-func newServer(sess transport, toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
+func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, extra ...func(*server.Hooks)) *server.MCPServer {
 	hooks := &server.Hooks{}
-	hooks.AddOnError(sess.OnError)
+	protocol.Hooks(hooks)
+	for _, add := range extra {
+		add(hooks)
+	}
 	if readOnly {
 		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 			tools.ListedReadOnly(res)
@@ -268,18 +263,7 @@ func newServer(sess transport, toolErrors string, logger *slog.Logger, version s
 		}
 		res.Resources, res.NextCursor = list, mcp.Cursor(next)
 	})
-	var s *server.MCPServer
-	hooks.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
-		// mcp-go ignores notifications/cancelled for a call still queued
-		// for a worker (mcp-go-notes.md §1) and would run it anyway. The
-		// session remembers such cancellations; replaying one here, once
-		// the call is registered, cancels its context before the handler
-		// starts, so it runs nothing and starts no CLI process.
-		if sess.Cancelled(id) {
-			s.HandleMessage(ctx, wire.CancelNotification(id))
-		}
-	})
-	s = server.NewMCPServer(Name, version,
+	s := server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false), // the tool set never changes
 		server.WithResourceCapabilities(false, false),
 		server.WithHooks(hooks),
@@ -318,14 +302,14 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 					attrs = append(attrs, "cause", e.Cause)
 				}
 				logger.Log(ctx, level, "tool call", attrs...)
-				if toolErrors == ToolErrorsResult && !calls.Typed(ctx) {
+				if toolErrors == ToolErrorsResult && !protocol.Typed(ctx) {
 					res, err = errorResult(e), nil
 					return
 				}
 				res, err = nil, e
 			}()
 			if ctx.Err() != nil {
-				// Cancelled while queued (see the BeforeCallTool hook).
+				// Cancelled or timed out before the handler started.
 				err = errors.E(errors.Cancelled, "%s was cancelled before it started; nothing was done", tool).WithCause(ctx.Err())
 				return nil, err
 			}
@@ -343,9 +327,9 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 // and the model would never see the message and hint (MCP 2025-06-18:
 // structured content must conform to the output schema).
 func errorResult(e *errors.Error) *mcp.CallToolResult {
-	text, err := json.Marshal(map[string]any{"success": false, "error": wire.Object(e)})
+	text, err := json.Marshal(map[string]any{"success": false, "error": protocol.Object(e)})
 	if err != nil {
-		// Unreachable for our data (see wire.errorLine); keep the flag.
+		// Unreachable for our data (strings, numbers, slices); keep the flag.
 		text = []byte(`{"success":false}`)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}

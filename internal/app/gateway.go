@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // GatewayConfig is how `obsidian-mcp gateway` was started: the rest is
@@ -119,11 +119,11 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 		if err != nil {
 			return nil, err
 		}
-		errs := calls.NewErrors()
-		s := newServer(errs, cfg.ToolErrors, log, version, st.vault, cfg.ReadOnly)
+		s := newServer(cfg.ToolErrors, log, version, st.vault, cfg.ReadOnly)
 		s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
+		core := protocol.New(s, protocol.Options{Logger: log, Workers: workers, CallTimeout: st.callBound})
 		log.Info("vault namespace ready", st.logAttrs(cfg, version)...)
-		return &gateway.Vault{Server: s, Errors: errs, CallTimeout: st.callBound, Close: st.close}, nil
+		return &gateway.Vault{Core: core, Close: st.close}, nil
 	}
 }
 

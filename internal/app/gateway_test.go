@@ -58,8 +58,8 @@ func TestGatewayVaultSettings(t *testing.T) {
 	defer v.Close()
 	// OBSIDIAN_MCP_READ_ONLY did not make it read-only; the timeout (7 s,
 	// bound 2×7+5) came through.
-	if v.Server.GetTool("obsidian_create_note") == nil || v.CallTimeout != 19*time.Second {
-		t.Errorf("environment leaked or lost: create_note %v, bound %v", v.Server.GetTool("obsidian_create_note") != nil, v.CallTimeout)
+	if v.Core.Server().GetTool("obsidian_create_note") == nil || v.Core.CallTimeout() != 19*time.Second {
+		t.Errorf("environment leaked or lost: create_note %v, bound %v", v.Core.Server().GetTool("obsidian_create_note") != nil, v.Core.CallTimeout())
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -30,7 +32,7 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 	}
 	defer st.close()
 	errs := calls.NewErrors()
-	s := newServer(errs, cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
+	s := newServer(cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly, func(h *server.Hooks) { h.AddOnError(errs.OnError) })
 	s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
 	h := httpapi.New(s, errs, httpapi.Options{
 		APIKey:       cfg.HTTP.APIKey,

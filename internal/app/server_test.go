@@ -46,6 +46,8 @@ var transcripts = []struct {
 	}},
 	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
 	{name: "modern_protocol"},
+	{name: "batches_2025_03_26"},
+	{name: "batches_refused"},
 	{name: "resources"},
 	{name: "read_side"},
 	{name: "edits"},

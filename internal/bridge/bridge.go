@@ -26,8 +26,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
 )
 
 // Upstream is the server's side of the bridge (upstream.Auto, MCP or V1).
@@ -95,8 +96,7 @@ type Bridge struct {
 	prompts string
 	offers  map[string]json.RawMessage // the server's MCP capabilities
 
-	s  *server.MCPServer
-	hk hookSession
+	s *server.MCPServer
 }
 
 // New returns a bridge to up.
@@ -277,38 +277,10 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer, gone fu
 	if s == nil {
 		return errors.New("bridge: Serve before Wait")
 	}
-	sess := wire.New(b.o.Logger, b.o.CallTimeout+5*time.Second)
-	b.bind(sess)
+	core := protocol.New(s, protocol.Options{Logger: b.o.Logger, Workers: workers, Substitute: substitute})
 	ctx, stop := context.WithCancel(ctx)
 	defer stop() // the polling ends with the session
 	go b.poll(ctx)
 	b.o.Logger.Info("obsidian-mcp bridge ready", "server", b.o.Target(), "transport", b.up.Name(), "tools", len(s.ListTools()))
-	return sess.Serve(ctx, s, in, out, workers, gone)
-}
-
-// session is what the hooks need of the stdio session Serve opens.
-type session interface {
-	Cancelled(id any) bool
-	Answer(id any, result json.RawMessage)
-	Reject(id any, errObj json.RawMessage)
-}
-
-// bind hands the hooks the session: mcp-go's hooks are fixed when the
-// server is made, which is before Serve opens the session.
-func (b *Bridge) bind(sess session) {
-	b.hk.mu.Lock()
-	b.hk.sess = sess
-	b.hk.mu.Unlock()
-}
-
-// hookSession is the session the hooks answer through, nil before Serve.
-type hookSession struct {
-	mu   sync.Mutex
-	sess session
-}
-
-func (h *hookSession) get() session {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.sess
+	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: b.o.Logger, DrainTimeout: b.o.CallTimeout + 5*time.Second, Gone: gone})
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
 )
 
 // instructions are sent in initialize for the model.
@@ -32,15 +32,7 @@ func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
 		b.offers = caps
 	}
 	hooks := &server.Hooks{}
-	hooks.AddOnError(b.onError)
-	var s *server.MCPServer
-	hooks.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
-		// As in the stdio server: mcp-go runs a call cancelled while it
-		// was queued; replaying the cancellation stops it before it starts.
-		if sess := b.hk.get(); sess != nil && sess.Cancelled(id) {
-			s.HandleMessage(ctx, wire.CancelNotification(id))
-		}
-	})
+	protocol.Hooks(hooks)
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
@@ -54,7 +46,7 @@ func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
 	if b.offers["prompts"] != nil {
 		opts = append(opts, server.WithPromptCapabilities(true))
 	}
-	s = server.NewMCPServer(b.o.Name, b.o.Version, opts...)
+	s := server.NewMCPServer(b.o.Name, b.o.Version, opts...)
 	if b.offers["resources"] != nil {
 		// Every URI is the server's to read: one template that matches
 		// them all sends resources/read on (the listing hook hides it).
@@ -63,28 +55,19 @@ func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
 	return s
 }
 
-// onError passes the server's own JSON-RPC errors on as they are, and
-// answers a call to a tool not in the current set as the contract says.
-func (b *Bridge) onError(_ context.Context, id any, method mcp.MCPMethod, message any, err error) {
-	sess := b.hk.get()
-	if sess == nil {
-		return
+// substitute answers a call to a tool not in the current set as the
+// contract says: an isError result, where mcp-go would answer -32602. The
+// server's own JSON-RPC errors (upstream.RPCError) need nothing: the core
+// passes them on as they are.
+func substitute(f protocol.Failure) (any, bool) {
+	if f.Method != mcp.MethodToolsCall || !errors.Is(f.Err, server.ErrToolNotFound) {
+		return nil, false
 	}
-	var re *upstream.RPCError
-	switch {
-	case errors.As(err, &re):
-		if obj, merr := json.Marshal(re); merr == nil {
-			sess.Reject(id, obj)
-		}
-	case method == mcp.MethodToolsCall && errors.Is(err, server.ErrToolNotFound):
-		name := ""
-		if req, ok := message.(*mcp.CallToolRequest); ok {
-			name = req.Params.Name
-		}
-		if res, merr := json.Marshal(errorResult(fmt.Sprintf("Error: Tool '%s' not found", name))); merr == nil {
-			sess.Answer(id, res)
-		}
+	name := ""
+	if req, ok := f.Message.(*mcp.CallToolRequest); ok {
+		name = req.Params.Name
 	}
+	return errorResult(fmt.Sprintf("Error: Tool '%s' not found", name)), true
 }
 
 // proxy is the bridge's tool for one of the server's.
@@ -211,19 +194,19 @@ func (c rawResourceContents) MarshalJSON() ([]byte, error) { return c.raw, nil }
 // forwardResources fills resources/list and resources/templates/list with
 // the server's, page by page.
 func (b *Bridge) forwardResources(hooks *server.Hooks) {
-	hooks.AddAfterListResources(func(ctx context.Context, id any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 		var out mcp.ListResourcesResult
-		if b.forward(ctx, id, mcp.MethodResourcesList, pageParams(req.Params.Cursor), &out) {
+		if b.forward(ctx, mcp.MethodResourcesList, pageParams(req.Params.Cursor), &out) {
 			res.Resources, res.NextCursor = out.Resources, out.NextCursor
 		}
 		if res.Resources == nil {
 			res.Resources = []mcp.Resource{}
 		}
 	})
-	hooks.AddAfterListResourceTemplates(func(ctx context.Context, id any, req *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
+	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, req *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
 		var out mcp.ListResourceTemplatesResult
 		res.ResourceTemplates, res.NextCursor = []mcp.ResourceTemplate{}, ""
-		if b.forward(ctx, id, mcp.MethodResourcesTemplatesList, pageParams(req.Params.Cursor), &out) {
+		if b.forward(ctx, mcp.MethodResourcesTemplatesList, pageParams(req.Params.Cursor), &out) {
 			res.ResourceTemplates, res.NextCursor = out.ResourceTemplates, out.NextCursor
 		}
 		if res.ResourceTemplates == nil {
@@ -244,21 +227,17 @@ func pageParams(cursor mcp.Cursor) map[string]any {
 
 // forward sends a listing request on and decodes its result into v. On a
 // failure the client gets the error in place of the hook's result.
-func (b *Bridge) forward(ctx context.Context, id any, method mcp.MCPMethod, params, v any) bool {
+func (b *Bridge) forward(ctx context.Context, method mcp.MCPMethod, params, v any) bool {
 	err := b.request(ctx, string(method), params, v)
 	if err == nil {
 		return true
 	}
 	b.o.Logger.Warn("forwarding failed", "method", method, "err", err)
-	if sess := b.hk.get(); sess != nil {
-		var re *upstream.RPCError
-		if !errors.As(err, &re) {
-			re = &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "Error: " + err.Error()}
-		}
-		if obj, merr := json.Marshal(re); merr == nil {
-			sess.Reject(id, obj)
-		}
+	var re *upstream.RPCError
+	if !errors.As(err, &re) {
+		re = &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "Error: " + err.Error()}
 	}
+	protocol.Fail(ctx, re)
 	return false
 }
 

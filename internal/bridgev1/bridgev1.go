@@ -5,7 +5,7 @@
 // HTTP statuses are for transport, validation and routing failures, in the
 // {error, message, details} shape.
 //
-// Tools are listed and called through the MCP server (calls.Caller), so
+// Tools are listed and called through the MCP server (protocol.Caller), so
 // read-only mode, the folder policy and every tool's own checks hold here
 // as on every other transport.
 package bridgev1
@@ -25,7 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // Prefix is where the protocol is served.
@@ -39,7 +39,7 @@ const MaxBody = 1 << 20
 
 // Handler serves the protocol.
 type Handler struct {
-	Caller  *calls.Caller
+	Caller  *protocol.Caller
 	Version string
 }
 
@@ -210,7 +210,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, name string) {
 		}
 	}
 	res, err := h.Caller.Call(r.Context(), name, args)
-	var pe *calls.ProtocolError
+	var pe *protocol.ProtocolError
 	switch {
 	case errors.As(err, &pe) && strings.Contains(pe.Message, "not found"):
 		fail(w, http.StatusNotFound, "TOOL_NOT_FOUND", fmt.Sprintf("Tool '%s' not found", name), nil)

@@ -1,32 +1,23 @@
-// Package calls keeps our typed tool errors intact on their way through
-// mcp-go, which turns every handler error into -32603 (mcp-go-notes.md §2),
-// for the transports that are not stdio (stdio has internal/wire):
+// Package calls keeps our typed tool errors intact through mcp-go's
+// Streamable HTTP server, which `serve` still uses: Errors is the MCP
+// server's OnError hook, and Rewrite swaps the recorded error into the
+// HTTP answer mcp-go writes (one JSON body or one SSE event).
 //
-//   - Errors is the MCP server's OnError hook. It records a call's typed
-//     error in a slot the request's context carries; Rewrite swaps it into
-//     the HTTP answer mcp-go writes (one JSON body or one SSE event).
-//   - Caller lists and calls tools through the server's own HandleMessage,
-//     so that every hook and middleware (read-only mode, logging, the
-//     folder policy behind the tools) applies as for any MCP client, and
-//     gives back the typed error of a failed call. The Bridge Protocol v1
-//     and the envelope API are built on it.
-//
-// Nothing here knows about tools or Obsidian.
+// Every other face answers through internal/protocol, which builds the
+// answer instead of rewriting it; this package goes when `serve` does too.
 package calls
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/wire"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // Errors is the OnError hook and the HTTP rewriter of one MCP server.
@@ -69,7 +60,7 @@ func (*Errors) OnError(ctx context.Context, id any, method mcp.MCPMethod, _ any,
 	if !ok {
 		return
 	}
-	if key := wire.Key(id); key != "" {
+	if key := idKey(id); key != "" {
 		s.mu.Lock()
 		s.errs[key] = e
 		s.mu.Unlock()
@@ -114,11 +105,11 @@ func (w *rewriter) Write(p []byte) (int, error) {
 	out := p
 	if i := bytes.Index(p, sseData); i >= 0 && bytes.HasSuffix(p, sseEnd) && bytes.HasPrefix(p, []byte("event: ")) {
 		msg := p[i+len(sseData) : len(p)-len(sseEnd)]
-		if swapped, ok := wire.Swap(msg, w.slot.find); ok {
+		if swapped, ok := swap(msg, w.slot.find); ok {
 			out = append(append(append([]byte{}, p[:i+len(sseData)]...), swapped...), sseEnd...)
 		}
 	} else if len(p) > 0 && p[0] == '{' {
-		if swapped, ok := wire.Swap(bytes.TrimSuffix(p, []byte("\n")), w.slot.find); ok {
+		if swapped, ok := swap(bytes.TrimSuffix(p, []byte("\n")), w.slot.find); ok {
 			out = append(swapped, '\n')
 		}
 	}
@@ -136,133 +127,37 @@ func (w *rewriter) Flush() {
 
 func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Handle answers one JSON-RPC message from a client as s would over HTTP,
-// for a transport that carries messages itself (the gateway): the answer
-// (nil for a notification), with a failed call's typed error in place of
-// mcp-go's -32603. ctx should carry the client's session (s.WithContext).
-func (*Errors) Handle(ctx context.Context, s *server.MCPServer, msg []byte) []byte {
-	ctx, sl := withSlot(ctx)
-	res := s.HandleMessage(ctx, msg)
-	if res == nil {
-		return nil
+// idKey is the key of a request id as mcp-go decodes it (a float64 or a
+// string), or "".
+func idKey(id any) string {
+	if r, ok := id.(mcp.RequestId); ok {
+		id = r.Value()
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		// mcp-go's own types always encode; say so rather than vanish.
-		out, _ = json.Marshal(map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": nil,
-			"error": map[string]any{"code": mcp.INTERNAL_ERROR, "message": "the answer could not be encoded: " + err.Error()}})
-		return out
+	raw, err := json.Marshal(id)
+	if err != nil || string(raw) == "null" {
+		return ""
 	}
-	out, _ = wire.Swap(out, sl.find)
-	return out
+	return string(raw)
 }
 
-// Caller calls the tools of an MCP server as a client would, in process.
-type Caller struct {
-	Server *server.MCPServer
-}
-
-// request is a JSON-RPC request for HandleMessage.
-func request(method string, params any) ([]byte, error) {
-	return json.Marshal(map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": 1, "method": method, "params": params})
-}
-
-// answer runs one request and decodes its result into v, or returns its
-// error: our typed error when the call recorded one.
-func (c *Caller) answer(ctx context.Context, method string, params, v any) error {
-	ctx, s := withSlot(context.WithValue(ctx, typedKey{}, true))
-	msg, err := request(method, params)
-	if err != nil {
-		return errors.E(errors.Internal, "encoding %s: %v", method, err)
+// swap returns the error response carrying our typed error in place of
+// msg, an error response mcp-go wrote, if find has one for its id.
+func swap(msg []byte, find func(key string) *errors.Error) ([]byte, bool) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Error  json.RawMessage `json:"error"`
 	}
-	out, err := json.Marshal(c.Server.HandleMessage(ctx, msg))
-	if err != nil {
-		return errors.E(errors.Internal, "encoding the answer to %s: %v", method, err)
+	if json.Unmarshal(msg, &f) != nil || f.Method != "" || f.Error == nil {
+		return msg, false
 	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+	var id any
+	if json.Unmarshal(f.ID, &id) != nil {
+		return msg, false
 	}
-	if err := json.Unmarshal(out, &resp); err != nil {
-		return errors.E(errors.Internal, "decoding the answer to %s: %v", method, err)
+	e := find(idKey(id))
+	if e == nil {
+		return msg, false
 	}
-	if resp.Error != nil {
-		if e := s.find(wire.Key(1)); e != nil {
-			return e
-		}
-		return &ProtocolError{Code: resp.Error.Code, Message: resp.Error.Message}
-	}
-	if err := json.Unmarshal(resp.Result, v); err != nil {
-		return errors.E(errors.Internal, "decoding the result of %s: %v", method, err)
-	}
-	return nil
-}
-
-// ProtocolError is a JSON-RPC error that is not one of our typed errors:
-// an unknown tool (-32602 from mcp-go), a method not found.
-type ProtocolError struct {
-	Code    int
-	Message string
-}
-
-func (e *ProtocolError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
-
-// Tools lists the tools as tools/list gives them (the read-only filter
-// applied), every page.
-func (c *Caller) Tools(ctx context.Context) ([]mcp.Tool, error) {
-	var all []mcp.Tool
-	cursor := ""
-	for {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		var res mcp.ListToolsResult
-		if err := c.answer(ctx, string(mcp.MethodToolsList), params, &res); err != nil {
-			return nil, err
-		}
-		all = append(all, res.Tools...)
-		if res.NextCursor == "" {
-			return all, nil
-		}
-		cursor = string(res.NextCursor)
-	}
-}
-
-// Tool is the tool registered under name, listed or not (in read-only
-// mode the write tools are registered, to refuse calls, but not listed).
-func (c *Caller) Tool(name string) (mcp.Tool, bool) {
-	if st := c.Server.GetTool(name); st != nil {
-		return st.Tool, true
-	}
-	return mcp.Tool{}, false
-}
-
-// Result is a tool's answer as the server gave it: the content blocks
-// untouched, for a transport to pass on as they are.
-type Result struct {
-	Content           []json.RawMessage `json:"content"`
-	StructuredContent any               `json:"structuredContent,omitempty"`
-	IsError           bool              `json:"isError,omitempty"`
-}
-
-// Call calls a tool. A failure the tool reports is its typed error; an
-// unknown tool is a *ProtocolError.
-func (c *Caller) Call(ctx context.Context, name string, args map[string]any) (*Result, error) {
-	raw := json.RawMessage(`{}`)
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, errors.E(errors.InvalidParams, "the arguments cannot be encoded: %v", err)
-		}
-		raw = b
-	}
-	var res Result
-	if err := c.answer(ctx, string(mcp.MethodToolsCall), map[string]any{"name": name, "arguments": raw}, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return protocol.CodedAnswer(f.ID, e), true
 }

@@ -5,7 +5,7 @@
 // error, metrics, meta, and the legacy mirror fields); and GET /health and
 // /v1/health with the contract's fields mapped to this server.
 //
-// Tools are listed and called through the MCP server (calls.Caller), so
+// Tools are listed and called through the MCP server (protocol.Caller), so
 // read-only mode, the folder policy and the tools' own checks hold.
 package envelope
 
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // APIVersion is the contract's version, in every answer's meta.
@@ -28,7 +28,7 @@ const APIVersion = "v1"
 
 // Handler serves the envelope API.
 type Handler struct {
-	Caller *calls.Caller
+	Caller *protocol.Caller
 	// Version is ours, reported as meta.container_version and version.
 	Version string
 	// GitSHA is the commit the binary was built from ("" if unknown).
@@ -304,7 +304,7 @@ func (h *Handler) callTool(ctx context.Context, name string, args map[string]any
 // textAndData are a result's text blocks joined, and its data: the
 // structured content's data member (our tools' {"success":true,"data":…}),
 // or the structured content itself.
-func textAndData(res *calls.Result) (string, any) {
+func textAndData(res *protocol.Result) (string, any) {
 	var texts []string
 	for _, raw := range res.Content {
 		var c struct {
@@ -327,7 +327,7 @@ func textAndData(res *calls.Result) (string, any) {
 // failed is the envelope of a failed call: our error's code, message and
 // data; exit code 124 for a timeout, as the contract's engine timeout.
 func failed(tool string, err error) Envelope {
-	var pe *calls.ProtocolError
+	var pe *protocol.ProtocolError
 	if errors.As(err, &pe) {
 		code := "PROTOCOL_ERROR"
 		if strings.Contains(pe.Message, "not found") {

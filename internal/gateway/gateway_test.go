@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // The gateway's HTTP faces on a real loopback listener, with a small
@@ -35,9 +35,8 @@ type testServer struct {
 }
 
 func (ts *testServer) vault() *Vault {
-	errs := calls.NewErrors()
 	hooks := &server.Hooks{}
-	hooks.AddOnError(errs.OnError)
+	protocol.Hooks(hooks)
 	s := server.NewMCPServer("test-vault", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("text", "")), nil
@@ -62,7 +61,7 @@ func (ts *testServer) vault() *Vault {
 		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "hello"})
 		return mcp.NewToolResultText(fmt.Sprint(err)), nil
 	})
-	return &Vault{Server: s, Errors: errs, Close: func() { ts.closed.Store(true) }}
+	return &Vault{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) }}
 }
 
 // running is a gateway serving on loopback.
@@ -396,6 +395,38 @@ func TestBadBodies(t *testing.T) {
 			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, c.want) {
 				t.Errorf("POST %s %q = %d %s, want 400 with %s", path, c.body, resp.StatusCode, body, c.want)
 			}
+		}
+	}
+}
+
+// TestRevisions: an MCP-Protocol-Version the gateway does not speak is a
+// 400 on every endpoint (MCP Streamable HTTP); a batch is processed on
+// 2025-03-26 (or when the client names no revision) and refused with
+// -32600 on any other.
+func TestRevisions(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	batch := `[` + call(1, "echo", `{"text":"a"}`) + `,` + call(2, "echo", `{"text":"b"}`) + `]`
+	for _, v := range []string{"1999-01-01", "garbage"} {
+		for _, c := range []struct{ method, path string }{{"POST", "/mcp/notes"}, {"POST", "/mcp/notes/message"}, {"GET", "/mcp/notes"}, {"DELETE", "/mcp/notes"}} {
+			resp, body := do(t, c.method, r.api+c.path, call(1, "echo", `{}`), "MCP-Protocol-Version", v)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "UNSUPPORTED_PROTOCOL_VERSION") {
+				t.Errorf("%s %s with MCP-Protocol-Version %s = %d %s, want 400", c.method, c.path, v, resp.StatusCode, body)
+			}
+		}
+	}
+	for _, c := range []struct{ revision, want string }{
+		{"", `"text":"b"`},
+		{"2025-03-26", `"text":"b"`},
+		{"2025-06-18", `MCP revision 2025-06-18 has no JSON-RPC batches`},
+		{"2026-07-28", `MCP revision 2026-07-28 has no JSON-RPC batches`},
+	} {
+		var headers []string
+		if c.revision != "" {
+			headers = []string{"MCP-Protocol-Version", c.revision}
+		}
+		_, body := do(t, http.MethodPost, r.api+"/mcp/notes", batch, headers...)
+		if !strings.Contains(body, c.want) {
+			t.Errorf("a batch on revision %q: %s, want %s", c.revision, body, c.want)
 		}
 	}
 }

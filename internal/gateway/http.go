@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // Handler is the API listener: /mcp/{namespace} (SSE, POST …/message, and
@@ -53,6 +54,12 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string
 		g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+fmt.Sprintf("%q", segs[0]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
 		return
 	}
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !protocol.Supported(v) {
+		// MCP Streamable HTTP: an unsupported revision is a 400.
+		g.refuse(w, http.StatusBadRequest, "UNSUPPORTED_PROTOCOL_VERSION", fmt.Sprintf("MCP-Protocol-Version %q is not a revision this gateway speaks", v),
+			"Use one of "+strings.Join(protocol.Revisions, ", ")+", or leave the header out.")
+		return
+	}
 	message := len(segs) > 1 && segs[1] == "message"
 	switch {
 	case r.Method == http.MethodGet && r.Header.Get(headerSession) != "":
@@ -71,7 +78,10 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string
 	}
 }
 
-const headerSession = "Mcp-Session-Id"
+const (
+	headerSession         = "Mcp-Session-Id"
+	headerProtocolVersion = "MCP-Protocol-Version"
+)
 
 // allowMethods and allowHeaders are the CORS answer: the contract's, plus
 // what MCP Streamable HTTP clients send.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // message is one JSON-RPC message from a client, with what routing needs.
@@ -25,10 +27,12 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return e.msg }
 
-// parseBody reads a POST body: one JSON-RPC message or a batch of them.
-// A body that is not JSON is -32700; a message that is not JSON-RPC -32600,
-// both worded for the person reading curl's output.
-func parseBody(body []byte) (msgs []*message, batch bool, err *rpcError) {
+// parseBody reads a POST body: one JSON-RPC message or a batch of them,
+// which the protocol core allows or not for the revision the client named
+// in its MCP-Protocol-Version header ("" when none). A body that is not
+// JSON is -32700; a message that is not JSON-RPC -32600, both worded for
+// the person reading curl's output.
+func parseBody(body []byte, revision string) (msgs []*message, batch bool, err *rpcError) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, &rpcError{-32600, "Invalid Request: the body is empty; send one JSON-RPC message, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}
@@ -38,8 +42,11 @@ func parseBody(body []byte) (msgs []*message, batch bool, err *rpcError) {
 	}
 	var raws []json.RawMessage
 	if body[0] == '[' {
-		if err := json.Unmarshal(body, &raws); err != nil || len(raws) == 0 {
-			return nil, true, &rpcError{-32600, "Invalid Request: a batch must be a non-empty array of JSON-RPC messages"}
+		if err := json.Unmarshal(body, &raws); err != nil {
+			return nil, true, &rpcError{-32600, "Invalid Request: a batch must be an array of JSON-RPC messages"}
+		}
+		if err := protocol.BatchAllowed(revision, raws); err != nil {
+			return nil, true, &rpcError{-32600, "Invalid Request: " + err.Error()}
 		}
 		batch = true
 	} else {

@@ -72,7 +72,7 @@ func (g *Gateway) legacyPost(w http.ResponseWriter, r *http.Request, ns *namespa
 	if !ok {
 		return
 	}
-	msgs, _, err := parseBody(body)
+	msgs, _, err := parseBody(body, r.Header.Get(headerProtocolVersion))
 	if err != nil {
 		rpcRefuse(w, err)
 		return
@@ -108,7 +108,7 @@ func (g *Gateway) streamablePost(w http.ResponseWriter, r *http.Request, ns *nam
 	if !ok {
 		return
 	}
-	msgs, batch, perr := parseBody(body)
+	msgs, batch, perr := parseBody(body, r.Header.Get(headerProtocolVersion))
 	if perr != nil {
 		rpcRefuse(w, perr)
 		return

@@ -27,6 +27,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridgev1"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // Options configure a Server.
@@ -73,7 +74,7 @@ const (
 // Server is the HTTP face of one MCP server.
 type Server struct {
 	opts    Options
-	caller  *calls.Caller
+	caller  *protocol.Caller
 	mcp     *server.StreamableHTTPServer
 	errs    *calls.Errors
 	slots   chan struct{}
@@ -97,7 +98,7 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Server{opts: opts, caller: &calls.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
+	h := &Server{opts: opts, caller: &protocol.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
 	h.mcp = server.NewStreamableHTTPServer(s,
 		// Sessions are issued on initialize and checked; a request
 		// without one is served alone, as the ObsiScripta stdio bridge

@@ -81,6 +81,14 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("%s (JSON-RPC %d)", e.Message, e.Code) }
 
+// JSONRPCError passes the server's error on as it is.
+func (e *RPCError) JSONRPCError() (code int, message string, data any) {
+	if len(e.Data) == 0 {
+		return e.Code, e.Message, nil
+	}
+	return e.Code, e.Message, e.Data
+}
+
 // doJSON sends a request with a JSON body (nil: none) and returns the
 // answer's body; a non-2xx status is an *HTTPError.
 func doJSON(ctx context.Context, client *http.Client, method, url string, body []byte, headers map[string]string) (*http.Response, []byte, error) {

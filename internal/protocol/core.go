@@ -1,0 +1,283 @@
+// Package protocol is the one place where an MCP message from a client
+// becomes an answer, for every transport (stdio, Streamable HTTP, HTTP+SSE,
+// the stdio bridge, the gateway's vault namespaces). It sits on mcp-go's
+// MCPServer, which dispatches methods to tools and resources, and decides
+// once what mcp-go leaves to each transport or gets wrong for us
+// (mcp-go-notes.md):
+//
+//   - typed errors: a handler's Coded error is answered with its own code,
+//     message and data, where mcp-go would answer -32603; the answer is
+//     built from values, never by rewriting bytes mcp-go wrote;
+//   - request tracking: every request read is counted until answered, so a
+//     transport can wait for them at end of input instead of dropping them;
+//   - cancellation: notifications/cancelled stops a running call and keeps
+//     a queued one from starting, and a cancelled request is not answered,
+//     as MCP asks;
+//   - order: notifications a request caused (progress, the acknowledgement
+//     of subscriptions/listen) are delivered before its answer;
+//   - batches: answered per the revision in use (processed for 2025-03-26,
+//     the only revision that has them; refused with -32600 otherwise);
+//   - revisions: every face speaks Revisions, 2024-11-05 to 2026-07-28.
+//
+// A transport opens a Session per client connection, hands it each
+// message it reads (Receive), and writes what it is given: answers through
+// Receive's reply, everything else through the Session's Sink.
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Revisions are the MCP revisions every face negotiates, newest first.
+var Revisions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Supported reports whether revision is one of Revisions.
+func Supported(revision string) bool { return slices.Contains(Revisions, revision) }
+
+// batchRevision is the only revision with JSON-RPC batches, and the one a
+// server assumes when a client says nothing (MCP 2025-06-18, "Protocol
+// Version Header").
+const batchRevision = "2025-03-26"
+
+// Options configure a Core.
+type Options struct {
+	Logger *slog.Logger
+	// Workers bounds the tool calls run at once, over all sessions
+	// (default 8); more wait their turn, and can be cancelled while they
+	// wait. Other requests are cheap and are not bounded.
+	Workers int
+	// CallTimeout bounds one request (0: none); subscriptions/listen, which
+	// lasts as long as the client listens, is not bounded.
+	CallTimeout time.Duration
+	// Substitute may answer a failed request with a result in place of its
+	// error (the stdio bridge answers a call to a tool it does not have
+	// with an isError result, as its contract asks).
+	Substitute func(Failure) (result any, ok bool)
+}
+
+// Core dispatches MCP messages to one mcp-go server.
+type Core struct {
+	srv     *server.MCPServer
+	opts    Options
+	workers chan struct{}
+	// running counts requests from the moment they are read until their
+	// answer is delivered, over all sessions (Wait).
+	running sync.WaitGroup
+
+	prepare  func()
+	prepared atomic.Bool
+}
+
+// New returns the core of srv, which must have been built with Hooks.
+func New(srv *server.MCPServer, opts Options) *Core {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 8
+	}
+	return &Core{srv: srv, opts: opts, workers: make(chan struct{}, opts.Workers)}
+}
+
+// Server is the mcp-go server the core dispatches to.
+func (c *Core) Server() *server.MCPServer { return c.srv }
+
+// CallTimeout is the bound on one request (0: none).
+func (c *Core) CallTimeout() time.Duration { return c.opts.CallTimeout }
+
+// Defer puts work off the start-up path: prepare runs once, in the
+// background as soon as the first answer (normally initialize's) is
+// delivered, or before the first request other than initialize and ping is
+// dispatched, whichever comes first; that request waits for it. A server
+// can so answer initialize before building what other requests need (the
+// tool list). Call it before the first Receive.
+func (c *Core) Defer(prepare func()) { c.prepare = sync.OnceFunc(prepare) }
+
+func (c *Core) startPrepare() {
+	if c.prepare != nil && !c.prepared.Swap(true) {
+		go c.prepare()
+	}
+}
+
+// Wait waits until every request read by any session has been answered,
+// or ctx ends.
+func (c *Core) Wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { c.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// envelope is what the core reads of a message before mcp-go decodes it.
+// Names match as encoding/json matches them to mcp-go's structs, so both
+// see the same message.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// parse reads a message; a failure is the error answer it gets.
+func parse(raw []byte) (*envelope, []byte) {
+	var e envelope
+	if err := json.Unmarshal(raw, &e); err != nil {
+		if !json.Valid(raw) {
+			return nil, ErrorAnswer(nil, mcp.PARSE_ERROR, "Parse error: the message is not valid JSON")
+		}
+		return nil, ErrorAnswer(nil, mcp.INVALID_REQUEST, "Invalid Request: a message must be a JSON-RPC object")
+	}
+	if bytes.Equal(e.ID, []byte("null")) {
+		e.ID = nil
+	}
+	return &e, nil
+}
+
+// idKey is the canonical key of a JSON id: numbers and strings never
+// collide (7 and "7" are different requests), and 7 and 7.0 are the same.
+// Anything else is "" (not a request id).
+func idKey(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return ""
+		}
+		return "s:" + s
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return ""
+	}
+	return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// handle runs one request through mcp-go, recovering a panic as an error
+// answer, and renders the answer.
+func (c *Core) handle(ctx context.Context, id json.RawMessage, raw []byte) []byte {
+	ctx, sl := withSlot(ctx)
+	var res mcp.JSONRPCMessage
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				c.opts.Logger.Error("request handler panicked", "panic", r, "stack", string(debug.Stack()))
+				res = nil
+				sl.mu.Lock()
+				sl.f = &Failure{Err: fmt.Errorf("internal panic: %v", r)}
+				sl.mu.Unlock()
+			}
+		}()
+		res = c.srv.HandleMessage(ctx, raw)
+	}()
+	f, forced := sl.failure()
+	return c.render(id, res, f, forced)
+}
+
+// render encodes mcp-go's answer, or ours where the request failed with a
+// Coded error or the Substitute takes it.
+func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, forced bool) []byte {
+	failed := res == nil || forced
+	switch res.(type) {
+	case mcp.JSONRPCError, *mcp.JSONRPCError:
+		failed = true
+	}
+	if failed && f != nil {
+		if c.opts.Substitute != nil {
+			if result, ok := c.opts.Substitute(*f); ok {
+				out, err := json.Marshal(answer{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: result})
+				if err == nil {
+					return out
+				}
+				c.opts.Logger.Error("a substitute answer could not be encoded", "err", err)
+			}
+		}
+		if e, ok := coded(f.Err); ok {
+			return errorAnswer(id, Object(e))
+		}
+		if res == nil {
+			return ErrorAnswer(id, mcp.INTERNAL_ERROR, f.Err.Error())
+		}
+	}
+	if res == nil {
+		return ErrorAnswer(id, mcp.INTERNAL_ERROR, "the server gave no answer")
+	}
+	// mcp-go answers a request it cannot decode with a null id; the core
+	// read the id, and the client needs it to match the answer.
+	if e, ok := res.(mcp.JSONRPCError); ok && e.ID.IsNil() && len(id) > 0 {
+		return errorAnswer(id, ErrorObject{Code: e.Error.Code, Message: e.Error.Message, Data: e.Error.Data})
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		// mcp-go's own types always encode; say so rather than vanish.
+		return ErrorAnswer(id, mcp.INTERNAL_ERROR, "the answer could not be encoded: "+err.Error())
+	}
+	return out
+}
+
+// BatchAllowed says whether a batch of items may be processed: revision is
+// the one the client's session negotiated or its request header names (""
+// when neither says). Revision 2025-03-26 is the only one with batches;
+// with no revision known, the items' own (2026-07-28 requests carry it)
+// decide, and 2025-03-26 is assumed when they do not say either. The error
+// says why, for the client's -32600 "Invalid Request: …".
+func BatchAllowed(revision string, items []json.RawMessage) error {
+	if len(items) == 0 {
+		return fmt.Errorf("a batch must be a non-empty array of JSON-RPC messages")
+	}
+	if revision == "" {
+		revision = declaredRevision(items)
+	}
+	if revision != "" && revision != batchRevision {
+		return fmt.Errorf("MCP revision %s has no JSON-RPC batches (only %s has); send each message on its own", revision, batchRevision)
+	}
+	return nil
+}
+
+// declaredRevision is the revision a 2026-07-28-style request in items
+// declares in its _meta, or "".
+func declaredRevision(items []json.RawMessage) string {
+	for _, item := range items {
+		var m struct {
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(item, &m) != nil {
+			continue
+		}
+		var v string
+		if raw, ok := m.Params.Meta[mcp.MetaKeyProtocolVersion]; ok && json.Unmarshal(raw, &v) == nil && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// revisionKey carries the revision a transport learned from the request
+// (the MCP-Protocol-Version header).
+type revisionKey struct{}
+
+// WithRevision tells the core which revision the client named for the
+// messages received with ctx.
+func WithRevision(ctx context.Context, revision string) context.Context {
+	return context.WithValue(ctx, revisionKey{}, revision)
+}

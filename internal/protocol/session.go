@@ -1,0 +1,534 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Sink delivers one message the server sends of its own accord (a
+// notification, or a request to the client), as JSON without a line end.
+// An error means the client is gone.
+type Sink func(msg []byte) error
+
+// SessionOptions configure a Session.
+type SessionOptions struct {
+	// Asks says the transport carries requests to the client (elicitation,
+	// roots) and brings their answers back to Receive.
+	Asks bool
+	// Lost is called once, when the Sink fails.
+	Lost func(error)
+}
+
+// Session is one client connection as the core sees it: an mcp-go client
+// session (notifications, log level, client info, negotiated revision) and
+// the requests read and not yet answered.
+type Session struct {
+	core   *Core
+	id     string
+	sink   Sink
+	opts   SessionOptions
+	mcp    server.ClientSession // s, or s as an askingSession
+	notes  chan mcp.JSONRPCNotification
+	outbox chan []byte
+	// flushes asks the pump to deliver every notification already sent,
+	// before an answer goes out.
+	flushes chan chan struct{}
+	done    chan struct{}
+	closing sync.Once
+	lost    atomic.Bool
+
+	initialized atomic.Bool
+	level       atomic.Value // mcp.LoggingLevel
+	info        atomic.Value // mcp.Implementation
+	caps        atomic.Value // mcp.ClientCapabilities
+	revision    atomic.Value // string
+
+	mu    sync.Mutex
+	calls map[string][]*call // by id key: a client may reuse an id
+	total int
+	idle  chan struct{} // closed while nothing is pending
+	asks  map[string]chan *envelope
+	asked atomic.Int64
+}
+
+// call is one request, from the moment it is read until it is answered.
+type call struct {
+	key       string
+	ctx       context.Context
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// Open starts a session with id (unique among the server's sessions);
+// what the server sends of its own accord goes to sink. Close it when the
+// client goes.
+func (c *Core) Open(id string, sink Sink, opts SessionOptions) (*Session, error) {
+	idle := make(chan struct{})
+	close(idle)
+	s := &Session{
+		core: c, id: id, sink: sink, opts: opts,
+		notes:   make(chan mcp.JSONRPCNotification, 100),
+		outbox:  make(chan []byte),
+		flushes: make(chan chan struct{}),
+		done:    make(chan struct{}),
+		calls:   map[string][]*call{},
+		idle:    idle,
+		asks:    map[string]chan *envelope{},
+	}
+	s.mcp = s
+	if opts.Asks {
+		s.mcp = askingSession{s}
+	}
+	if err := c.srv.RegisterSession(context.Background(), s.mcp); err != nil {
+		return nil, err
+	}
+	go s.pump()
+	return s, nil
+}
+
+// Close ends the session: its running calls are cancelled, and nothing
+// more is delivered to its Sink.
+func (s *Session) Close() {
+	s.closing.Do(func() {
+		s.core.srv.UnregisterSession(context.Background(), s.id)
+		s.mu.Lock()
+		for _, cs := range s.calls {
+			for _, c := range cs {
+				c.cancel()
+			}
+		}
+		s.mu.Unlock()
+		close(s.done)
+	})
+}
+
+// Context is ctx carrying the session, as mcp-go's handlers expect.
+func (s *Session) Context(ctx context.Context) context.Context {
+	return s.core.srv.WithContext(ctx, s.mcp)
+}
+
+// Lost reports whether the Sink failed.
+func (s *Session) Lost() bool { return s.lost.Load() }
+
+// Pending reports how many requests await their answer.
+func (s *Session) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Idle is closed once nothing is pending (at the time of the call).
+func (s *Session) Idle() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idle
+}
+
+// Receive handles one message from the client: a JSON-RPC request,
+// notification or answer, or a batch of them. reply is called exactly
+// once: with the answer, or with nil when none is due (a notification, an
+// answer, a cancelled request, a batch of those). Notifications are handled
+// before Receive returns, so a cancellation read after a request always
+// finds it; requests run in the background. ctx bounds the requests (a
+// transport ends it when its client goes).
+func (s *Session) Receive(ctx context.Context, raw []byte, reply func([]byte)) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '[' {
+		s.batch(ctx, raw, reply)
+		return
+	}
+	s.one(ctx, raw, reply)
+}
+
+func (s *Session) batch(ctx context.Context, raw []byte, reply func([]byte)) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		_, bad := parse(raw)
+		if bad == nil {
+			bad = ErrorAnswer(nil, mcp.INVALID_REQUEST, "Invalid Request: a batch must be an array of JSON-RPC messages")
+		}
+		reply(bad)
+		return
+	}
+	revision, _ := ctx.Value(revisionKey{}).(string)
+	if revision == "" {
+		revision = s.ProtocolVersion()
+	}
+	if err := BatchAllowed(revision, items); err != nil {
+		reply(ErrorAnswer(nil, mcp.INVALID_REQUEST, "Invalid Request: "+err.Error()))
+		return
+	}
+	// The batch is pending until its one answer is delivered, after every
+	// request in it has finished.
+	s.hold()
+	answers := make([][]byte, len(items))
+	var wg sync.WaitGroup
+	for i, item := range items {
+		wg.Add(1)
+		s.one(ctx, item, func(b []byte) { answers[i] = b; wg.Done() })
+	}
+	go func() {
+		defer s.release()
+		wg.Wait()
+		var out [][]byte
+		for _, a := range answers {
+			if a != nil {
+				out = append(out, a)
+			}
+		}
+		if len(out) == 0 {
+			reply(nil)
+			return
+		}
+		reply(append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'))
+	}()
+}
+
+func (s *Session) one(ctx context.Context, raw []byte, reply func([]byte)) {
+	if len(raw) == 0 {
+		reply(ErrorAnswer(nil, mcp.INVALID_REQUEST, "Invalid Request: the message is empty"))
+		return
+	}
+	e, bad := parse(raw)
+	if bad != nil {
+		reply(bad)
+		return
+	}
+	key := idKey(e.ID)
+	switch {
+	case e.Method == nil && key != "" && (e.Result != nil || e.Error != nil):
+		s.answered(key, e)
+		reply(nil)
+	case e.Method == nil:
+		reply(ErrorAnswer(validID(e.ID), mcp.INVALID_REQUEST, `Invalid Request: the message has no "method"`))
+	case e.ID == nil:
+		s.notification(ctx, *e.Method, e.Params, raw)
+		reply(nil)
+	case key == "":
+		reply(ErrorAnswer(nil, mcp.INVALID_REQUEST, `Invalid Request: "id" must be a string or a number`))
+	default:
+		method := *e.Method
+		if s.core.prepare != nil && method != string(mcp.MethodInitialize) && method != string(mcp.MethodPing) {
+			s.core.prepared.Store(true)
+			s.core.prepare() // waits if the background run is under way
+		}
+		c := s.begin(ctx, key)
+		go s.run(c, method, e.ID, raw, reply)
+	}
+}
+
+func validID(id json.RawMessage) json.RawMessage {
+	if idKey(id) == "" {
+		return nil
+	}
+	return id
+}
+
+func (s *Session) notification(ctx context.Context, method string, params, raw []byte) {
+	if method == string(mcp.MethodNotificationCancelled) {
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			s.cancel(idKey(p.RequestID))
+		}
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.core.opts.Logger.Error("notification handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	s.core.srv.HandleMessage(s.Context(ctx), raw)
+}
+
+func (s *Session) begin(ctx context.Context, key string) *call {
+	cctx, cancel := context.WithCancel(ctx)
+	c := &call{key: key, ctx: cctx, cancel: cancel}
+	s.hold()
+	s.mu.Lock()
+	s.calls[key] = append(s.calls[key], c)
+	s.mu.Unlock()
+	return c
+}
+
+// hold counts one more answer pending; release counts it delivered.
+func (s *Session) hold() {
+	s.core.running.Add(1)
+	s.mu.Lock()
+	if s.total++; s.total == 1 {
+		s.idle = make(chan struct{})
+	}
+	s.mu.Unlock()
+}
+
+func (s *Session) release() {
+	s.mu.Lock()
+	if s.total--; s.total == 0 {
+		close(s.idle)
+	}
+	s.mu.Unlock()
+	s.core.running.Done()
+}
+
+func (s *Session) finish(c *call) {
+	c.cancel()
+	s.mu.Lock()
+	cs := s.calls[c.key]
+	for i, x := range cs {
+		if x == c {
+			cs = append(cs[:i], cs[i+1:]...)
+			break
+		}
+	}
+	if len(cs) == 0 {
+		delete(s.calls, c.key)
+	} else {
+		s.calls[c.key] = cs
+	}
+	s.mu.Unlock()
+	s.release()
+}
+
+// cancel stops the requests with this id: a running call sees its context
+// end, a queued one never starts, and neither is answered.
+func (s *Session) cancel(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.calls[key] {
+		c.cancelled.Store(true)
+		c.cancel()
+	}
+}
+
+// run answers one request.
+func (s *Session) run(c *call, method string, id json.RawMessage, raw []byte, reply func([]byte)) {
+	defer s.finish(c)
+	if method == string(mcp.MethodToolsCall) {
+		select {
+		case s.core.workers <- struct{}{}:
+			defer func() { <-s.core.workers }()
+		case <-c.ctx.Done():
+			s.core.opts.Logger.Debug("request cancelled before it started; nothing was done", "session", s.id, "method", method, "id", string(id))
+			if c.cancelled.Load() {
+				reply(nil)
+			} else {
+				reply(ErrorAnswer(id, mcp.INTERNAL_ERROR, "the call was cancelled before it started; nothing was done"))
+			}
+			return
+		}
+	}
+	ctx := c.ctx
+	if t := s.core.opts.CallTimeout; t > 0 && method != string(mcp.MethodSubscriptionsListen) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	out := s.core.handle(s.Context(ctx), id, raw)
+	if c.cancelled.Load() {
+		reply(nil) // MCP: the receiver of a cancellation does not answer
+		return
+	}
+	s.flush()
+	reply(out)
+	s.core.startPrepare()
+}
+
+// pump is the one reader of the session's notifications and requests to
+// the client, so that flush can tell when everything sent before an
+// answer has been delivered.
+func (s *Session) pump() {
+	for {
+		select {
+		case n := <-s.notes:
+			s.notify(n)
+		case m := <-s.outbox:
+			s.deliver(m)
+		case ack := <-s.flushes:
+			for drained := false; !drained; {
+				select {
+				case n := <-s.notes:
+					s.notify(n)
+				default:
+					drained = true
+				}
+			}
+			close(ack)
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// flush returns once every notification sent so far has been delivered.
+// mcp-go queues a request's notifications (progress, the acknowledgement
+// of subscriptions/listen) on a channel, so without this they could reach
+// the client after the request's answer.
+func (s *Session) flush() {
+	ack := make(chan struct{})
+	select {
+	case s.flushes <- ack:
+	case <-s.done:
+		return
+	}
+	select {
+	case <-ack:
+	case <-s.done:
+	}
+}
+
+func (s *Session) notify(n mcp.JSONRPCNotification) {
+	msg, err := json.Marshal(n)
+	if err != nil {
+		s.core.opts.Logger.Error("a notification could not be encoded", "method", n.Method, "err", err)
+		return
+	}
+	s.deliver(msg)
+}
+
+func (s *Session) deliver(msg []byte) {
+	if s.lost.Load() {
+		return
+	}
+	if err := s.sink(msg); err != nil && !s.lost.Swap(true) && s.opts.Lost != nil {
+		s.opts.Lost(err)
+	}
+}
+
+// errClosed is a request to the client that its session's end cut short.
+var errClosed = errors.New("the client's session ended")
+
+// ask sends a request to the client and decodes its answer into result.
+func (s *Session) ask(ctx context.Context, method string, params, result any) error {
+	id := strconv.FormatInt(s.asked.Add(1), 10)
+	key := idKey(json.RawMessage(id))
+	ch := make(chan *envelope, 1)
+	s.mu.Lock()
+	s.asks[key] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.asks, key)
+		s.mu.Unlock()
+	}()
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params,omitempty"`
+	}{mcp.JSONRPC_VERSION, json.RawMessage(id), method, params})
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", method, err)
+	}
+	select {
+	case s.outbox <- msg:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return errClosed
+	}
+	select {
+	case e := <-ch:
+		if e.Error != nil {
+			var obj ErrorObject
+			_ = json.Unmarshal(e.Error, &obj)
+			return fmt.Errorf("the client answered %s with an error: %s (%d)", method, obj.Message, obj.Code)
+		}
+		return json.Unmarshal(e.Result, result)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return errClosed
+	}
+}
+
+// answered routes the client's answer to the request ask sent.
+func (s *Session) answered(key string, e *envelope) {
+	s.mu.Lock()
+	ch := s.asks[key]
+	s.mu.Unlock()
+	if ch == nil {
+		s.core.opts.Logger.Debug("an answer from the client to no question; dropped", "session", s.id)
+		return
+	}
+	select {
+	case ch <- e:
+	default: // answered twice: the first answer stands
+	}
+}
+
+// mcp-go's ClientSession and the extensions it looks for.
+
+func (s *Session) SessionID() string                                   { return s.id }
+func (s *Session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *Session) Initialize()                                         { s.initialized.Store(true) }
+func (s *Session) Initialized() bool                                   { return s.initialized.Load() }
+func (s *Session) SetLogLevel(level mcp.LoggingLevel)                  { s.level.Store(level) }
+
+func (s *Session) GetLogLevel() mcp.LoggingLevel {
+	if l, ok := s.level.Load().(mcp.LoggingLevel); ok {
+		return l
+	}
+	return mcp.LoggingLevelError
+}
+
+func (s *Session) GetClientInfo() mcp.Implementation {
+	info, _ := s.info.Load().(mcp.Implementation)
+	return info
+}
+
+func (s *Session) SetClientInfo(info mcp.Implementation) { s.info.Store(info) }
+
+func (s *Session) GetClientCapabilities() mcp.ClientCapabilities {
+	caps, _ := s.caps.Load().(mcp.ClientCapabilities)
+	return caps
+}
+
+func (s *Session) SetClientCapabilities(caps mcp.ClientCapabilities) { s.caps.Store(caps) }
+
+// ProtocolVersion is the revision negotiated by initialize, or "".
+func (s *Session) ProtocolVersion() string {
+	v, _ := s.revision.Load().(string)
+	return v
+}
+
+func (s *Session) SetProtocolVersion(v string) { s.revision.Store(v) }
+
+// askingSession is a Session whose transport carries requests to the
+// client: mcp-go asks for elicitation and roots only of sessions that
+// have these methods.
+type askingSession struct{ *Session }
+
+func (a askingSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	var res mcp.ElicitationResult
+	if err := a.ask(ctx, string(mcp.MethodElicitationCreate), req.Params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (a askingSession) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	var res mcp.ListRootsResult
+	if err := a.ask(ctx, string(mcp.MethodListRoots), nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+var (
+	_ server.SessionWithLogging         = (*Session)(nil)
+	_ server.SessionWithClientInfo      = (*Session)(nil)
+	_ server.SessionWithProtocolVersion = (*Session)(nil)
+	_ server.SessionWithElicitation     = askingSession{}
+	_ server.SessionWithRoots           = askingSession{}
+)

@@ -1,0 +1,228 @@
+// Package stdio serves MCP over a process's standard streams: one JSON-RPC
+// message per line, as MCP's stdio transport says, through the protocol
+// core. It owns what only a stream has:
+//
+//   - framing: a last line without its '\n' still counts, blank lines are
+//     skipped (mcp-go answered them with id-less parse errors), and the
+//     `exit` notification ends input as end of file does;
+//   - end of input: every request already read is answered before Serve
+//     returns (mcp-go dropped queued calls at EOF), within DrainTimeout;
+//   - a client that goes away (a failed write, or its output closed while
+//     answers are pending) stops every call at once.
+//
+// Nothing here knows about tools or Obsidian.
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+)
+
+// Options configure Serve.
+type Options struct {
+	Logger *slog.Logger
+	// DrainTimeout bounds the wait for answers at end of input, so that a
+	// request that never completes cannot keep the process alive.
+	DrainTimeout time.Duration
+	// Gone reports whether nobody reads the output any more (nil: never
+	// asked). It is asked when input ends with answers pending, and then
+	// every goneCheck.
+	Gone func() bool
+}
+
+// goneCheck is how often the wait at end of input asks Options.Gone.
+const goneCheck = 200 * time.Millisecond
+
+// Serve answers MCP read from in on out through core until in ends or the
+// client sends exit (the requests read are answered first), the client
+// goes away, or ctx ends; the last two are clean stops (nil).
+func Serve(ctx context.Context, core *protocol.Core, in io.Reader, out io.Writer, opts Options) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	// A client that goes away mid-call must not leave its calls (and the
+	// CLI processes they started) running until they time out.
+	parent := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	t := &transport{opts: opts, out: out, stop: stop}
+	sess, err := core.Open("stdio", t.write, protocol.SessionOptions{
+		Asks: true,
+		Lost: func(err error) { t.lose("writing to the client failed: " + err.Error()) },
+	})
+	if err != nil {
+		return err
+	}
+	t.sess = sess
+	reply := func(answer []byte) {
+		if answer == nil || t.lost.Load() {
+			return // nobody reads any more
+		}
+		if err := t.write(answer); err != nil {
+			t.lose("writing an answer failed: " + err.Error())
+		}
+	}
+	lines := readLines(in, ctx.Done(), opts.Logger)
+	stopped := false
+read:
+	for {
+		select {
+		case <-ctx.Done():
+			stopped = true
+			break read
+		case line, ok := <-lines:
+			if !ok {
+				break read
+			}
+			if isExit(line) {
+				break read // graceful shutdown, as at end of input
+			}
+			sess.Receive(ctx, line, reply)
+		}
+	}
+	if !stopped {
+		t.drain(ctx)
+	}
+	sess.Close()
+	// Cancelled calls answer quickly; wait for them, so that nothing is
+	// written to out after Serve returns.
+	settle, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	select {
+	case <-sess.Idle():
+	case <-settle.Done():
+		opts.Logger.Warn("calls still running after their session ended", "pending", sess.Pending())
+	}
+	switch {
+	case t.lost.Load():
+		opts.Logger.Info("client disconnected; exiting")
+	case parent.Err() != nil:
+		opts.Logger.Info("stopped by signal")
+	default:
+		opts.Logger.Info("input closed; exiting")
+	}
+	return nil
+}
+
+type transport struct {
+	opts Options
+	sess *protocol.Session
+	stop context.CancelFunc
+	lost atomic.Bool
+
+	mu  sync.Mutex
+	out io.Writer
+	buf []byte
+}
+
+// write writes one message and its line end with a single Write, so that
+// messages never interleave.
+func (t *transport) write(msg []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(append(t.buf[:0], msg...), '\n')
+	_, err := t.out.Write(t.buf)
+	if cap(t.buf) > 1<<20 {
+		t.buf = nil // one large note need not be held for the session
+	}
+	return err
+}
+
+func (t *transport) lose(why string) {
+	if t.lost.Swap(true) {
+		return
+	}
+	t.opts.Logger.Warn("client disconnected; cancelling its requests", "why", why, "pending", t.sess.Pending())
+	t.stop()
+}
+
+// drain waits until nothing is pending, ctx ends, DrainTimeout passes, or
+// the client is found gone.
+func (t *transport) drain(ctx context.Context) {
+	n := t.sess.Pending()
+	if n == 0 {
+		return
+	}
+	if t.opts.Gone != nil && t.opts.Gone() {
+		t.lose("input ended and the output is closed")
+		return
+	}
+	t.opts.Logger.Debug("input closed; answering pending requests before exiting", "pending", n)
+	timer := time.NewTimer(t.opts.DrainTimeout)
+	defer timer.Stop()
+	// A client may close its input a moment before its output, so the
+	// check above can come too early: keep checking while waiting, or a
+	// client that is gone would keep a call running until it times out.
+	var check <-chan time.Time
+	if t.opts.Gone != nil {
+		tick := time.NewTicker(goneCheck)
+		defer tick.Stop()
+		check = tick.C
+	}
+	idle := t.sess.Idle()
+	for {
+		select {
+		case <-idle:
+			return
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			t.opts.Logger.Warn("input closed; gave up waiting for pending requests", "pending", t.sess.Pending(), "waited", t.opts.DrainTimeout)
+			return
+		case <-check:
+			if t.opts.Gone() {
+				t.lose("the output closed while pending requests were answered after input ended")
+				return
+			}
+		}
+	}
+}
+
+// readLines reads in line by line in the background (a read cannot be
+// interrupted, but Serve need not wait for it), skipping blank lines.
+func readLines(in io.Reader, done <-chan struct{}, logger *slog.Logger) <-chan []byte {
+	lines := make(chan []byte)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				select {
+				case lines <- line:
+				case <-done:
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF {
+					logger.Warn("reading input", "err", err)
+				}
+				return
+			}
+		}
+	}()
+	return lines
+}
+
+// isExit reports whether line is the `exit` notification (LSP's, which
+// some clients send before closing).
+func isExit(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"exit"`)) {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(line, &m) == nil && m.Method == "exit" && (m.ID == nil || string(m.ID) == "null")
+}
