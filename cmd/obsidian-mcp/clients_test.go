@@ -841,38 +841,58 @@ func TestTSOrderCallRightAfterInitialize(t *testing.T) {
 // would, through its elicitation handler.
 func TestElicitedPermanentDelete(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	e := &elicitor{}
+	cs, stderr := goSDKWith(t, time.Minute, &mcp.ClientOptions{ElicitationHandler: e.handle}, "OBSIDIAN_BIN="+f.Bin)
+	e.check(t, f, cs, func() string { return stderr.String() })
+}
+
+// elicitor answers the server's elicitation requests as told, and keeps
+// what it was asked.
+type elicitor struct {
+	mu     sync.Mutex
+	asked  []string
+	answer string
+}
+
+func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.asked = append(e.asked, req.Params.Message)
+	if e.answer == "accept" {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+	}
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
+// check: a permanent delete the user declines is refused and leaves the
+// note; one they accept removes it; they were asked both times, in words.
+func (e *elicitor) check(t *testing.T, f *obsidiantest.Fake, cs *mcp.ClientSession, stderr func() string) {
+	t.Helper()
 	f.WriteNote("Old.md", "twelve bytes")
-	var asked []string
-	answer := "decline"
-	cs, stderr := goSDKWith(t, time.Minute, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked = append(asked, req.Params.Message)
-			if answer == "accept" {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
-			}
-			return &mcp.ElicitResult{Action: answer}, nil
-		},
-	}, "OBSIDIAN_BIN="+f.Bin)
 	del := func() outcome {
 		return goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_delete_note",
 			Arguments: map[string]any{"path": "Old.md", "permanent": true}}))
 	}
 	if err := wantError(-32005, "PERMISSION_DENIED", "did not confirm")("go-sdk", del()); err != nil {
-		t.Errorf("declined: %v (stderr %s)", err, stderr)
+		t.Errorf("declined: %v (stderr %s)", err, stderr())
 	}
 	if _, ok := f.Note("Old.md"); !ok {
 		t.Fatal("a declined delete removed the note")
 	}
-	answer = "accept"
+	e.mu.Lock()
+	e.answer = "accept"
+	e.mu.Unlock()
 	if err := wantData("permanent", true)("go-sdk", del()); err != nil {
-		t.Errorf("accepted: %v (stderr %s)", err, stderr)
+		t.Errorf("accepted: %v (stderr %s)", err, stderr())
 	}
 	if _, ok := f.Note("Old.md"); ok {
 		t.Error("the note is still there after a confirmed delete")
 	}
 	want := "Delete Old.md (12 bytes) permanently? It will not go to the trash and cannot be restored."
-	if len(asked) != 2 || asked[0] != want {
-		t.Errorf("asked %q, want twice %q", asked, want)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.asked) != 2 || e.asked[0] != want {
+		t.Errorf("asked %q, want twice %q", e.asked, want)
 	}
 }
 

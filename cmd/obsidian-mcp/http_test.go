@@ -146,20 +146,96 @@ func TestHTTPGoSDKClient(t *testing.T) {
 		got = append(got, call(st))
 	}
 	checkSteps(t, f, "go-sdk", got)
-	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" {
+	if v := cs.InitializeResult(); v == nil || v.ServerInfo.Version != "9.9.9-test" || v.ProtocolVersion != "2026-07-28" {
 		t.Errorf("initialize result %+v", v)
 	}
 	rr, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "obsidian-mcp://note/Notes/Seed.md"})
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "# Seed") {
 		t.Errorf("read resource over HTTP: %+v, %v", rr, err)
 	}
-	if err := cs.Close(); err != nil { // DELETE ends the session
+	if err := cs.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
 	s.stop(t)
 	if t.Failed() {
 		t.Logf("server stderr:\n%s", s.stderr)
 	}
+}
+
+// TestHTTPElicitedPermanentDelete: over Streamable HTTP, the server's
+// elicitation request reaches the Go SDK on the stream of the POST that
+// caused it, and the client's answer, POSTed back, reaches the call.
+func TestHTTPElicitedPermanentDelete(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
+	e := &elicitor{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-http-test", Version: "1.0.0"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
+	// The SDK negotiates 2026-07-28: the question comes in the call's
+	// result and the SDK calls again with the answer. The 2025 way, an
+	// elicitation/create request on the POST's stream, is below.
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.url, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, s.stderr)
+	}
+	defer cs.Close()
+	e.check(t, f, cs, func() string { return s.stderr.String() })
+
+	// A 2025-06-18 session that can elicit: the call's POST turns into an
+	// SSE stream carrying elicitation/create; the answer, POSTed in the
+	// session, lets the call finish on that stream.
+	f.WriteNote("Older.md", "x")
+	post := func(body string, headers map[string]string) *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", s.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`, nil)
+	resp.Body.Close()
+	h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-06-18"}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, h).Body.Close()
+	call := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_delete_note","arguments":{"path":"Older.md","permanent":true}}}`, h)
+	defer call.Body.Close()
+	if ct := call.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("the call answered %s, want an SSE stream", ct)
+	}
+	events := bufio.NewScanner(call.Body)
+	events.Buffer(nil, 1<<20)
+	next := func() string {
+		for events.Scan() {
+			if data, ok := strings.CutPrefix(events.Text(), "data: "); ok {
+				return data
+			}
+		}
+		t.Fatalf("the call's stream ended: %v", events.Err())
+		return ""
+	}
+	var ask struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.Unmarshal([]byte(next()), &ask); err != nil || ask.Method != "elicitation/create" {
+		t.Fatalf("want elicitation/create first, got %+v %v", ask, err)
+	}
+	answer := post(`{"jsonrpc":"2.0","id":`+string(ask.ID)+`,"result":{"action":"accept","content":{"confirm":true}}}`, h)
+	answer.Body.Close()
+	if answer.StatusCode != http.StatusAccepted {
+		t.Errorf("POSTing the answer: %d", answer.StatusCode)
+	}
+	if result := next(); !strings.Contains(result, `"id":2`) || !strings.Contains(result, `"permanent":true`) {
+		t.Errorf("the call's answer: %s", result)
+	}
+	if _, ok := f.Note("Older.md"); ok {
+		t.Error("the note is still there after a confirmed delete")
+	}
+	s.stop(t)
 }
 
 func TestHTTPTypeScriptSDKClient(t *testing.T) {
@@ -250,8 +326,10 @@ func TestHTTPStopFinishesCalls(t *testing.T) {
 }
 
 // TestHTTPProtocolVersions: a client of each protocol version from
-// 2025-03-26 to 2025-11-25 initializes, gets its version back and a
-// session, lists the tools in it, and ends it with DELETE.
+// 2024-11-05 to 2025-11-25 initializes, gets its version back and a
+// session, lists the tools in it, and ends it with DELETE; a 2026-07-28
+// client discovers the same five revisions and calls a tool with no
+// session; a revision the server does not speak is a 400.
 func TestHTTPProtocolVersions(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
@@ -262,7 +340,7 @@ func TestHTTPProtocolVersions(t *testing.T) {
 		resp, data := httpRequest(t, method, s.url, body, h)
 		return resp, string(data)
 	}
-	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+	for _, version := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		resp, body := send("POST", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"v","version":"1"}}}`)
 		session := resp.Header.Get("Mcp-Session-Id")
 		if resp.StatusCode != 200 || session == "" || !strings.Contains(body, `"protocolVersion":"`+version+`"`) {
@@ -281,6 +359,20 @@ func TestHTTPProtocolVersions(t *testing.T) {
 		}
 		if resp, _ := send("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != 404 {
 			t.Errorf("%s after DELETE: %d, want 404", version, resp.StatusCode)
+		}
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"v","version":"1"}}`
+	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
+	if resp, body := send("POST", modern, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`); resp.StatusCode != 200 ||
+		!strings.Contains(body, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`) {
+		t.Errorf("2026-07-28 server/discover: %d %.300s", resp.StatusCode, body)
+	}
+	if resp, body := send("POST", modern, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_list_files","arguments":{},`+meta+`}}`); resp.StatusCode != 200 || !strings.Contains(body, `"resultType":"complete"`) {
+		t.Errorf("2026-07-28 tools/call: %d %.300s", resp.StatusCode, body)
+	}
+	for _, bad := range []string{"1999-01-01", "garbage"} {
+		if resp, body := send("POST", map[string]string{"Mcp-Protocol-Version": bad}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "UNSUPPORTED_PROTOCOL_VERSION") {
+			t.Errorf("MCP-Protocol-Version %s: %d %s, want 400", bad, resp.StatusCode, body)
 		}
 	}
 	s.stop(t)

@@ -240,12 +240,9 @@ func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
 
 // newServer is the MCP server without tools: the notes as resources, hooks
 // and options.
-func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, extra ...func(*server.Hooks)) *server.MCPServer {
+func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
-	for _, add := range extra {
-		add(hooks)
-	}
 	if readOnly {
 		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 			tools.ListedReadOnly(res)

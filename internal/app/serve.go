@@ -11,14 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,
@@ -31,10 +29,10 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		return err
 	}
 	defer st.close()
-	errs := calls.NewErrors()
-	s := newServer(cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly, func(h *server.Hooks) { h.AddOnError(errs.OnError) })
+	s := newServer(cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
 	s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
-	h := httpapi.New(s, errs, httpapi.Options{
+	core := protocol.New(s, protocol.Options{Logger: logger, Workers: workers})
+	h, err := httpapi.New(core, httpapi.Options{
 		APIKey:       cfg.HTTP.APIKey,
 		AllowedHosts: cfg.HTTP.AllowedHosts,
 		CORSOrigins:  cfg.HTTP.CORSOrigins,
@@ -46,6 +44,9 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		Health:       st.health(cfg),
 		PolicyLoaded: func(ctx context.Context) bool { return st.router.Policy(ctx).Err() == nil },
 	})
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.HTTP.Listen, err)

@@ -257,6 +257,9 @@ func (b *Bridge) poll(ctx context.Context) {
 		was := b.failing
 		b.failing = err != nil
 		b.mu.Unlock()
+		if ctx.Err() == nil {
+			b.o.Logger.Debug("polled the server's tools", "server", b.o.Target(), "ok", err == nil)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return

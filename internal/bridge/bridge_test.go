@@ -215,6 +215,15 @@ type logs struct{ obsidiantest.Buffer }
 
 func (l *logs) count(s string) int { return strings.Count(l.String(), s) }
 
+// waitPolls returns once the bridge has polled the server n more times:
+// what they would have changed has happened by then, with no wait for an
+// absence.
+func (l *logs) waitPolls(t *testing.T, n int) {
+	t.Helper()
+	from := l.count("polled the server's tools")
+	eventually(t, fmt.Sprintf("%d polls", n), func() bool { return l.count("polled the server's tools") >= from+n })
+}
+
 // client is a stdio client of a running bridge: it writes requests and
 // collects every line the bridge writes.
 type client struct {
@@ -413,7 +422,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func newBridge(t *testing.T, s *standIn, transport string, l *logs, o Options) *Bridge {
 	t.Helper()
 	up := upstreamFor(s, transport)
-	o.Logger = slog.New(slog.NewTextHandler(l, nil))
+	o.Logger = slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if o.Poll == 0 {
 		o.Poll = 20 * time.Millisecond
 	}
@@ -471,7 +480,7 @@ func TestListChangedOncePerChange(t *testing.T) {
 			s.mu.Lock()
 			s.reorder = transport == "mcp"
 			s.mu.Unlock()
-			time.Sleep(200 * time.Millisecond)
+			l.waitPolls(t, 3)
 			if n := c.notifications("notifications/tools/list_changed"); n != 1 {
 				t.Errorf("%d list_changed after polls that found the same tools", n)
 			}
@@ -480,7 +489,7 @@ func TestListChangedOncePerChange(t *testing.T) {
 			}
 			s.setTools(tool("b", "second, reworded"))
 			eventually(t, "list_changed after a description changed and a tool went", func() bool { return c.notifications("notifications/tools/list_changed") == 2 })
-			time.Sleep(100 * time.Millisecond)
+			l.waitPolls(t, 3)
 			if n := c.notifications("notifications/tools/list_changed"); n != 2 {
 				t.Errorf("%d list_changed for 2 changes", n)
 			}
@@ -604,7 +613,7 @@ func TestServerGoesAwayAndComesBack(t *testing.T) {
 			c := run(t, newBridge(t, s, transport, &l, Options{}))
 			addr := strings.TrimPrefix(s.url(), "http://")
 			s.stop()
-			time.Sleep(200 * time.Millisecond) // ten polls
+			l.waitPolls(t, 3)
 			if n := l.count("cannot be listed"); n != 1 {
 				t.Errorf("the failing server was logged %d times, want once per streak:\n%s", n, l.String())
 			}

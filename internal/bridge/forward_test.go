@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
 )
 
@@ -25,9 +25,8 @@ import (
 // reaches the client with one prompts/list_changed.
 func TestForwardsPromptsAndResources(t *testing.T) {
 	t.Parallel()
-	errs := calls.NewErrors()
 	hooks := &server.Hooks{}
-	hooks.AddOnError(errs.OnError)
+	protocol.Hooks(hooks)
 	s := server.NewMCPServer("upstream", "1.0", server.WithToolCapabilities(true), server.WithPromptCapabilities(true),
 		server.WithResourceCapabilities(false, false), server.WithHooks(hooks))
 	s.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -43,7 +42,11 @@ func TestForwardsPromptsAndResources(t *testing.T) {
 		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: "memo://one", MIMEType: "text/plain", Text: "first memo"}}, nil
 		})
-	ts := httptest.NewServer(httpapi.New(s, errs, httpapi.Options{Version: "test"}).Handler())
+	h, err := httpapi.New(protocol.New(s, protocol.Options{}), httpapi.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h.Handler())
 	t.Cleanup(ts.Close)
 
 	m := &upstream.MCP{URL: ts.URL + "/mcp", HTTP: http.DefaultClient, ClientName: "test", ClientVersion: "1"}

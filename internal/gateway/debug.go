@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
+
 	_ "embed"
 	"net/http"
 	"slices"
@@ -65,12 +67,7 @@ func (g *Gateway) State() State {
 	slices.SortFunc(conns, func(a, b Connection) int { return a.Since.Compare(b.Since) })
 	st := State{Time: time.Now().UTC(), Seq: seq, Connections: conns}
 	for _, ns := range g.order {
-		ns.mu.Lock()
-		ids := make([]string, 0, len(ns.sessions))
-		for id := range ns.sessions {
-			ids = append(ids, id)
-		}
-		ns.mu.Unlock()
+		ids := ns.endpoint.Sessions()
 		slices.Sort(ids)
 		n := NamespaceState{Health: ns.peer.health(), Kind: "vault", Sessions: ids, Counts: counts[ns.name]}
 		if pp, ok := ns.peer.(*processPeer); ok {
@@ -85,7 +82,7 @@ func (g *Gateway) State() State {
 // debugStream is /debug/stream: every message both ways, streams coming
 // and going, and pings. Watchers do not count as connections.
 func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
-	st := newStream(g.logger)
+	st := mcphttp.NewStream(g.logger)
 	if !g.mon.watch(st) {
 		g.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the gateway is stopping", "")
 		return
@@ -102,10 +99,10 @@ func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-st.done:
+		case <-st.Done():
 			return
-		case ev := <-st.ch:
-			if _, err := w.Write(sseEvent(ev)); err != nil || rc.Flush() != nil {
+		case ev := <-st.Events():
+			if _, err := w.Write(mcphttp.EncodeEvent(ev)); err != nil || rc.Flush() != nil {
 				return
 			}
 		}

@@ -1,9 +1,7 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,21 +9,17 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // A peer serves the JSON-RPC of one namespace: a vault's MCP server in
-// this process, or a stdio MCP server run as a subprocess. Transports hand
-// it messages; it never knows which transport a message came by.
+// this process (vaultPeer), or a stdio MCP server run as a subprocess
+// (processPeer). The namespace's endpoint (package mcphttp) hands it
+// messages; it never knows which transport a message came by.
 type peer interface {
-	// attach starts serving a new session; detach ends it.
-	attach(s *session) error
-	detach(s *session)
-	// send takes one message from a session's client. reply receives the
-	// answer to a request, exactly once, even when the call fails or ctx
-	// ends (nil: the request was cancelled and gets no answer); for
-	// anything else it is not called. Messages the server sends
-	// of its own accord go to s.ns.notify.
-	send(ctx context.Context, s *session, m *message, reply func([]byte))
+	mcphttp.Peer
 	// health is the namespace's line in /health/{ns}.
 	health() Health
 	// drain waits, until ctx ends, for the calls in flight to be
@@ -41,15 +35,37 @@ type Health struct {
 	PID       int    `json:"pid,omitempty"`
 }
 
-// namespace is one configured namespace and its sessions.
+// namespace is one configured namespace: its peer and its endpoint.
 type namespace struct {
-	name   string
-	peer   peer
-	gw     *Gateway
-	shared *session
+	name     string
+	peer     peer
+	endpoint *mcphttp.Endpoint
+}
 
-	mu       sync.Mutex
-	sessions map[string]*session
+// Vault is a vault namespace's MCP server, served in this process: the
+// same server, tools, policy and error contract as `obsidian-mcp` on
+// stdio, through the same protocol core, with no subprocess.
+type Vault struct {
+	// Core dispatches to the vault's server; its options bound the calls
+	// (workers, per-call timeout).
+	Core *protocol.Core
+	// Close releases the vault (its index, its watcher).
+	Close func()
+}
+
+// vaultPeer serves a vault namespace through its protocol core.
+type vaultPeer struct {
+	mcphttp.CorePeer
+	name string
+	v    *Vault
+}
+
+func (p *vaultPeer) health() Health            { return Health{Namespace: p.name, Status: "running"} }
+func (p *vaultPeer) drain(ctx context.Context) { p.v.Core.Wait(ctx) }
+func (p *vaultPeer) close() {
+	if p.v.Close != nil {
+		p.v.Close()
+	}
 }
 
 // Options are what the gateway is given besides its configuration.
@@ -80,11 +96,9 @@ type Gateway struct {
 	spaces map[string]*namespace
 	order  []*namespace
 	// conns holds a token per open SSE stream (limits.max_connections).
-	conns chan struct{}
-	mon   *monitor
-	// streams are the open SSE streams, ended first at stop.
+	conns   chan struct{}
+	mon     *monitor
 	mu      sync.Mutex
-	streams map[*stream]struct{}
 	stopped bool
 }
 
@@ -97,9 +111,9 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		opts.Grace = 10 * time.Second
 	}
 	g := &Gateway{cfg: cfg, opts: opts, logger: opts.Logger, spaces: map[string]*namespace{},
-		conns: make(chan struct{}, cfg.Limits.MaxConnections), mon: newMonitor(), streams: map[*stream]struct{}{}}
+		conns: make(chan struct{}, cfg.Limits.MaxConnections), mon: newMonitor()}
 	for _, n := range cfg.Namespaces {
-		ns := &namespace{name: n.Name, gw: g, sessions: map[string]*session{}}
+		ns := &namespace{name: n.Name}
 		var err error
 		if n.IsVault() {
 			if opts.OpenVault == nil {
@@ -107,7 +121,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			} else {
 				var v *Vault
 				if v, err = opts.OpenVault(n); err == nil {
-					ns.peer = newVaultPeer(n.Name, v, g.logger)
+					ns.peer = &vaultPeer{CorePeer: mcphttp.CorePeer{Core: v.Core}, name: n.Name, v: v}
 				}
 			}
 		} else {
@@ -117,157 +131,26 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			g.stopPeers()
 			return nil, fmt.Errorf("namespace %q (line %d): %w", n.Name, n.Line, err)
 		}
-		g.spaces[n.Name] = ns
-		g.order = append(g.order, ns)
-		ns.shared = ns.newSession("shared", false)
-		ns.shared.shared = true
-		if err := ns.peer.attach(ns.shared); err != nil {
+		ns.endpoint, err = mcphttp.New(ns.peer, mcphttp.Options{
+			Logger:       g.logger,
+			Name:         n.Name,
+			MessagePath:  "/mcp/" + n.Name + "/message",
+			MaxRequest:   cfg.Limits.MaxRequest,
+			MaxResponse:  cfg.Limits.MaxResponse,
+			PingInterval: cfg.PingInterval,
+			Conns:        g.conns,
+			ConnsSetting: "limits.max_connections",
+			Monitor:      nsMonitor{g.mon, n.Name},
+		})
+		if err != nil {
+			ns.peer.close()
 			g.stopPeers()
 			return nil, fmt.Errorf("namespace %q: %w", n.Name, err)
 		}
+		g.spaces[n.Name] = ns
+		g.order = append(g.order, ns)
 	}
 	return g, nil
-}
-
-// newSession makes a session (not yet attached to the peer).
-func (ns *namespace) newSession(id string, legacy bool) *session {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &session{id: id, ns: ns, legacy: legacy, ctx: ctx, cancel: cancel, streams: map[*stream]struct{}{}, used: time.Now()}
-}
-
-// open makes, attaches and records a session: id "" gets a fresh one. It
-// fails with errDuplicate when the id is taken.
-func (ns *namespace) open(id string, legacy bool) (*session, error) {
-	if id == "" {
-		id = newSessionID()
-	}
-	ns.sweep()
-	ns.mu.Lock()
-	if _, taken := ns.sessions[id]; taken || id == ns.shared.id {
-		ns.mu.Unlock()
-		return nil, errDuplicate
-	}
-	s := ns.newSession(id, legacy)
-	ns.sessions[id] = s
-	ns.mu.Unlock()
-	if err := ns.peer.attach(s); err != nil {
-		ns.mu.Lock()
-		delete(ns.sessions, id)
-		ns.mu.Unlock()
-		return nil, err
-	}
-	return s, nil
-}
-
-var errDuplicate = errors.New("duplicate session")
-
-// lookup finds an open session.
-func (ns *namespace) lookup(id string) *session {
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	return ns.sessions[id]
-}
-
-// end closes a session: its streams end, its calls are cancelled.
-func (ns *namespace) end(s *session) {
-	ns.mu.Lock()
-	if ns.sessions[s.id] == s {
-		delete(ns.sessions, s.id)
-	}
-	ns.mu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	for st := range s.streams {
-		if st == s.own {
-			st.kill("the session ended")
-		}
-	}
-	s.mu.Unlock()
-	s.cancel()
-	ns.peer.detach(s)
-}
-
-// sessionIdle is how long a Streamable HTTP session may go unused, with
-// no stream open, before it is forgotten (a client gone without DELETE).
-const sessionIdle = time.Hour
-
-func (ns *namespace) sweep() {
-	now := time.Now()
-	var gone []*session
-	ns.mu.Lock()
-	for _, s := range ns.sessions {
-		if s.idle(now, sessionIdle) {
-			gone = append(gone, s)
-		}
-	}
-	ns.mu.Unlock()
-	for _, s := range gone {
-		ns.end(s)
-	}
-}
-
-// notify sends a message the server sent of its own accord (a
-// notification) to a session's client.
-func (ns *namespace) notify(s *session, msg []byte) {
-	ns.gw.out(s, msg)
-}
-
-// out delivers a message for a session on its streams, within the answer
-// limit, and shows it on the dashboard.
-func (g *Gateway) out(s *session, msg []byte) {
-	msg = g.bounded(msg)
-	if msg == nil {
-		return
-	}
-	g.mon.message("out", s.ns.name, s.id, msg)
-	if s.deliver(event{name: "message", data: msg}) == 0 {
-		g.logger.Debug("no stream to take a message; dropped", "namespace", s.ns.name, "session", s.id)
-	}
-}
-
-// bounded is msg, or, for an answer over limits.max_response, an error
-// answer saying so; a notification over the limit is dropped (nil).
-func (g *Gateway) bounded(msg []byte) []byte {
-	if int64(len(msg)) <= g.cfg.Limits.MaxResponse {
-		return msg
-	}
-	id := responseID(msg)
-	g.logger.Warn("an answer is over limits.max_response", "bytes", len(msg), "limit", g.cfg.Limits.MaxResponse, "answer", id != nil)
-	if id == nil {
-		return nil
-	}
-	return limitResponse(id, len(msg), g.cfg.Limits.MaxResponse)
-}
-
-// limitResponse is the error answer to id for an answer of size bytes (-1:
-// more than was kept) over limits.max_response. Its data says so, for
-// clients and for a POST's status (500).
-func limitResponse(id json.RawMessage, size int, limit int64) []byte {
-	what := fmt.Sprintf("is %d bytes", size)
-	if size < 0 {
-		what = fmt.Sprintf("is over %d bytes", limit)
-	}
-	msg := fmt.Sprintf("the answer %s, over the gateway's limit of %d (limits.max_response): ask for less, or raise the limit", what, limit)
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-		"code": -32603, "message": msg, "data": map[string]any{"limit": "max_response", "max_bytes": limit}}})
-	return out
-}
-
-// isLimitResponse reports whether answer is a limitResponse.
-func isLimitResponse(answer []byte) bool {
-	if !bytes.Contains(answer, []byte(`"max_response"`)) {
-		return false
-	}
-	var a struct {
-		Error *struct {
-			Data struct{ Limit string } `json:"data"`
-		} `json:"error"`
-	}
-	return json.Unmarshal(answer, &a) == nil && a.Error != nil && a.Error.Data.Limit == "max_response"
 }
 
 // Serve answers the API on ln (and the dashboard on debug, when not nil)
@@ -329,11 +212,9 @@ func (g *Gateway) shutdown(servers []*http.Server) {
 		wg.Go(func() { ns.peer.drain(ctx) })
 	}
 	wg.Wait()
-	g.mu.Lock()
-	for st := range g.streams {
-		st.kill("the gateway is stopping")
+	for _, ns := range g.order {
+		ns.endpoint.Stop()
 	}
-	g.mu.Unlock()
 	g.mon.stop()
 	for _, srv := range servers {
 		wg.Go(func() {
@@ -365,19 +246,7 @@ func (g *Gateway) isStopping() bool {
 func (g *Gateway) stopPeers() {
 	var wg sync.WaitGroup
 	for _, ns := range g.order {
-		ns.mu.Lock()
-		open := make([]*session, 0, len(ns.sessions))
-		for _, s := range ns.sessions {
-			open = append(open, s)
-		}
-		ns.mu.Unlock()
-		for _, s := range open {
-			ns.end(s)
-		}
-		if ns.shared != nil && ns.shared.state != nil {
-			ns.shared.cancel()
-			ns.peer.detach(ns.shared)
-		}
+		ns.endpoint.Close()
 		wg.Go(ns.peer.close)
 	}
 	wg.Wait()

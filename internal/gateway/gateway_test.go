@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -130,6 +131,12 @@ func do(t *testing.T, method, url, body string, headers ...string) (*http.Respon
 	return resp, string(b)
 }
 
+// event is one SSE event as a client reads it.
+type event struct {
+	name string
+	data []byte
+}
+
 // sse is an open SSE stream, read event by event.
 type sse struct {
 	resp   *http.Response
@@ -203,22 +210,15 @@ func (s *sse) next(t *testing.T) event {
 	}
 }
 
-// quiet fails if an event other than a ping comes within d.
-func (s *sse) quiet(t *testing.T, d time.Duration) {
+// nextAfter sends what marker does (a request whose answer comes on this
+// stream) and fails unless that answer, with want in it, is the next event
+// not a ping: whatever the stream was sent before the marker would come
+// first. It shows a stream got nothing, with no wait for an absence.
+func (s *sse) nextAfter(t *testing.T, marker func(), want string) {
 	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case ev, ok := <-s.events:
-			if ok && ev.name != "ping" {
-				t.Errorf("unexpected event %s: %s", ev.name, ev.data)
-			}
-			if !ok {
-				return
-			}
-		case <-deadline:
-			return
-		}
+	marker()
+	if ev := s.next(t); !strings.Contains(string(ev.data), want) {
+		t.Errorf("the stream carried %s %s before the marker's answer %s", ev.name, ev.data, want)
 	}
 }
 
@@ -276,7 +276,10 @@ func TestLegacySSE(t *testing.T) {
 	if ev := a.next(t); !strings.Contains(string(ev.data), `"code":-32003`) {
 		t.Fatalf("answer to fail: %s", ev.data)
 	}
-	b.quiet(t, 300*time.Millisecond)
+	// Nothing of A's session reached B's stream: B's own next answer is
+	// the next thing on it.
+	endB2 := string(endB.data)
+	b.nextAfter(t, func() { do(t, http.MethodPost, r.api+endB2, call(9, "echo", `{"text":"marker"}`)) }, `"text":"marker"`)
 }
 
 // TestSharedSession: a POST naming no session goes to the namespace's
@@ -289,7 +292,7 @@ func TestSharedSession(t *testing.T) {
 	w, _ := openSSE(t, r.api+"/mcp/work")
 	a.next(t)
 	b.next(t)
-	w.next(t)
+	endW := w.next(t)
 	resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes/message", call(7, "echo", `{"text":"all"}`))
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -299,7 +302,9 @@ func TestSharedSession(t *testing.T) {
 			t.Errorf("shared answer: %s", ev.data)
 		}
 	}
-	w.quiet(t, 300*time.Millisecond)
+	// Nothing of the notes namespace reached the work one's stream.
+	ew := string(endW.data)
+	w.nextAfter(t, func() { do(t, http.MethodPost, r.api+ew, call(8, "echo", `{"text":"marker"}`)) }, `"text":"marker"`)
 }
 
 func TestLegacySessionRules(t *testing.T) {
@@ -322,7 +327,7 @@ func TestLegacySessionRules(t *testing.T) {
 	// The session ends with its stream.
 	a.close()
 	deadline := time.Now().Add(5 * time.Second)
-	for r.g.spaces["notes"].lookup("mine") != nil && time.Now().Before(deadline) {
+	for slices.Contains(r.g.spaces["notes"].endpoint.Sessions(), "mine") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if resp, body := do(t, http.MethodPost, r.api+"/mcp/notes/message?sessionId=mine", call(1, "echo", `{}`)); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "SESSION_NOT_FOUND") {

@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -11,7 +10,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // Handler is the API listener: /mcp/{namespace} (SSE, POST …/message, and
@@ -46,42 +45,17 @@ func (g *Gateway) Handler() http.Handler {
 
 func quoteName(s string) string { return fmt.Sprintf("%q", strings.SplitN(s, "/", 2)[0]) }
 
-// serveMCP routes /mcp/{namespace}[/…]: the first segment is the
-// namespace, and only …/message means something after it.
+// serveMCP routes /mcp/{namespace}[/…] to the namespace's endpoint: the
+// first segment is the namespace, and only …/message means something
+// after it.
 func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string) {
 	ns := g.spaces[segs[0]]
 	if ns == nil {
 		g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+fmt.Sprintf("%q", segs[0]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
 		return
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" && !protocol.Supported(v) {
-		// MCP Streamable HTTP: an unsupported revision is a 400.
-		g.refuse(w, http.StatusBadRequest, "UNSUPPORTED_PROTOCOL_VERSION", fmt.Sprintf("MCP-Protocol-Version %q is not a revision this gateway speaks", v),
-			"Use one of "+strings.Join(protocol.Revisions, ", ")+", or leave the header out.")
-		return
-	}
-	message := len(segs) > 1 && segs[1] == "message"
-	switch {
-	case r.Method == http.MethodGet && r.Header.Get(headerSession) != "":
-		g.streamableGet(w, r, ns)
-	case r.Method == http.MethodGet:
-		g.legacyStream(w, r, ns)
-	case r.Method == http.MethodPost && message:
-		g.legacyPost(w, r, ns)
-	case r.Method == http.MethodPost:
-		g.streamablePost(w, r, ns)
-	case r.Method == http.MethodDelete:
-		g.streamableDelete(w, r, ns)
-	default:
-		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		g.refuse(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", r.Method+" is not served here", "GET opens a stream, POST sends a message, DELETE ends a session.")
-	}
+	ns.endpoint.ServeHTTP(w, r)
 }
-
-const (
-	headerSession         = "Mcp-Session-Id"
-	headerProtocolVersion = "MCP-Protocol-Version"
-)
 
 // allowMethods and allowHeaders are the CORS answer: the contract's, plus
 // what MCP Streamable HTTP clients send.
@@ -143,45 +117,8 @@ func (g *Gateway) hostAllowed(host string) bool {
 	return false
 }
 
-// readBody reads a POST body within limits.max_request; false when it
-// answered already (413, 400).
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	limit := g.cfg.Limits.MaxRequest
-	if r.ContentLength > limit {
-		g.tooLarge(w, r.ContentLength)
-		return nil, false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		g.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read: "+err.Error(), "")
-		return nil, false
-	}
-	if int64(len(body)) > limit {
-		g.tooLarge(w, -1)
-		return nil, false
-	}
-	return body, true
-}
-
-func (g *Gateway) tooLarge(w http.ResponseWriter, size int64) {
-	what := "the request body is over"
-	if size >= 0 {
-		what = fmt.Sprintf("the request body (%d bytes) is over", size)
-	}
-	// The rest of the body is not read: the connection cannot be reused.
-	w.Header().Set("Connection", "close")
-	g.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("%s the limit of %d bytes (limits.max_request)", what, g.cfg.Limits.MaxRequest), "Send less at once, or raise limits.max_request.")
-}
-
 func (g *Gateway) refuse(w http.ResponseWriter, status int, code, msg, details string) {
-	httpapi.Refuse(w, status, code, msg, details)
-}
-
-// rpcRefuse answers a body that is not JSON-RPC: 400 with a JSON-RPC error.
-func rpcRefuse(w http.ResponseWriter, e *rpcError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(append(errorResponse(nil, e.code, e.msg), '\n'))
+	mcphttp.Refuse(w, status, code, msg, details)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
+
 	"encoding/json"
 	"sync"
 	"time"
@@ -10,7 +12,7 @@ import (
 // listener: it counts them, and sends them to the /debug/stream watchers.
 type monitor struct {
 	mu       sync.Mutex
-	watchers map[*stream]struct{}
+	watchers map[*mcphttp.Stream]struct{}
 	counts   map[string]*Counts
 	conns    map[connKey]time.Time
 	// seq numbers the messages seen, so that the page can tell a state
@@ -28,7 +30,7 @@ type Counts struct {
 type connKey struct{ namespace, session string }
 
 func newMonitor() *monitor {
-	return &monitor{watchers: map[*stream]struct{}{}, counts: map[string]*Counts{}, conns: map[connKey]time.Time{}}
+	return &monitor{watchers: map[*mcphttp.Stream]struct{}{}, counts: map[string]*Counts{}, conns: map[connKey]time.Time{}}
 }
 
 // debugMessageMax bounds a message shown whole on the debug stream.
@@ -67,7 +69,7 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 		Seq    int64  `json:"seq"`
 		Counts Counts `json:"counts"`
 	}{direction, ns, session, shown, seq, counts})
-	m.publish(event{name: "message", data: data})
+	m.publish(mcphttp.Event{Name: "message", Data: data})
 }
 
 func (m *monitor) connection(what, ns, session string) {
@@ -80,21 +82,21 @@ func (m *monitor) connection(what, ns, session string) {
 	}
 	m.mu.Unlock()
 	data, _ := json.Marshal(map[string]string{"event": what, "namespace": ns, "session": session})
-	m.publish(event{name: "connection", data: data})
+	m.publish(mcphttp.Event{Name: "connection", Data: data})
 }
 
-func (m *monitor) ping() { m.publish(pingEvent(time.Now())) }
+func (m *monitor) ping() { m.publish(mcphttp.PingEvent(time.Now())) }
 
-func (m *monitor) publish(ev event) {
+func (m *monitor) publish(ev mcphttp.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for w := range m.watchers {
-		w.offer(ev)
+		w.Offer(ev)
 	}
 }
 
 // watch adds a /debug/stream watcher; false once the gateway stops.
-func (m *monitor) watch(st *stream) bool {
+func (m *monitor) watch(st *mcphttp.Stream) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
@@ -104,7 +106,7 @@ func (m *monitor) watch(st *stream) bool {
 	return true
 }
 
-func (m *monitor) unwatch(st *stream) {
+func (m *monitor) unwatch(st *mcphttp.Stream) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.watchers, st)
@@ -115,7 +117,7 @@ func (m *monitor) stop() {
 	defer m.mu.Unlock()
 	m.stopped = true
 	for w := range m.watchers {
-		w.kill("the gateway is stopping")
+		w.Kill("the gateway is stopping")
 	}
 }
 
@@ -141,3 +143,15 @@ func (m *monitor) snapshot() (map[string]Counts, []Connection, int64) {
 	}
 	return counts, conns, m.seq
 }
+
+// nsMonitor is the monitor as one namespace's endpoint sees it.
+type nsMonitor struct {
+	m  *monitor
+	ns string
+}
+
+func (n nsMonitor) Message(direction, session string, msg []byte) {
+	n.m.message(direction, n.ns, session, msg)
+}
+
+func (n nsMonitor) Connection(what, session string) { n.m.connection(what, n.ns, session) }

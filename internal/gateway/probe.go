@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,9 +73,9 @@ func Probe(ctx context.Context, n Namespace, version string, logger *slog.Logger
 	got := Probed{Server: init.ServerInfo.Name, Version: init.ServerInfo.Version, Protocol: init.Protocol, PID: pr.pid}
 	// A session of its own, attached to nothing: nothing but the answer
 	// reaches it.
-	s := &session{id: "doctor"}
+	s := mcphttp.Detached("doctor")
 	answer := make(chan []byte, 1)
-	p.send(ctx, s, &message{raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), id: json.RawMessage("1"), method: "tools/list"},
+	p.Send(ctx, s, &mcphttp.Message{Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), ID: json.RawMessage("1"), Method: "tools/list"},
 		func(b []byte) { answer <- b })
 	var b []byte
 	select {

@@ -23,6 +23,9 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // A command namespace runs any stdio MCP server as a managed subprocess,
@@ -96,7 +99,7 @@ type processPeer struct {
 	mu       sync.Mutex
 	state    string
 	proc     *proc
-	sessions map[*session]struct{}
+	sessions map[*mcphttp.Session]struct{}
 	pending  map[int64]*pendingCall
 	tokens   map[string]progressRoute
 	nextID   int64
@@ -136,7 +139,7 @@ type initAnswer struct {
 // pendingCall is a request sent to the process, waiting for its answer.
 type pendingCall struct {
 	proc    *proc
-	session *session
+	session *mcphttp.Session
 	id      json.RawMessage // the client's
 	reply   func([]byte)
 	token   string // the gateway's progress token, if the request had one
@@ -145,16 +148,16 @@ type pendingCall struct {
 
 // progressRoute is where progress for a token goes.
 type progressRoute struct {
-	session *session
+	session *mcphttp.Session
 	token   json.RawMessage // the client's
 }
 
 func newProcessPeer(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger) *processPeer {
 	return &processPeer{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger.With("namespace", ns.Name),
-		state: stateStopped, sessions: map[*session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+		state: stateStopped, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
 }
 
-func (p *processPeer) attach(s *session) error {
+func (p *processPeer) Attach(s *mcphttp.Session) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sessions[s] = struct{}{}
@@ -162,7 +165,7 @@ func (p *processPeer) attach(s *session) error {
 }
 
 // detach forgets a session; what it still waits for is cancelled.
-func (p *processPeer) detach(s *session) {
+func (p *processPeer) Detach(s *mcphttp.Session) {
 	p.mu.Lock()
 	delete(p.sessions, s)
 	var gone []int64
@@ -177,40 +180,40 @@ func (p *processPeer) detach(s *session) {
 	}
 }
 
-func (p *processPeer) send(ctx context.Context, s *session, m *message, reply func([]byte)) {
+func (p *processPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
 	switch {
-	case m.isResponse():
+	case m.IsResponse():
 		// The gateway answers the server's requests itself (ping), or
 		// refuses them; clients are never asked.
-		p.logger.Debug("an answer from a client to no question; dropped", "session", s.id)
-	case m.method == "initialize":
+		p.logger.Debug("an answer from a client to no question; dropped", "session", s.ID())
+	case m.Method == "initialize":
 		pr, err := p.ensure(ctx)
 		if err != nil {
-			reply(errorResponse(m.id, -32603, err.Error()))
+			reply(protocol.ErrorAnswer(m.ID, -32603, err.Error()))
 			return
 		}
-		reply(resultResponse(m.id, pr.initResult))
-	case m.method == "notifications/initialized":
+		reply(resultResponse(m.ID, pr.initResult))
+	case m.Method == "notifications/initialized":
 		// The process had its own, once.
-	case m.method == "notifications/cancelled":
+	case m.Method == "notifications/cancelled":
 		var n struct {
 			Params struct {
 				RequestID json.RawMessage `json:"requestId"`
 				Reason    string          `json:"reason"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(m.raw, &n) == nil {
+		if json.Unmarshal(m.Raw, &n) == nil {
 			if id, ok := p.find(s, n.Params.RequestID); ok {
 				p.abandon(id, n.Params.Reason)
 			}
 		}
-	case m.isNotification():
+	case m.IsNotification():
 		// Not worth starting a process for.
 		p.mu.Lock()
 		pr := p.running()
 		p.mu.Unlock()
 		if pr != nil {
-			_ = pr.write(m.raw)
+			_ = pr.write(m.Raw)
 		}
 	default:
 		p.request(ctx, s, m, reply)
@@ -218,23 +221,23 @@ func (p *processPeer) send(ctx context.Context, s *session, m *message, reply fu
 }
 
 // request forwards a request under an id of the gateway's.
-func (p *processPeer) request(ctx context.Context, s *session, m *message, reply func([]byte)) {
+func (p *processPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
 	pr, err := p.ensure(ctx)
 	if err != nil {
-		reply(errorResponse(m.id, -32603, err.Error()))
+		reply(protocol.ErrorAnswer(m.ID, -32603, err.Error()))
 		return
 	}
 	p.mu.Lock()
 	p.nextID++
 	id := p.nextID
-	pc := &pendingCall{proc: pr, session: s, id: m.id, reply: reply}
-	raw, err := setMember(m.raw, []string{"id"}, json.RawMessage(strconv.FormatInt(id, 10)))
-	if err == nil && bytes.Contains(m.raw, []byte(`"progressToken"`)) {
+	pc := &pendingCall{proc: pr, session: s, id: m.ID, reply: reply}
+	raw, err := setMember(m.Raw, []string{"id"}, json.RawMessage(strconv.FormatInt(id, 10)))
+	if err == nil && bytes.Contains(m.Raw, []byte(`"progressToken"`)) {
 		raw, pc.token = p.routeProgress(raw, s, id)
 	}
 	if err != nil {
 		p.mu.Unlock()
-		reply(errorResponse(m.id, -32600, "Invalid Request: "+err.Error()))
+		reply(protocol.ErrorAnswer(m.ID, -32600, "Invalid Request: "+err.Error()))
 		return
 	}
 	p.pending[id] = pc
@@ -242,14 +245,14 @@ func (p *processPeer) request(ctx context.Context, s *session, m *message, reply
 	pc.unwatch = context.AfterFunc(ctx, func() { p.abandon(id, "the client went away") })
 	if err := pr.write(raw); err != nil {
 		if pc := p.take(id); pc != nil {
-			pc.reply(errorResponse(pc.id, -32603, "the request could not be sent to the server process: "+err.Error()))
+			pc.reply(protocol.ErrorAnswer(pc.id, -32603, "the request could not be sent to the server process: "+err.Error()))
 		}
 	}
 }
 
 // routeProgress gives the request's progress token one of the gateway's
 // (p.mu held).
-func (p *processPeer) routeProgress(raw json.RawMessage, s *session, id int64) (json.RawMessage, string) {
+func (p *processPeer) routeProgress(raw json.RawMessage, s *mcphttp.Session, id int64) (json.RawMessage, string) {
 	client := gjson.GetBytes(raw, "params._meta.progressToken")
 	if !client.Exists() {
 		return raw, ""
@@ -264,7 +267,7 @@ func (p *processPeer) routeProgress(raw json.RawMessage, s *session, id int64) (
 }
 
 // find is the gateway's id of a session's request.
-func (p *processPeer) find(s *session, clientID json.RawMessage) (int64, bool) {
+func (p *processPeer) find(s *mcphttp.Session, clientID json.RawMessage) (int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id, pc := range p.pending {
@@ -541,7 +544,7 @@ func (p *processPeer) tooLong(head []byte) {
 	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	if pc := p.take(id); pc != nil {
 		pc.unwatch()
-		pc.reply(limitResponse(pc.id, -1, int64(p.maxLine)))
+		pc.reply(mcphttp.LimitResponse(pc.id, -1, int64(p.maxLine)))
 	}
 }
 
@@ -584,7 +587,7 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 		pc.unwatch()
 		out, err := setMember(line, []string{"id"}, pc.id)
 		if err != nil {
-			out = errorResponse(pc.id, -32603, "the server's answer could not be read: "+err.Error())
+			out = protocol.ErrorAnswer(pc.id, -32603, "the server's answer could not be read: "+err.Error())
 		}
 		pc.reply(out)
 	case id != nil:
@@ -593,7 +596,7 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 		if method == "ping" {
 			_ = pr.write(resultResponse(id, json.RawMessage(`{}`)))
 		} else {
-			_ = pr.write(errorResponse(id, -32601, "Method not found: the obsidian-mcp gateway does not pass "+method+" on to clients"))
+			_ = pr.write(protocol.ErrorAnswer(id, -32601, "Method not found: the obsidian-mcp gateway does not pass "+method+" on to clients"))
 		}
 	case method == "notifications/progress":
 		token := gjson.GetBytes(line, "params.progressToken").String()
@@ -604,18 +607,18 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 			return
 		}
 		if out, err := setMember(line, []string{"params", "progressToken"}, route.token); err == nil {
-			route.session.ns.notify(route.session, out)
+			route.session.Send(out)
 		}
 	default:
 		// Everyone's news: list changes, log messages, resource updates.
 		p.mu.Lock()
-		all := make([]*session, 0, len(p.sessions))
+		all := make([]*mcphttp.Session, 0, len(p.sessions))
 		for s := range p.sessions {
 			all = append(all, s)
 		}
 		p.mu.Unlock()
 		for _, s := range all {
-			s.ns.notify(s, line)
+			s.Send(line)
 		}
 	}
 }
@@ -663,7 +666,7 @@ func (p *processPeer) wait(pr *proc) {
 		if pc.unwatch != nil {
 			pc.unwatch()
 		}
-		pc.reply(errorResponse(pc.id, -32603, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next)))
+		pc.reply(protocol.ErrorAnswer(pc.id, -32603, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next)))
 	}
 }
 

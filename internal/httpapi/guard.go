@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // allowHeaders are the request headers a browser may send cross-origin:
@@ -150,25 +150,8 @@ func OriginAllowed(origin string, allowed []string) bool {
 	return slices.Contains(allowed, strings.ToLower(u.Scheme+"://"+u.Host))
 }
 
-// refusal is the body of a request refused before it reached an endpoint,
-// in the Bridge Protocol v1 error shape.
-type refusal struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
-}
-
 func (h *Server) refuse(w http.ResponseWriter, status int, code, msg, details string) {
-	Refuse(w, status, code, msg, details)
-}
-
-// Refuse answers a request refused over HTTP: status, and a JSON body
-// naming the code, what happened, and what to do (details).
-func Refuse(w http.ResponseWriter, status int, code, msg, details string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(refusal{Error: code, Message: msg, Details: details})
+	mcphttp.Refuse(w, status, code, msg, details)
 }
 
 func sizeString(n int64) string {

@@ -1,12 +1,13 @@
-// Package httpapi serves the tools over HTTP: MCP Streamable HTTP at /mcp
-// (mcp-go's StreamableHTTPServer) and the Bridge Protocol v1 under
+// Package httpapi serves the tools over HTTP: MCP at /mcp (Streamable
+// HTTP, and HTTP+SSE with /mcp/message, package mcphttp, through the
+// protocol core, as every face) and the Bridge Protocol v1 under
 // /bridge/v1 (package bridgev1), behind the protections a server that
 // can change someone's notes needs: loopback-only by default, an API key,
 // DNS-rebinding and drive-by checks on Host and Origin, bounded bodies, a
 // cap on concurrent calls, per-request deadlines, access logs, and a
 // graceful shutdown that lets calls in flight finish.
 //
-// It knows nothing of tools or Obsidian: it is given an MCP server.
+// It knows nothing of tools or Obsidian: it is given a protocol core.
 package httpapi
 
 import (
@@ -22,12 +23,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridgev1"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // Options configure a Server.
@@ -63,9 +62,6 @@ type Options struct {
 	PolicyLoaded func(ctx context.Context) bool
 }
 
-// ProtocolVersions are the MCP revisions served, newest first.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
 const (
 	defaultMaxBody       = 4 << 20
 	defaultMaxConcurrent = 32
@@ -73,19 +69,17 @@ const (
 
 // Server is the HTTP face of one MCP server.
 type Server struct {
-	opts    Options
-	caller  *protocol.Caller
-	mcp     *server.StreamableHTTPServer
-	errs    *calls.Errors
-	slots   chan struct{}
-	logger  *slog.Logger
-	active  atomic.Int64
-	started time.Time
+	opts     Options
+	caller   *protocol.Caller
+	endpoint *mcphttp.Endpoint
+	slots    chan struct{}
+	logger   *slog.Logger
+	active   atomic.Int64
+	started  time.Time
 }
 
-// New serves s. errs must be the calls.Errors whose OnError hook s was
-// built with, so that a failed call keeps its code.
-func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
+// New serves core.
+func New(core *protocol.Core, opts Options) (*Server, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = defaultMaxBody
 	}
@@ -98,42 +92,42 @@ func New(s *server.MCPServer, errs *calls.Errors, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Server{opts: opts, caller: &protocol.Caller{Server: s}, errs: errs, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
-	h.mcp = server.NewStreamableHTTPServer(s,
-		// Sessions are issued on initialize and checked; a request
-		// without one is served alone, as the ObsiScripta stdio bridge
-		// sends them (sessions.go).
-		server.WithSessionIdManager(newSessions()),
-		// Host and Origin are checked for every endpoint here (guard).
-		server.WithDisableLocalhostProtection(true),
-		server.WithHeartbeatInterval(30*time.Second),
-		server.WithSessionIdleTTL(time.Hour),
-		server.WithStreamableHTTPLogger(opts.Logger),
-		// The session-oriented revisions, 2024-11-05 to 2025-11-25. The
-		// stateless 2026-07-28 core is left out: sessions carry
-		// elicitation (permanent deletes) and cancellation here, and the
-		// official Go SDK (v1.8) and mcp-go disagree on it (its ping and
-		// notifications/cancelled lack the _meta mcp-go requires, so a
-		// cancelled call closed the client).
-		server.WithStreamableHTTPProtocolVersions(ProtocolVersions...),
-	)
-	return h
+	h := &Server{opts: opts, caller: &protocol.Caller{Server: core.Server()}, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
+	// Host, Origin, the key and the body's size are checked for every
+	// endpoint here (guard) before the endpoint sees a request. Sessions
+	// are issued on initialize and checked; a request without one is
+	// served on the shared session, as the ObsiScripta stdio bridge sends
+	// them.
+	ep, err := mcphttp.New(mcphttp.CorePeer{Core: core}, mcphttp.Options{
+		Logger:       opts.Logger,
+		Name:         "serve",
+		MessagePath:  "/mcp/message",
+		MaxRequest:   opts.MaxBody,
+		PingInterval: 30 * time.Second,
+		SessionIdle:  time.Hour,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.endpoint = ep
+	return h, nil
 }
 
 // Handler is every endpoint, behind the protections.
 func (h *Server) Handler() http.Handler {
 	env := h.envelope()
-	mcpHandler := h.errs.Rewrite(h.mcp)
 	mux := http.NewServeMux()
-	// /mcp is MCP Streamable HTTP, and the envelope API for a body that
-	// is not JSON-RPC (the guard has read it already).
+	// /mcp is MCP (Streamable HTTP, and HTTP+SSE with /mcp/message), and
+	// the envelope API for a body that is not JSON-RPC (the guard has read
+	// it already).
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && isEnvelope(r) {
 			env.ServeHTTP(w, r)
 			return
 		}
-		mcpHandler.ServeHTTP(w, r)
+		h.endpoint.ServeHTTP(w, r)
 	}))
+	mux.Handle("/mcp/message", h.endpoint)
 	mux.Handle("/v1/mcp", env)
 	mux.HandleFunc("/health", env.ServeHealth)
 	mux.HandleFunc("/v1/health", env.ServeHealth)
@@ -194,7 +188,8 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	srv.SetKeepAlivesEnabled(false)
 	// Streams (GET) never end by themselves: end them first, so that
 	// Shutdown waits only for calls.
-	h.mcp.CloseSessions(stopCtx)
+	h.endpoint.Stop()
+	defer h.endpoint.Close()
 	err := srv.Shutdown(stopCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		h.logger.Warn("calls still running after the grace period; closing them", "grace", grace)

@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // fixture is an MCP server with three tools behind a Server on a real
@@ -45,9 +45,8 @@ func (f *fixture) waitCall(t *testing.T) {
 func newFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	f := &fixture{release: make(chan struct{})}
-	errs := calls.NewErrors()
 	hooks := &server.Hooks{}
-	hooks.AddOnError(errs.OnError)
+	protocol.Hooks(hooks)
 	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithLogging(), server.WithHooks(hooks))
 	missing := func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		f.calls.Add(1)
@@ -76,7 +75,11 @@ func newFixture(t *testing.T, opts Options) *fixture {
 		<-f.release
 		return mcp.NewToolResultText("released"), nil
 	})
-	ts := httptest.NewServer(New(s, errs, opts).Handler())
+	h, err := New(protocol.New(s, protocol.Options{}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h.Handler())
 	t.Cleanup(ts.Close)
 	f.url = ts.URL + "/mcp"
 	return f
@@ -156,7 +159,7 @@ func TestRefusedBeforeAnyTool(t *testing.T) {
 				url = tc.url
 			}
 			status, _, body := do(t, tc.method, url, tc.body, tc.headers)
-			var r refusal
+			var r struct{ Error, Message string }
 			_ = json.Unmarshal([]byte(body), &r)
 			if status != tc.status || r.Error != tc.code || r.Message == "" {
 				t.Errorf("got %d %s, want %d with error %s", status, body, tc.status, tc.code)
@@ -227,7 +230,7 @@ func TestSessions(t *testing.T) {
 	f := newFixture(t, Options{})
 	status, hdr, body := do(t, "POST", f.url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
 	id := hdr.Get("Mcp-Session-Id")
-	if status != 200 || !strings.HasPrefix(id, "mcp-session-") {
+	if status != 200 || len(id) != 32 {
 		t.Fatalf("initialize: %d %q %s", status, id, body)
 	}
 	session := map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}
@@ -249,7 +252,7 @@ func TestSessions(t *testing.T) {
 	if stream != nil {
 		stream.Body.Close()
 	}
-	if status, _, _ := do(t, "POST", f.url, listBody, map[string]string{"Mcp-Session-Id": "mcp-session-00000000000000000000000000000000"}); status != 404 {
+	if status, _, _ := do(t, "POST", f.url, listBody, map[string]string{"Mcp-Session-Id": "00000000000000000000000000000000"}); status != 404 {
 		t.Errorf("an unknown session: %d, want 404", status)
 	}
 	if status, _, _ := do(t, "DELETE", f.url, "", session); status != 200 {

@@ -90,6 +90,20 @@ func (f *fixture) open(t *testing.T, id string) *client {
 	return c
 }
 
+// reset forgets what was seen so far.
+func (c *client) reset() {
+	c.mu.Lock()
+	c.seen = nil
+	c.mu.Unlock()
+}
+
+// snapshot is what was seen since reset.
+func (c *client) snapshot() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.seen...)
+}
+
 // send hands msg to the session and returns a channel with its reply.
 func (c *client) send(msg string) <-chan []byte {
 	got := make(chan []byte, 1)
@@ -254,14 +268,9 @@ func TestNotificationsBeforeTheirAnswer(t *testing.T) {
 	c.roundTrip(fmt.Sprintf(initialize, "2025-06-18"))
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i := range 200 {
-		c.mu.Lock()
-		c.seen = nil
-		c.mu.Unlock()
+		c.reset()
 		c.roundTrip(call(fmt.Sprint(i), "progress", `{"n":3}`))
-		c.mu.Lock()
-		seen := c.seen
-		c.mu.Unlock()
-		if len(seen) != 4 || !strings.HasPrefix(seen[3], "reply ") {
+		if seen := c.snapshot(); len(seen) != 4 || !strings.HasPrefix(seen[3], "reply ") {
 			t.Fatalf("run %d: the answer came before the call's notifications:\n%s", i, strings.Join(seen, "\n"))
 		}
 	}
@@ -274,17 +283,12 @@ func TestSubscriptionsListenAcknowledgedFirst(t *testing.T) {
 	c := f.open(t, "s")
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 	for i := range 50 {
-		c.mu.Lock()
-		c.seen = nil
-		c.mu.Unlock()
+		c.reset()
 		got := c.roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{},%s}}`, i, meta))
 		if !strings.Contains(string(got), `"result"`) {
 			t.Fatalf("subscriptions/listen: %s", got)
 		}
-		c.mu.Lock()
-		seen := c.seen
-		c.mu.Unlock()
-		if len(seen) != 2 || !strings.Contains(seen[0], "notifications/subscriptions/acknowledged") {
+		if seen := c.snapshot(); len(seen) != 2 || !strings.Contains(seen[0], "notifications/subscriptions/acknowledged") {
 			t.Fatalf("run %d: want the acknowledgement, then the result:\n%s", i, strings.Join(seen, "\n"))
 		}
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/calls"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // ours is our own HTTP server (internal/httpapi: /mcp and /bridge/v1) on a
@@ -23,15 +23,18 @@ import (
 func ours(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
 	var runs atomic.Int64
-	errs := calls.NewErrors()
 	hooks := &server.Hooks{}
-	hooks.AddOnError(errs.OnError)
+	protocol.Hooks(hooks)
 	s := server.NewMCPServer("ours", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		runs.Add(1)
 		return mcp.NewToolResultText("echo: " + req.GetString("text", "")), nil
 	})
-	ts := httptest.NewServer(httpapi.New(s, errs, httpapi.Options{Version: "test"}).Handler())
+	h, err := httpapi.New(protocol.New(s, protocol.Options{}), httpapi.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h.Handler())
 	t.Cleanup(ts.Close)
 	return ts.URL, &runs
 }

@@ -1,4 +1,4 @@
-package gateway
+package mcphttp
 
 import (
 	"bytes"
@@ -8,16 +8,20 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
-// message is one JSON-RPC message from a client, with what routing needs.
-type message struct {
-	raw    []byte
-	id     json.RawMessage // nil for a notification
-	method string
+// Message is one JSON-RPC message from a client, with what routing needs.
+type Message struct {
+	Raw    []byte
+	ID     json.RawMessage // nil for a notification
+	Method string
 }
 
-func (m *message) isRequest() bool      { return m.id != nil && m.method != "" }
-func (m *message) isNotification() bool { return m.id == nil && m.method != "" }
-func (m *message) isResponse() bool     { return m.id != nil && m.method == "" }
+func (m *Message) isRequest() bool { return m.ID != nil && m.Method != "" }
+
+// IsNotification reports a message with a method and no id.
+func (m *Message) IsNotification() bool { return m.ID == nil && m.Method != "" }
+
+// IsResponse reports a client's answer to a request of the server.
+func (m *Message) IsResponse() bool { return m.ID != nil && m.Method == "" }
 
 // rpcError is a JSON-RPC error for a body that is not JSON-RPC.
 type rpcError struct {
@@ -32,7 +36,7 @@ func (e *rpcError) Error() string { return e.msg }
 // in its MCP-Protocol-Version header ("" when none). A body that is not
 // JSON is -32700; a message that is not JSON-RPC -32600, both worded for
 // the person reading curl's output.
-func parseBody(body []byte, revision string) (msgs []*message, batch bool, err *rpcError) {
+func parseBody(body []byte, revision string) (msgs []*Message, batch bool, err *rpcError) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, &rpcError{-32600, "Invalid Request: the body is empty; send one JSON-RPC message, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}
@@ -65,7 +69,7 @@ func parseBody(body []byte, revision string) (msgs []*message, batch bool, err *
 	return msgs, batch, nil
 }
 
-func parseMessage(raw []byte) (*message, error) {
+func parseMessage(raw []byte) (*Message, error) {
 	var f struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -79,46 +83,27 @@ func parseMessage(raw []byte) (*message, error) {
 	if f.JSONRPC != "2.0" {
 		return nil, fmt.Errorf(`"jsonrpc" must be "2.0"`)
 	}
-	m := &message{raw: bytes.TrimSpace(raw)}
+	m := &Message{Raw: bytes.TrimSpace(raw)}
 	if f.ID != nil && !bytes.Equal(f.ID, []byte("null")) {
 		switch f.ID[0] {
 		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		default:
 			return nil, fmt.Errorf(`"id" must be a string or a number`)
 		}
-		m.id = f.ID
+		m.ID = f.ID
 	}
 	switch {
 	case f.Method != nil:
 		if *f.Method == "" {
 			return nil, fmt.Errorf(`"method" is empty`)
 		}
-		m.method = *f.Method
-	case m.id != nil && (f.Result != nil || f.Error != nil):
+		m.Method = *f.Method
+	case m.ID != nil && (f.Result != nil || f.Error != nil):
 		// A client's answer to a request of the server.
 	default:
 		return nil, fmt.Errorf("missing method")
 	}
 	return m, nil
-}
-
-// errorResponse is a JSON-RPC error answer to id (null when unknown).
-func errorResponse(id json.RawMessage, code int, msg string) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	out, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
-	return out
 }
 
 // responseID is the id of an answer, nil when msg is not one.

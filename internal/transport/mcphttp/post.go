@@ -1,0 +1,428 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+)
+
+// legacyStream is GET on the endpoint: an SSE stream for a new session,
+// or for the one `?sessionId=` names when it has no stream yet.
+func (e *Endpoint) legacyStream(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("sessionId")
+	if id != "" && !sessionID.MatchString(id) {
+		Refuse(w, http.StatusBadRequest, "BAD_SESSION_ID", "sessionId must be 1 to 128 letters, digits or . _ ~ -", "Leave it out to get a new session.")
+		return
+	}
+	if !e.takeConn(w) {
+		return
+	}
+	defer e.releaseConn()
+	st := NewStream(e.logger)
+	s := e.lookup(id)
+	if id != "" && s != nil {
+		if !s.addStream(st, true) {
+			e.duplicate(w, id)
+			return
+		}
+	} else {
+		var err error
+		if s, err = e.open(id, true); err != nil {
+			if errors.Is(err, errDuplicate) {
+				e.duplicate(w, id)
+			} else {
+				Refuse(w, http.StatusInternalServerError, "SESSION_FAILED", "the server could not open a session: "+err.Error(), "")
+			}
+			return
+		}
+		s.addStream(st, true)
+	}
+	e.shared.addStream(st, false)
+	defer func() {
+		e.shared.removeStream(st)
+		s.removeStream(st)
+		if s.legacy {
+			e.end(s)
+		}
+	}()
+	e.serveStream(w, r, st, s.id, Event{Name: "endpoint", Data: []byte(e.opts.MessagePath + "?sessionId=" + s.id)})
+}
+
+// legacyPost is POST to MessagePath: 202 at once, the answers on the
+// session's stream (the endpoint's streams for the shared session).
+func (e *Endpoint) legacyPost(w http.ResponseWriter, r *http.Request) {
+	msgs, _, ok := e.readMessages(w, r)
+	if !ok {
+		return
+	}
+	s := e.shared
+	id := r.URL.Query().Get("sessionId")
+	if id == "" {
+		id = r.Header.Get(HeaderSession)
+	}
+	if id != "" {
+		if s = e.lookup(id); s == nil {
+			e.noSession(w, id)
+			return
+		}
+	}
+	s.touch()
+	w.WriteHeader(http.StatusAccepted)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	for _, m := range msgs {
+		e.dispatch(s.ctx, s, m, func(answer []byte) {
+			if answer != nil { // nil: cancelled, so not answered
+				e.out(s, answer)
+			}
+		})
+	}
+}
+
+// streamablePost is POST on the endpoint: the answers in the body, as
+// JSON, or as an SSE stream when the server sends something (progress, a
+// request to the client) while no stream of the session is open.
+func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
+	msgs, batch, ok := e.readMessages(w, r)
+	if !ok {
+		return
+	}
+	var s *Session
+	if id := r.Header.Get(HeaderSession); id != "" {
+		if s = e.lookup(id); s == nil {
+			e.noSession(w, id)
+			return
+		}
+	} else if initializes(msgs) {
+		var err error
+		if s, err = e.open("", false); err != nil {
+			Refuse(w, http.StatusInternalServerError, "SESSION_FAILED", "the server could not open a session: "+err.Error(), "")
+			return
+		}
+		w.Header().Set(HeaderSession, s.id)
+	} else {
+		// No session, no initialize: served on the shared session, as
+		// scripts and the ObsiScripta bridge post tools/list and calls.
+		s = e.shared
+	}
+	s.touch()
+	side := NewStream(e.logger)
+	s.addPost(side)
+	defer s.removePost(side)
+	answers := make([][]byte, 0, len(msgs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, m := range msgs {
+		if !m.isRequest() {
+			e.dispatch(r.Context(), s, m, nil)
+			continue
+		}
+		wg.Add(1)
+		e.dispatch(r.Context(), s, m, func(answer []byte) {
+			if answer != nil { // nil: cancelled, so not answered
+				mu.Lock()
+				answers = append(answers, answer)
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	sse := e.waitAnswers(w, r, side, done)
+	if sse == nil {
+		return // the client went, or its stream was cut
+	}
+	if len(answers) == 0 {
+		if !sse.started {
+			w.WriteHeader(http.StatusAccepted)
+		}
+		return
+	}
+	status := http.StatusOK
+	for i, a := range answers {
+		b := e.bounded(a)
+		if isLimitResponse(b) {
+			status = http.StatusInternalServerError
+		}
+		answers[i] = b
+		e.opts.Monitor.Message("out", s.id, b)
+	}
+	out := answers[0]
+	if batch {
+		out = append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']')
+	}
+	if sse.started {
+		sse.write(Event{Name: "message", Data: out})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(out, '\n'))
+}
+
+// postStream is a POST's answer turned into an SSE stream.
+type postStream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	broken  bool
+}
+
+func (p *postStream) write(ev Event) {
+	if p.broken {
+		return
+	}
+	if !p.started {
+		p.started = true
+		h := p.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		p.w.WriteHeader(http.StatusOK)
+	}
+	if _, err := p.w.Write(EncodeEvent(ev)); err != nil || p.rc.Flush() != nil {
+		p.broken = true
+	}
+}
+
+// waitAnswers waits for done, writing on the POST's stream (upgrading it
+// to SSE) what the session's side stream takes meanwhile; nil when the
+// client went or the stream broke.
+func (e *Endpoint) waitAnswers(w http.ResponseWriter, r *http.Request, side *Stream, done <-chan struct{}) *postStream {
+	p := &postStream{w: w, rc: http.NewResponseController(w)}
+	for {
+		select {
+		case ev := <-side.Events():
+			p.write(ev)
+		case <-done:
+			// What was sent before the answers is queued already (the
+			// protocol core delivers a call's notifications first).
+			for {
+				select {
+				case ev := <-side.Events():
+					p.write(ev)
+				default:
+					if p.broken {
+						return nil
+					}
+					return p
+				}
+			}
+		case <-side.Done():
+			e.logger.Debug("a POST's stream was cut", "endpoint", e.opts.Name, "why", side.why)
+			<-done
+			return nil
+		case <-r.Context().Done():
+			<-done // the calls see the same context end
+			return nil
+		}
+	}
+}
+
+func initializes(msgs []*Message) bool {
+	for _, m := range msgs {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
+}
+
+// streamableGet is GET with Mcp-Session-Id: the session's stream, for
+// what the server sends of its own accord.
+func (e *Endpoint) streamableGet(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(HeaderSession)
+	s := e.lookup(id)
+	if s == nil {
+		e.noSession(w, id)
+		return
+	}
+	if !e.takeConn(w) {
+		return
+	}
+	defer e.releaseConn()
+	st := NewStream(e.logger)
+	if !s.addStream(st, true) {
+		e.duplicate(w, id)
+		return
+	}
+	defer s.removeStream(st)
+	e.serveStream(w, r, st, s.id)
+}
+
+// streamableDelete is DELETE: the session ends.
+func (e *Endpoint) streamableDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(HeaderSession)
+	if id == "" {
+		Refuse(w, http.StatusBadRequest, "NO_SESSION", "DELETE needs the Mcp-Session-Id header of the session to end", "")
+		return
+	}
+	s := e.lookup(id)
+	if s == nil {
+		e.noSession(w, id)
+		return
+	}
+	e.end(s)
+	w.WriteHeader(http.StatusOK)
+}
+
+// dispatch hands a client's message to the peer; reply (nil for anything
+// but a request) gets the answer.
+func (e *Endpoint) dispatch(ctx context.Context, s *Session, m *Message, reply func([]byte)) {
+	e.opts.Monitor.Message("in", s.id, m.Raw)
+	if reply == nil {
+		reply = func([]byte) {}
+	}
+	e.peer.Send(ctx, s, m, reply)
+}
+
+func (e *Endpoint) noSession(w http.ResponseWriter, id string) {
+	Refuse(w, http.StatusNotFound, "SESSION_NOT_FOUND", fmt.Sprintf("session %q is not open here (it ended, or the server restarted)", id), "Open a new one: initialize without Mcp-Session-Id, or GET for an HTTP+SSE stream.")
+}
+
+func (e *Endpoint) duplicate(w http.ResponseWriter, id string) {
+	Refuse(w, http.StatusConflict, "DUPLICATE_SESSION", fmt.Sprintf("session %q already has a stream open", id), "Close the other stream first, or open a new session.")
+}
+
+// takeConn takes a connection slot, or answers 503.
+func (e *Endpoint) takeConn(w http.ResponseWriter) bool {
+	if e.opts.Conns == nil {
+		return true
+	}
+	select {
+	case e.opts.Conns <- struct{}{}:
+		return true
+	default:
+		w.Header().Set("Retry-After", "5")
+		Refuse(w, http.StatusServiceUnavailable, "TOO_MANY_CONNECTIONS",
+			fmt.Sprintf("all %d connections (%s) are in use", cap(e.opts.Conns), e.opts.ConnsSetting), "Close a stream, or raise "+e.opts.ConnsSetting+".")
+		return false
+	}
+}
+
+func (e *Endpoint) releaseConn() {
+	if e.opts.Conns != nil {
+		<-e.opts.Conns
+	}
+}
+
+// serveStream writes a stream's events until the client goes, the session
+// ends or the server stops, with a ping every PingInterval.
+func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Stream, sessID string, first ...Event) {
+	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		Refuse(w, http.StatusServiceUnavailable, "STOPPING", "the server is stopping", "")
+		return
+	}
+	e.streams[st] = struct{}{}
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.streams, st)
+		e.mu.Unlock()
+	}()
+	e.opts.Monitor.Connection("connected", sessID)
+	defer e.opts.Monitor.Connection("disconnected", sessID)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	write := func(ev Event) bool {
+		if _, err := w.Write(EncodeEvent(ev)); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	for _, ev := range first {
+		if !write(ev) {
+			return
+		}
+	}
+	if len(first) == 0 {
+		_ = rc.Flush()
+	}
+	ping := time.NewTicker(e.opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-st.done:
+			e.logger.Debug("stream ended", "endpoint", e.opts.Name, "session", sessID, "why", st.why)
+			return
+		case ev := <-st.ch:
+			if !write(ev) {
+				return
+			}
+		case now := <-ping.C:
+			if !write(PingEvent(now)) {
+				return
+			}
+		}
+	}
+}
+
+// readMessages reads a POST's messages; false when it answered already
+// (413, or 400 for a body that is not JSON-RPC).
+func (e *Endpoint) readMessages(w http.ResponseWriter, r *http.Request) ([]*Message, bool, bool) {
+	body, ok := e.readBody(w, r)
+	if !ok {
+		return nil, false, false
+	}
+	msgs, batch, err := parseBody(body, r.Header.Get(HeaderProtocolVersion))
+	if err != nil {
+		rpcRefuse(w, err)
+		return nil, false, false
+	}
+	return msgs, batch, true
+}
+
+// readBody reads a POST body within MaxRequest; false when it answered
+// already (413, 400).
+func (e *Endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := e.opts.MaxRequest
+	if r.ContentLength > limit {
+		e.tooLarge(w, r.ContentLength)
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		Refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read: "+err.Error(), "")
+		return nil, false
+	}
+	if int64(len(body)) > limit {
+		e.tooLarge(w, -1)
+		return nil, false
+	}
+	return body, true
+}
+
+func (e *Endpoint) tooLarge(w http.ResponseWriter, size int64) {
+	what := "the request body is over"
+	if size >= 0 {
+		what = fmt.Sprintf("the request body (%d bytes) is over", size)
+	}
+	// The rest of the body is not read: the connection cannot be reused.
+	w.Header().Set("Connection", "close")
+	Refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf("%s the limit of %d bytes (limits.max_request)", what, e.opts.MaxRequest), "Send less at once, or raise limits.max_request.")
+}
+
+// rpcRefuse answers a body that is not JSON-RPC: 400 with a JSON-RPC error.
+func rpcRefuse(w http.ResponseWriter, e *rpcError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(append(protocol.ErrorAnswer(nil, e.code, e.msg), '\n'))
+}

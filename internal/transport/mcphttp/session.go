@@ -1,0 +1,216 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Session is one client's conversation with an endpoint, whichever
+// transport carries it: a legacy SSE stream (2024-11-05 HTTP+SSE, which
+// ends with its stream), an MCP Streamable HTTP session (initialize to
+// DELETE), or the endpoint's shared session, which takes the requests
+// that name no session and answers on every SSE stream of the endpoint.
+type Session struct {
+	id     string
+	e      *Endpoint
+	legacy bool
+	shared bool
+	// ctx ends with the session: the calls it sent through a 202 are
+	// cancelled then.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// State is the peer's own (a protocol session, a subprocess's).
+	State any
+
+	mu      sync.Mutex
+	streams map[*Stream]struct{}
+	// own is the stream opened for this session (legacy SSE or a
+	// Streamable HTTP GET); a second one is refused with 409.
+	own *Stream
+	// posts are the Streamable HTTP POSTs of this session waiting for
+	// their answers, oldest first: what the server sends while no stream
+	// is open goes to the oldest, as an SSE event before its answer.
+	posts  []*Stream
+	used   time.Time
+	closed bool
+}
+
+// ID is the session's id ("shared" for the shared session).
+func (s *Session) ID() string { return s.id }
+
+// Send delivers a message the server sends of its own accord (a
+// notification, a request to the client) to the session's client.
+func (s *Session) Send(msg []byte) {
+	if s.e != nil {
+		s.e.out(s, msg)
+	}
+}
+
+// Detached is a session of no endpoint, for a peer's own use (a probe):
+// nothing but the answers to what it sends reaches it.
+func Detached(id string) *Session { return &Session{id: id} }
+
+// sessionID is what a client may choose as its session id (legacy SSE,
+// `?sessionId=`); ours are 32 hex digits.
+var sessionID = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// deliver sends an event to the session's streams, or, with none open, to
+// the oldest POST waiting for its answer. A stream too slow to keep up is
+// ended (its client reconnects) rather than let it hold the others back
+// or lose messages quietly.
+func (s *Session) deliver(ev Event) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for st := range s.streams {
+		if st.Offer(ev) {
+			n++
+		}
+	}
+	if n == 0 && len(s.posts) > 0 && s.posts[0].Offer(ev) {
+		n++
+	}
+	return n
+}
+
+func (s *Session) touch() {
+	s.mu.Lock()
+	s.used = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *Session) addStream(st *Stream, own bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || own && s.own != nil {
+		return false
+	}
+	if own {
+		s.own = st
+	}
+	s.streams[st] = struct{}{}
+	return true
+}
+
+func (s *Session) removeStream(st *Stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.streams, st)
+	if s.own == st {
+		s.own = nil
+	}
+	s.used = time.Now()
+}
+
+func (s *Session) addPost(st *Stream) {
+	s.mu.Lock()
+	s.posts = append(s.posts, st)
+	s.mu.Unlock()
+}
+
+func (s *Session) removePost(st *Stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range s.posts {
+		if p == st {
+			s.posts = append(s.posts[:i], s.posts[i+1:]...)
+			return
+		}
+	}
+}
+
+// idle reports whether a Streamable HTTP session has gone unused, with no
+// stream, for longer than d.
+func (s *Session) idle(now time.Time, d time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.shared && !s.legacy && s.own == nil && len(s.posts) == 0 && now.Sub(s.used) > d
+}
+
+// Event is one SSE event.
+type Event struct {
+	Name string
+	Data []byte
+}
+
+// Stream is one open SSE response. Events queue until the handler writes
+// them out; Kill ends it from anywhere.
+type Stream struct {
+	ch     chan Event
+	done   chan struct{}
+	once   sync.Once
+	why    string
+	logger *slog.Logger
+}
+
+// streamQueue is how many events may wait for a slow client.
+const streamQueue = 256
+
+// NewStream is a stream with nothing queued.
+func NewStream(logger *slog.Logger) *Stream {
+	return &Stream{ch: make(chan Event, streamQueue), done: make(chan struct{}), logger: logger}
+}
+
+// Events are the events queued, in order.
+func (st *Stream) Events() <-chan Event { return st.ch }
+
+// Done is closed when the stream is killed.
+func (st *Stream) Done() <-chan struct{} { return st.done }
+
+// Offer queues ev, or ends a stream whose queue is full.
+func (st *Stream) Offer(ev Event) bool {
+	select {
+	case <-st.done:
+		return false
+	default:
+	}
+	select {
+	case st.ch <- ev:
+		return true
+	default:
+		st.Kill("the client is not reading its stream fast enough")
+		return false
+	}
+}
+
+// Kill ends the stream, saying why in the logs.
+func (st *Stream) Kill(why string) {
+	st.once.Do(func() {
+		st.why = why
+		close(st.done)
+	})
+}
+
+// EncodeEvent frames one event; data with line breaks takes several data
+// lines, as SSE joins them back.
+func EncodeEvent(ev Event) []byte {
+	var b bytes.Buffer
+	b.WriteString("event: ")
+	b.WriteString(ev.Name)
+	b.WriteByte('\n')
+	for _, line := range strings.Split(string(ev.Data), "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimSuffix(line, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// PingEvent is the keep-alive event sent on open streams.
+func PingEvent(now time.Time) Event {
+	return Event{Name: "ping", Data: []byte(`{"time":"` + now.UTC().Format(time.RFC3339) + `"}`)}
+}
