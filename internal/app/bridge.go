@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 )
 
 // BridgeConfig is the configuration of `obsidian-mcp bridge`.

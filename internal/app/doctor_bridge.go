@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 )
 
 // bridge is `obsidian-mcp doctor --bridge`: what the bridge with these

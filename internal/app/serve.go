@@ -15,8 +15,8 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 // ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,

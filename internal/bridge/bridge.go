@@ -1,6 +1,6 @@
 // Package bridge is `obsidian-mcp bridge`: a stdio MCP server whose tools
 // are those of an HTTP server (the ObsiScripta plugin, or our own
-// `obsidian-mcp serve`), reached through internal/upstream, as the stdio
+// `obsidian-mcp serve`), reached through internal/bridge/upstream, as the stdio
 // bridge contract describes (seeds/stdio-bridge-plan.ja.md).
 //
 // It waits for the server with back-off, lists its tools, then serves stdio
@@ -26,9 +26,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
 )
 
 // Upstream is the server's side of the bridge (upstream.Auto, MCP or V1).

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
 )
 
 // standIn is a scripted HTTP server as the bridge meets them: MCP at /mcp

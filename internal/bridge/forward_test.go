@@ -13,9 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 // TestForwardsPromptsAndResources: behind the bridge, a server with real

@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/upstream"
 )
 
 // instructions are sent in initialize for the model.

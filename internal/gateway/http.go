@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 

@@ -9,16 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -43,50 +37,9 @@ import (
 //     and it is started again after 1 s, 2 s, 4 s … up to 60 s (the wait
 //     starts again at 1 s once a process has run for 30 s);
 //   - states stopped, starting, running, stopping and error.
-
-// Backoff is the wait before a process that died is started again.
-type Backoff struct{ Initial, Max time.Duration }
-
-// DefaultBackoff is 1 s doubling to 60 s.
-var DefaultBackoff = Backoff{Initial: time.Second, Max: 60 * time.Second}
-
-// wait is the n-th wait (n from 1).
-func (b Backoff) wait(n int) time.Duration {
-	d := b.Initial
-	for i := 1; i < n && d < b.Max; i++ {
-		d *= 2
-	}
-	return min(d, b.Max)
-}
-
-// Process states.
-const (
-	stateStopped  = "stopped"
-	stateStarting = "starting"
-	stateRunning  = "running"
-	stateStopping = "stopping"
-	stateError    = "error"
-)
-
-const (
-	// exitWordsWait is how long a process whose input is closed is given
-	// to exit, so that the error can say how it ended.
-	exitWordsWait = 2 * time.Second
-	// initTimeout bounds a new process's answer to initialize.
-	initTimeout = 30 * time.Second
-	// stableRun is how long a process must run for the back-off to start
-	// again from its first wait.
-	stableRun = 30 * time.Second
-	// stopWait is how long a process has to exit after SIGTERM, before
-	// SIGKILL.
-	stopWait = 5 * time.Second
-	// eofWait is how long a process has to exit on end of input before
-	// SIGTERM.
-	eofWait = 2 * time.Second
-	// gatewayProtocol is the MCP revision the gateway asks for.
-	gatewayProtocol = "2025-06-18"
-	initID          = `"obsidian-mcp-gateway-initialize"`
-)
+//
+// This file routes messages between the sessions and the process;
+// supervisor.go runs the process.
 
 type processPeer struct {
 	ns      Namespace
@@ -109,31 +62,6 @@ type processPeer struct {
 	timer    *time.Timer
 	retryAt  time.Time
 	closed   bool
-}
-
-// proc is one run of the server.
-type proc struct {
-	cmd     *exec.Cmd
-	pid     int
-	started time.Time
-	stdin   io.WriteCloser
-	wmu     sync.Mutex
-	// initAnswer receives the server's answer to initialize; init is
-	// closed once the handshake is done (result) or failed (err).
-	initAnswer chan initAnswer
-	init       chan struct{}
-	initOnce   sync.Once
-	initResult json.RawMessage
-	initErr    error
-	exited     chan struct{}
-	lastStderr atomic.Value // string
-	// outDone and errDone are closed when stdout and stderr end.
-	outDone, errDone chan struct{}
-}
-
-type initAnswer struct {
-	result json.RawMessage
-	err    error
 }
 
 // pendingCall is a request sent to the process, waiting for its answer.
@@ -306,193 +234,6 @@ func (p *processPeer) abandon(id int64, reason string) {
 	pc.reply(nil)
 }
 
-// running is the process if it serves (p.mu held).
-func (p *processPeer) running() *proc {
-	if p.state == stateRunning {
-		return p.proc
-	}
-	return nil
-}
-
-// ensure is the running process, started if need be and waited for.
-func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, errors.New("the gateway is stopping")
-	}
-	switch p.state {
-	case stateError:
-		wait := max(0, time.Until(p.retryAt))
-		err := fmt.Errorf("the %s server is not running: %s; it is started again in %s", p.ns.Name, p.lastErr, wait.Round(100*time.Millisecond))
-		p.mu.Unlock()
-		return nil, err
-	case stateStopped:
-		p.startLocked()
-	}
-	pr, why := p.proc, p.lastErr
-	p.mu.Unlock()
-	if pr == nil {
-		return nil, fmt.Errorf("the %s server could not be started: %s", p.ns.Name, why)
-	}
-	select {
-	case <-pr.init:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("the %s server was still starting when the request was given up", p.ns.Name)
-	}
-	if pr.initErr != nil {
-		return nil, fmt.Errorf("the %s server could not be started: %w", p.ns.Name, pr.initErr)
-	}
-	return pr, nil
-}
-
-// startLocked starts a process (p.mu held): state starting, or error
-// with a restart scheduled when it cannot even start.
-func (p *processPeer) startLocked() {
-	cmd := exec.Command(expandHome(p.ns.Command), p.ns.Args...)
-	cmd.Dir = expandHome(p.ns.Cwd)
-	cmd.Env = os.Environ()
-	for _, k := range slices.Sorted(maps.Keys(p.ns.Env)) {
-		cmd.Env = append(cmd.Env, k+"="+p.ns.Env[k])
-	}
-	inGroup(cmd)
-	pr := &proc{cmd: cmd, init: make(chan struct{}), initAnswer: make(chan initAnswer, 1), exited: make(chan struct{}),
-		outDone: make(chan struct{}), errDone: make(chan struct{})}
-	// Pipes of our own rather than exec's: Wait then waits for the
-	// process only, and what it wrote last is still read after it exited.
-	stdin, err1 := cmd.StdinPipe()
-	stdout, outW, err2 := os.Pipe()
-	stderr, errW, err3 := os.Pipe()
-	err := errors.Join(err1, err2, err3)
-	if err == nil {
-		cmd.Stdout, cmd.Stderr = outW, errW
-		err = cmd.Start()
-	}
-	for _, f := range []*os.File{outW, errW} {
-		if f != nil {
-			_ = f.Close()
-		}
-	}
-	if err != nil {
-		for _, f := range []*os.File{stdout, stderr} {
-			if f != nil {
-				_ = f.Close()
-			}
-		}
-		p.proc = nil
-		p.failLocked(fmt.Sprintf("%s cannot be started: %v", p.ns.Command, err), 0)
-		return
-	}
-	pr.stdin, pr.pid, pr.started = stdin, cmd.Process.Pid, time.Now()
-	p.proc, p.state = pr, stateStarting
-	p.logger.Info("server process started", "pid", pr.pid, "command", p.ns.Command)
-	go p.readStderr(pr, stderr)
-	go p.readStdout(pr, stdout)
-	go p.wait(pr)
-	go p.initialize(pr)
-}
-
-// failLocked records a failure and schedules the next start (p.mu held).
-func (p *processPeer) failLocked(why string, ran time.Duration) {
-	if ran >= stableRun {
-		p.failures = 0
-	}
-	p.failures++
-	p.state, p.lastErr = stateError, why
-	wait := p.backoff.wait(p.failures)
-	p.retryAt = time.Now().Add(wait)
-	p.logger.Warn("server process failed; starting it again after a wait", "why", why, "wait", wait, "failures", p.failures)
-	p.timer = time.AfterFunc(wait, p.restart)
-}
-
-func (p *processPeer) restart() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed || p.state != stateError {
-		return
-	}
-	p.restarts++
-	p.startLocked()
-}
-
-// initialize does the handshake, once per process.
-func (p *processPeer) initialize(pr *proc) {
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(initID), "method": "initialize", "params": map[string]any{
-		"protocolVersion": gatewayProtocol, "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "obsidian-mcp-gateway", "version": p.version},
-	}})
-	if err := pr.write(msg); err != nil {
-		// A closed input is most often a process that is exiting, and how
-		// it ended says more than "broken pipe".
-		select {
-		case <-pr.exited:
-			pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
-		case <-time.After(exitWordsWait):
-			pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", err))
-		}
-		return
-	}
-	select {
-	case a := <-pr.initAnswer:
-		if a.err == nil {
-			// Sent before anyone may send a request, as the protocol asks.
-			a.err = pr.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-		}
-		pr.initDone(a.result, a.err)
-	case <-pr.exited:
-		pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
-	case <-time.After(initTimeout):
-		pr.initDone(nil, fmt.Errorf("no answer to initialize within %s", initTimeout))
-		_ = signalGroup(pr.pid, true)
-	}
-	if pr.initErr != nil {
-		return
-	}
-	p.mu.Lock()
-	if p.proc == pr && p.state == stateStarting {
-		p.state = stateRunning
-	}
-	p.mu.Unlock()
-}
-
-func (pr *proc) initDone(result json.RawMessage, err error) {
-	pr.initOnce.Do(func() {
-		pr.initResult, pr.initErr = result, err
-		close(pr.init)
-	})
-}
-
-func (pr *proc) write(msg []byte) error {
-	pr.wmu.Lock()
-	defer pr.wmu.Unlock()
-	_, err := pr.stdin.Write(append(bytes.TrimSpace(msg), '\n'))
-	return err
-}
-
-// exitWords says how the process ended, with its last line on stderr.
-func (pr *proc) exitWords() string {
-	words := "still running"
-	if ps := pr.cmd.ProcessState; ps != nil {
-		words = ps.String()
-	}
-	if last, _ := pr.lastStderr.Load().(string); last != "" {
-		words += ": " + last
-	}
-	return words
-}
-
-func (p *processPeer) readStderr(pr *proc, r io.ReadCloser) {
-	defer close(pr.errDone)
-	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		pr.lastStderr.Store(truncate(line, 300))
-		p.logger.Info("server stderr", "pid", pr.pid, "line", line)
-	}
-}
-
 // idPrefix finds the id of an answer too long to keep whole.
 var idPrefix = regexp.MustCompile(`^\s*\{(?:\s*"jsonrpc"\s*:\s*"2\.0"\s*,)?\s*"id"\s*:\s*(-?\d+)`)
 
@@ -623,139 +364,6 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 	}
 }
 
-// wait sees the process end: its waiting requests are answered with an
-// error, and, unless the gateway is stopping, it is started again.
-func (p *processPeer) wait(pr *proc) {
-	err := pr.cmd.Wait()
-	// Its last answers and words are read first; a grandchild holding
-	// the pipes gets a moment, not forever.
-	for _, done := range []chan struct{}{pr.outDone, pr.errDone} {
-		select {
-		case <-done:
-		case <-time.After(time.Second):
-		}
-	}
-	close(pr.exited)
-	words := pr.exitWords()
-	if err != nil && pr.cmd.ProcessState == nil {
-		words = err.Error()
-	}
-	pr.initDone(nil, fmt.Errorf("the process exited (%s)", words))
-	p.mu.Lock()
-	var orphans []*pendingCall
-	for id, pc := range p.pending {
-		if pc.proc == pr {
-			orphans = append(orphans, pc)
-			delete(p.pending, id)
-			delete(p.tokens, pc.token)
-		}
-	}
-	next := "the gateway is stopping"
-	if p.proc == pr {
-		p.proc = nil
-		if p.closed {
-			p.state = stateStopped
-		} else {
-			p.failLocked("the process exited ("+words+")", time.Since(pr.started))
-			next = "it is started again in " + p.backoff.wait(p.failures).String()
-		}
-	}
-	p.mu.Unlock()
-	p.logger.Info("server process exited", "pid", pr.pid, "how", words, "unanswered", len(orphans))
-	for _, pc := range orphans {
-		if pc.unwatch != nil {
-			pc.unwatch()
-		}
-		pc.reply(protocol.ErrorAnswer(pc.id, -32603, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next)))
-	}
-}
-
-// Health: "no subprocess" until one is started, as the contract words it.
-func (p *processPeer) health() Health {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h := Health{Namespace: p.ns.Name, Status: p.state}
-	if p.state == stateStopped {
-		h.Status = "no subprocess"
-	}
-	if p.proc != nil {
-		h.PID = p.proc.pid
-	}
-	return h
-}
-
-// Process is a command namespace's process, for the dashboard.
-type Process struct {
-	State    string `json:"state"`
-	PID      int    `json:"pid,omitempty"`
-	Restarts int    `json:"restarts"`
-	LastExit string `json:"last_error,omitempty"`
-}
-
-func (p *processPeer) process() Process {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pr := Process{State: p.state, Restarts: p.restarts, LastExit: p.lastErr}
-	if p.proc != nil {
-		pr.PID = p.proc.pid
-	}
-	return pr
-}
-
-// drain waits for the requests in flight, until ctx ends.
-func (p *processPeer) drain(ctx context.Context) {
-	for {
-		p.mu.Lock()
-		n := len(p.pending)
-		p.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// close stops the process: end of input, then SIGTERM to its group if it
-// has not exited within eofWait, then SIGKILL after stopWait.
-func (p *processPeer) close() {
-	p.mu.Lock()
-	p.closed = true
-	if p.timer != nil {
-		p.timer.Stop()
-	}
-	pr := p.proc
-	if pr != nil {
-		p.state = stateStopping
-	} else {
-		p.state = stateStopped
-	}
-	p.mu.Unlock()
-	if pr == nil {
-		return
-	}
-	// MCP's stdio shutdown: end of input, a moment to exit, SIGTERM, a
-	// longer moment, SIGKILL.
-	_ = pr.stdin.Close()
-	select {
-	case <-pr.exited:
-	case <-time.After(eofWait):
-		_ = signalGroup(pr.pid, false)
-	}
-	select {
-	case <-pr.exited:
-	case <-time.After(stopWait):
-		p.logger.Warn("server process still running after SIGTERM; killing it", "pid", pr.pid, "after", stopWait)
-		_ = signalGroup(pr.pid, true)
-		<-pr.exited
-	}
-	// Whatever it started and left in its group goes too.
-	_ = signalGroup(pr.pid, true)
-}
-
 // resultResponse is a JSON-RPC answer to id with result.
 func resultResponse(id, result json.RawMessage) []byte {
 	out, _ := json.Marshal(struct {
@@ -779,15 +387,6 @@ func setMember(obj json.RawMessage, path []string, v json.RawMessage) (json.RawM
 func isObject(msg []byte) bool {
 	msg = bytes.TrimLeft(msg, " \t\r\n")
 	return len(msg) > 0 && msg[0] == '{'
-}
-
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 func truncate(s string, n int) string {

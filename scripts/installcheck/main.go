@@ -1,4 +1,5 @@
-// Command installcheck proves that the README's install line works:
+// Command installcheck proves that the README's install line works, as a
+// user would run it:
 //
 //	go install github.com/obsidian-mcp/obsidian-mcp/cmd/obsidian-mcp@latest
 //

@@ -1,5 +1,5 @@
 // Package mcphttp serves MCP over HTTP for one endpoint, with both
-// transports MCP has had, on one session table:
+// transports MCP has had on one session table.
 //
 //   - Streamable HTTP (2025-03-26 on): POST answers in its body (as JSON,
 //     or as an SSE stream when the server sends something while the call

@@ -23,9 +23,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/bridgev1"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/bridgev1"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 

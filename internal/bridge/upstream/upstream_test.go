@@ -14,11 +14,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
-// ours is our own HTTP server (internal/httpapi: /mcp and /bridge/v1) on a
+// ours is our own HTTP server (internal/transport/httpapi: /mcp and /bridge/v1) on a
 // real listener, over an MCP server with an echo tool; runs counts calls.
 func ours(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/envelope"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 

@@ -1,0 +1,256 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
+)
+
+// option is one setting. The table drives parsing, --help and the README.
+type option struct {
+	flag, env, def, help string
+	set                  func(c *Config, v string) error
+}
+
+// serveOnly are the settings of `obsidian-mcp serve` alone, by variable.
+var serveOnly = map[string]bool{
+	"OBSIDIAN_MCP_LISTEN": true, "OBSIDIAN_MCP_API_KEY_FILE": true, "OBSIDIAN_MCP_API_KEY": true,
+	"OBSIDIAN_MCP_ALLOWED_HOSTS": true, "OBSIDIAN_MCP_CORS_ORIGINS": true, "OBSIDIAN_MCP_URL_FILE": true,
+}
+
+// secrets are never shown (doctor, logs). A secret has no flag: a command
+// line is visible to every user of the machine.
+var secrets = map[string]bool{"OBSIDIAN_MCP_API_KEY": true}
+
+// name is how errors and sources call the option.
+func (o option) name() string {
+	if o.flag == "" {
+		return o.env
+	}
+	return "--" + o.flag
+}
+
+// booleans are the options that may be given bare: --read-only.
+var booleans = map[string]bool{"read-only": true}
+
+// boolFlag is a string flag that may be given without a value, as true.
+type boolFlag struct{ v *string }
+
+func (b boolFlag) String() string {
+	if b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+
+func (b boolFlag) Set(v string) error { *b.v = v; return nil }
+
+func (b boolFlag) IsBoolFlag() bool { return true }
+
+func options() []option {
+	return []option{
+		{"backend", "OBSIDIAN_MCP_BACKEND", string(backend.Auto), "Which backend serves the tools: `auto` uses the Obsidian app through its CLI while it answers, and the vault folder directly when the app is closed or not installed (if the folder is known: `--vault-path`, or learned from the app); `cli` only the app; `native` only the folder (needs `--vault-path`; works without Obsidian).",
+			func(c *Config, v string) error {
+				switch m := backend.Mode(strings.ToLower(strings.TrimSpace(v))); m {
+				case backend.Auto, backend.CLI, backend.Native:
+					c.Backend = m
+					return nil
+				}
+				return fmt.Errorf("must be auto, cli or native")
+			}},
+		{"vault-path", "OBSIDIAN_VAULT_PATH", "", "The vault's folder (the one holding `.obsidian/`), for the native backend. A leading `~/` means your home folder.",
+			func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				if strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a folder path on one line")
+				}
+				if rest, ok := strings.CutPrefix(v, "~/"); ok {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return fmt.Errorf("cannot expand ~: %v", err)
+					}
+					v = filepath.Join(home, rest)
+				}
+				abs, err := filepath.Abs(v)
+				if err != nil {
+					return err
+				}
+				if !isDir(abs) {
+					return fmt.Errorf("is not an existing folder")
+				}
+				c.VaultPath = abs
+				return nil
+			}},
+		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. By default `obsidian` (on Windows `Obsidian.com`, never `Obsidian.exe`) is looked up on PATH, then where Obsidian installs it: macOS `/usr/local/bin/obsidian` and `Obsidian.app/Contents/MacOS/obsidian-cli`; Linux `~/.local/bin/obsidian`; Windows `%LOCALAPPDATA%\\Programs\\Obsidian` and `Program Files\\Obsidian`. `obsidian-mcp doctor` shows what was found.",
+			func(c *Config, v string) error { c.ObsidianBin = v; return nil }},
+		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault.",
+			func(c *Config, v string) error {
+				if strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a vault name on one line")
+				}
+				c.Vault = v
+				return nil
+			}},
+		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`) or a number of seconds. On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
+			func(c *Config, v string) error {
+				d, err := positiveDuration(v)
+				c.Timeout = d
+				return err
+			}},
+		{"command-timeouts", "OBSIDIAN_MCP_COMMAND_TIMEOUTS", "", "Per-command timeout overrides, e.g. `move=2m,rename=2m` for vaults where link updates are slow.",
+			func(c *Config, v string) error {
+				c.CommandTimeouts = map[string]time.Duration{}
+				for _, pair := range strings.Split(v, ",") {
+					if pair = strings.TrimSpace(pair); pair == "" {
+						continue
+					}
+					cmd, val, ok := strings.Cut(pair, "=")
+					if !ok || strings.TrimSpace(cmd) == "" {
+						return fmt.Errorf("%q is not command=duration (e.g. move=2m)", pair)
+					}
+					d, err := positiveDuration(strings.TrimSpace(val))
+					if err != nil {
+						return fmt.Errorf("%s: %w", cmd, err)
+					}
+					c.CommandTimeouts[strings.TrimSpace(cmd)] = d
+				}
+				return nil
+			}},
+		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error`. Logs go to stderr only (coloured on a terminal); debug adds every CLI invocation (note bodies redacted).",
+			func(c *Config, v string) error {
+				switch strings.ToLower(v) {
+				case "debug":
+					c.LogLevel = slog.LevelDebug
+				case "info":
+					c.LogLevel = slog.LevelInfo
+				case "warn", "warning":
+					c.LogLevel = slog.LevelWarn
+				case "error":
+					c.LogLevel = slog.LevelError
+				default:
+					return fmt.Errorf("must be one of debug, info, warn, error")
+				}
+				return nil
+			}},
+		{"read-only", "OBSIDIAN_MCP_READ_ONLY", "false", "Serve only the tools that change nothing: the write tools are left out of tools/list, and a call to one is refused with PERMISSION_DENIED naming this setting. `--read-only`, or `true`/`false`.",
+			func(c *Config, v string) error {
+				b, err := strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be true or false")
+				}
+				c.ReadOnly = b
+				return nil
+			}},
+		pathsOption("read-paths", "OBSIDIAN_MCP_READ_PATHS", "Comma-separated globs of the only notes the server may see, e.g. `Projects/**,Inbox/**` (`*` within a name, `**` across folders, `{a,b}`, `[a-z]`; vault-relative; a folder covers everything in it; letter case ignored). Every other note is hidden: left out of search, listings, tags, properties, links and resources, and refused by path with PERMISSION_DENIED naming the rule. Default: the whole vault.",
+			func(p *policy.Policy, r []policy.Rule) { p.Read = r }),
+		pathsOption("write-paths", "OBSIDIAN_MCP_WRITE_PATHS", "Comma-separated globs of the only notes the server may create, change, move or delete, e.g. `Inbox/**,Daily/**`; other notes stay readable. A write elsewhere is refused with PERMISSION_DENIED naming the rule. Default: every note it may see.",
+			func(p *policy.Policy, r []policy.Rule) { p.Write = r }),
+		pathsOption("deny-paths", "OBSIDIAN_MCP_DENY_PATHS", "Comma-separated globs of notes hidden from the server, e.g. `Private/**,*.secret.md`: never read or changed, and left out of every answer as if they did not exist. A `.mcpignore` file in the vault folder (.gitignore syntax, read again when it changes) hides more.",
+			func(p *policy.Policy, r []policy.Rule) { p.Deny = r }),
+		{flag: "listen", env: "OBSIDIAN_MCP_LISTEN", def: "127.0.0.1:3000",
+			help: "`serve`: the address to listen on, host:port. Only loopback (127.0.0.1, ::1, localhost) unless an API key is set.",
+			set: func(c *Config, v string) error {
+				host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be host:port, e.g. 127.0.0.1:3000")
+				}
+				if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+					return fmt.Errorf("the port must be a number from 0 to 65535")
+				}
+				c.HTTP.Listen = net.JoinHostPort(host, port)
+				return nil
+			}},
+		{flag: "api-key-file", env: "OBSIDIAN_MCP_API_KEY_FILE",
+			help: "`serve`: a file holding the API key (its first line). With a key, every request must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key`, and the server may listen beyond loopback.",
+			set: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				data, err := os.ReadFile(v)
+				if err != nil {
+					return fmt.Errorf("cannot be read: %v", err)
+				}
+				key, _, _ := strings.Cut(string(data), "\n")
+				return c.setAPIKey(strings.TrimSpace(key))
+			}},
+		{env: "OBSIDIAN_MCP_API_KEY",
+			help: "`serve`: the API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins.",
+			set: func(c *Config, v string) error {
+				if c.HTTP.APIKey != "" || v == "" {
+					return nil
+				}
+				return c.setAPIKey(strings.TrimSpace(v))
+			}},
+		{flag: "allowed-hosts", env: "OBSIDIAN_MCP_ALLOWED_HOSTS",
+			help: "`serve`: comma-separated host names accepted in the `Host` header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection), e.g. `notes.lan`.",
+			set: func(c *Config, v string) error {
+				c.HTTP.AllowedHosts = nil
+				for _, h := range strings.Split(v, ",") {
+					if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+						if strings.ContainsAny(h, "/ ") {
+							return fmt.Errorf("%q is not a host name", h)
+						}
+						c.HTTP.AllowedHosts = append(c.HTTP.AllowedHosts, h)
+					}
+				}
+				return nil
+			}},
+		{flag: "cors-origin", env: "OBSIDIAN_MCP_CORS_ORIGINS",
+			help: "`serve`: comma-separated browser origins allowed to call the server besides loopback ones (`http://localhost:8080`), e.g. `https://chat.example`; a request from any other `Origin` is refused. `*` allows every origin, as the Bridge Protocol v1 contract does: any web page you visit could then use your notes, so use it only with an API key.",
+			set: func(c *Config, v string) error {
+				c.HTTP.CORSOrigins = nil
+				for _, o := range strings.Split(v, ",") {
+					if o = strings.TrimSpace(o); o == "" {
+						continue
+					}
+					if o != "*" {
+						u, err := url.Parse(o)
+						if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" && u.Path != "/" {
+							return fmt.Errorf("%q is not an origin (scheme://host[:port])", o)
+						}
+						o = strings.ToLower(u.Scheme + "://" + u.Host)
+					}
+					c.HTTP.CORSOrigins = append(c.HTTP.CORSOrigins, o)
+				}
+				return nil
+			}},
+		{flag: "url-file", env: "OBSIDIAN_MCP_URL_FILE",
+			help: "`serve`: a file to write the server's URL to once it listens (removed when it stops), so that `obsidian-mcp bridge --url-file` finds it again after a restart on another port (`--listen 127.0.0.1:0` picks a free one).",
+			set: func(c *Config, v string) error {
+				if v = strings.TrimSpace(v); v != "" && strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a file path on one line")
+				}
+				c.HTTP.URLFile = strings.TrimSpace(v)
+				return nil
+			}},
+		{"tool-errors", "OBSIDIAN_MCP_TOOL_ERRORS", ToolErrorsProtocol, "How failed tool calls are answered: `protocol` (JSON-RPC error objects with our code and `data`) or `result` (`isError` results carrying the same fields, for clients that show the model only results).",
+			func(c *Config, v string) error {
+				if v != ToolErrorsProtocol && v != ToolErrorsResult {
+					return fmt.Errorf("must be %q or %q", ToolErrorsProtocol, ToolErrorsResult)
+				}
+				c.ToolErrors = v
+				return nil
+			}},
+	}
+}
+
+// pathsOption is a folder policy option: a list of globs that set puts
+// in the policy. The rules carry the name of the setting that gave them.
+func pathsOption(flag, env, help string, set func(*policy.Policy, []policy.Rule)) option {
+	return option{flag, env, "", help, func(c *Config, v string) error {
+		rules, err := policy.ParseList(c.from, v)
+		set(c.policy(), rules)
+		return err
+	}}
+}

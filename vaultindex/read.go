@@ -1,0 +1,137 @@
+package vaultindex
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// parallel runs fn(0..n-1) on every core.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	const chunk = 64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				from := next
+				next += chunk
+				mu.Unlock()
+				if from >= n {
+					return
+				}
+				for i := from; i < min(from+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// parsedNote is a note read and tokenized, ready to merge. Its terms are
+// numbered locally, so that tokenizing allocates once per distinct word,
+// not once per word.
+type parsedNote struct {
+	path   string
+	gone   bool
+	stamp  Stamp
+	readAt time.Time
+	meta   *metadata.Note
+	local  map[string]int32 // term → local number
+	terms  []string         // by local number
+	counts [][nFields]uint8 // by local number
+	// global is each term's id in the index when it was already known as
+	// the note was parsed (looked up then, in parallel), else -1.
+	global []int64
+	lens   [nFields]uint32
+}
+
+// localPool recycles the per-note term maps, the largest garbage of a
+// build.
+var localPool = sync.Pool{New: func() any { return make(map[string]int32, 512) }}
+
+// release returns what the note no longer needs once merged.
+func (pn *parsedNote) release() {
+	if pn.local != nil {
+		clear(pn.local)
+		localPool.Put(pn.local)
+		pn.local = nil
+	}
+}
+
+func (ix *Index) read(p string) *parsedNote {
+	pn := &parsedNote{path: p}
+	st, err := ix.src.Stamp(p)
+	if err != nil {
+		pn.gone = true
+		return pn
+	}
+	pn.readAt = time.Now()
+	data, err := ix.src.ReadFile(p)
+	if err != nil {
+		pn.gone = true
+		return pn
+	}
+	// A size that disagrees with what was read means the file changed in
+	// between: keep the stamp that makes the next refresh read it again.
+	if int64(len(data)) != st.Size {
+		st.Size = -1
+	}
+	pn.stamp = st
+	pn.meta = metadata.Parse(data)
+	pn.local = localPool.Get().(map[string]int32)
+	count := func(f int) func(*token) {
+		return func(t *token) {
+			id, ok := pn.local[string(t.term)]
+			if !ok {
+				id = int32(len(pn.terms))
+				s := string(t.term)
+				pn.local[s] = id
+				pn.terms = append(pn.terms, s)
+				pn.counts = append(pn.counts, [nFields]uint8{})
+			}
+			if c := &pn.counts[id]; c[f] < 255 {
+				c[f]++
+			}
+			pn.lens[f]++
+		}
+	}
+	tokenize(note.Stem(p), true, count(fTitle))
+	tokenize(note.Dir(p), true, count(fPath))
+	for _, a := range pn.meta.Aliases {
+		tokenize(a, true, count(fAlias))
+	}
+	for _, h := range pn.meta.Headings {
+		tokenize(h.Text, true, count(fHeading))
+	}
+	for _, t := range pn.meta.Tags {
+		tokenize(t.Name, true, count(fTag))
+	}
+	body := count(fBody)
+	tokenize(string(data), true, body)
+	// Reading the index's dictionary here is safe: it does not change
+	// while a batch is parsed (see refresh).
+	pn.global = make([]int64, len(pn.terms))
+	for l, term := range pn.terms {
+		pn.global[l] = -1
+		if t, ok := ix.termID[term]; ok {
+			pn.global[l] = int64(t)
+		}
+	}
+	return pn
+}
