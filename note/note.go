@@ -8,8 +8,14 @@
 package note
 
 import (
+	"errors"
 	"time"
 )
+
+// ErrNeedsFolder is wrapped by a backend's error for what only the vault
+// folder can do (content the CLI cannot carry, another date's daily note):
+// the router serves such a call from the folder when it has one.
+var ErrNeedsFolder = errors.New("this needs the vault folder")
 
 // Locator names one existing note: Path exactly (vault-relative, with
 // extension) or Name like a wikilink. Exactly one of them is set.

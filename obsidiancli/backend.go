@@ -6,7 +6,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -27,28 +26,31 @@ const maxArgContent = 4096
 // why content with a backslash never goes through argv.
 var escaper = strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`)
 
-// errNoLocalVault marks a vault folder this machine cannot open.
-var errNoLocalVault = errors.New("the vault folder is not reachable from this machine")
-
-// Backend implements the tools' Backend over the CLI.
+// Backend implements the tools' Backend over the CLI, and nothing else:
+// what the CLI cannot do (content it cannot carry, another date's daily
+// note) fails with an error wrapping note.ErrNeedsFolder, and the router
+// (internal/backend), which owns the vault folder, serves it from there.
 type Backend struct {
 	CLI    *Client
 	Logger *slog.Logger
-	// Folder is the vault folder, when the user gave it; nil means ask the
-	// CLI (vault info=path) the first time direct file access is needed.
-	// The server shares one engine between this backend and the router, so
-	// edits through either are serialised together.
-	Folder *vault.Vault
-	// Rules is the configured folder policy. The vault folder's own
-	// ignore file adds to it when this machine can open the folder.
-	Rules *policy.Policy
-	// VaultOptions are the program's other options for the folder learned
-	// from the CLI (vault.WithIndexBuildHook, say).
-	VaultOptions []vault.Option
+	// Policy is the folder policy in force (nil: none): names resolve
+	// among the notes it shows, and answers the app computes over every
+	// note are refused while it hides some.
+	Policy func(context.Context) *policy.Policy
+}
 
-	rootMu  sync.Mutex
-	root    *vault.Vault // the folder learned from the CLI
-	rootErr error
+func (b *Backend) policy(ctx context.Context) *policy.Policy {
+	if b.Policy == nil {
+		return nil
+	}
+	return b.Policy(ctx)
+}
+
+// needsFolder is what the CLI cannot carry: the router serves it from the
+// vault folder, or, with none, passes this error on.
+func needsFolder(what string) *errors.Error {
+	return errors.E(errors.Unsupported, "%s cannot be sent through the Obsidian CLI", what).WithCause(note.ErrNeedsFolder).
+		WithHint("Content with a backslash, a NUL byte, or over 4 KB is written to the vault folder directly. Run the server on the machine that holds the vault folder, or send the content in smaller pieces without backslashes.")
 }
 
 // argSafe reports whether content survives the trip through argv unchanged.
@@ -72,7 +74,7 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 			return note.Created{}, errors.E(errors.Unsupported, "a template cannot be combined with this content").
 				WithHint("Content with a backslash, a NUL byte or over 4 KB is written to the vault folder directly, which cannot apply a template. Create the note from the template first, then append the content.")
 		}
-		return b.createDirect(ctx, target, req)
+		return note.Created{}, needsFolder("this content")
 	}
 	args := []string{"path=" + target}
 	if req.Content != "" {
@@ -127,41 +129,13 @@ func sideCopy(target, got string) bool {
 	return err == nil
 }
 
-func (b *Backend) createDirect(ctx context.Context, target string, req note.CreateRequest) (note.Created, error) {
-	root, err := b.directRoot(ctx)
-	if err != nil {
-		return note.Created{}, err
-	}
-	res, err := root.Create(ctx, note.CreateRequest{Path: target, Content: req.Content, Overwrite: req.Overwrite})
-	if err != nil {
-		return note.Created{}, err
-	}
-	if req.Open {
-		if _, err := b.CLI.Run(ctx, "open", "path="+target); err != nil {
-			// The note is written; failing now would invite a retry that
-			// finds it existing. Report it created and not opened.
-			b.Logger.Warn("note created but not opened", "path", target, "err", err)
-		} else {
-			res.Opened = true
-		}
-	}
-	return res, nil
-}
-
 // Read returns the note's exact bytes. The CLI's read cannot say whether a
-// note ends with a newline (it always prints one), so bytes come from the
-// vault folder when it is reachable, and otherwise from the CLI with the
-// note's size deciding the final newline.
+// note ends with a newline (it always prints one), so the note's size
+// decides the final newline. (The router reads from the vault folder
+// instead when it can.)
 func (b *Backend) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
 	p, err := b.locate(ctx, loc)
 	if err != nil {
-		return note.Content{}, err
-	}
-	root, err := b.vaultRoot(ctx)
-	switch {
-	case err == nil:
-		return root.Read(ctx, note.ByPath(p))
-	case !errors.Is(err, errNoLocalVault):
 		return note.Content{}, err
 	}
 	var out string
@@ -203,56 +177,40 @@ func exactContent(out string, size int64) (string, bool) {
 
 // Append adds content at the end of the note.
 func (b *Backend) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return b.edit(ctx, loc, "append", content, inline, note.Append)
+	return b.edit(ctx, loc, "append", content, inline)
 }
 
 // Prepend inserts content after the note's frontmatter.
 func (b *Backend) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return b.edit(ctx, loc, "prepend", content, inline, note.Prepend)
+	return b.edit(ctx, loc, "prepend", content, inline)
 }
 
-func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content string, inline bool,
-	apply func(existing, content []byte, inline bool) []byte) (note.Written, error) {
+func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content string, inline bool) (note.Written, error) {
 	p, err := b.locate(ctx, loc)
 	if err != nil {
 		return note.Written{}, err
 	}
-	if argSafe(content) {
-		args := []string{"path=" + p, "content=" + escaper.Replace(content)}
-		if inline {
-			args = append(args, "inline")
-		}
-		if _, err := b.CLI.Run(ctx, command, args...); err != nil {
-			return note.Written{}, err
-		}
-		return note.Written{Path: p, Bytes: len(content)}, nil
+	if !argSafe(content) {
+		return note.Written{}, needsFolder("this content")
 	}
-	root, err := b.directRoot(ctx)
-	if err != nil {
-		return note.Written{}, err
+	args := []string{"path=" + p, "content=" + escaper.Replace(content)}
+	if inline {
+		args = append(args, "inline")
 	}
-	if _, err := root.Edit(ctx, note.ByPath(p), "", func(old []byte) ([]byte, error) { return apply(old, []byte(content), inline), nil }); err != nil {
+	if _, err := b.CLI.Run(ctx, command, args...); err != nil {
 		return note.Written{}, err
 	}
 	return note.Written{Path: p, Bytes: len(content)}, nil
 }
 
 // Edit replaces the note's content with change(content). The CLI has no
-// command that changes part of a note by a function of its bytes, so the
-// edit is the engine's compare-and-swap on the vault folder; only when this
-// machine cannot open the folder does it go through the app: read, apply,
-// check that the note is unchanged, and overwrite, for content the CLI
-// carries losslessly.
+// command that changes part of a note by a function of its bytes, so this
+// reads, applies, checks that the note is unchanged, and overwrites, for
+// content the CLI carries losslessly. (The router uses the engine's
+// compare-and-swap on the vault folder instead when it can.)
 func (b *Backend) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
 	p, err := b.locate(ctx, loc)
 	if err != nil {
-		return note.Edited{}, err
-	}
-	root, err := b.vaultRoot(ctx)
-	switch {
-	case err == nil:
-		return root.Edit(ctx, note.ByPath(p), ifMatch, change)
-	case !errors.Is(err, errNoLocalVault):
 		return note.Edited{}, err
 	}
 	change = note.IfMatch(p, ifMatch, change)
@@ -269,8 +227,9 @@ func (b *Backend) Edit(ctx context.Context, loc note.Locator, ifMatch string, ch
 			return note.Edited{Path: p, ETag: note.ETag(next)}, nil
 		}
 		if !argSafe(string(next)) {
-			return note.Edited{}, errors.E(errors.Unsupported, "the edited note cannot be sent through the Obsidian CLI, and %v", errNoLocalVault).
-				WithHint("Without the vault folder a note is edited by sending it whole through the CLI, which cannot carry a backslash, a NUL byte or over 4 KB. Run the server on the machine that holds the vault folder.")
+			e := needsFolder("the edited note")
+			e.Hint = "Without the vault folder a note is edited by sending it whole through the CLI, which cannot carry a backslash, a NUL byte or over 4 KB. Run the server on the machine that holds the vault folder."
+			return note.Edited{}, e
 		}
 		// The app offers no compare-and-swap: check just before writing.
 		again, err := b.Read(ctx, note.ByPath(p))
@@ -456,7 +415,7 @@ func (b *Backend) locate(ctx context.Context, loc note.Locator) (string, error) 
 			files = append(files, line)
 		}
 	}
-	return note.Resolve(loc.Name, b.Policy(ctx).Files(files))
+	return note.Resolve(loc.Name, b.policy(ctx).Files(files))
 }
 
 func (b *Backend) mustNotExist(ctx context.Context, p string) error {

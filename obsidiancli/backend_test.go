@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -16,6 +17,18 @@ func newBackend(t *testing.T, sc obsidiantest.Scenario) (*Backend, *obsidiantest
 	t.Helper()
 	f := obsidiantest.Install(t, sc)
 	return &Backend{CLI: newClient(f), Logger: discard()}, f
+}
+
+// routed is --backend cli as the server wires it: the router over this
+// backend, with the folder the app reports, where it reads, edits, and
+// writes what the CLI cannot carry. Tests of the whole go through it.
+func routed(t *testing.T, sc obsidiantest.Scenario) (*backend.Router, *obsidiantest.Fake) {
+	t.Helper()
+	f := obsidiantest.Install(t, sc)
+	r := &backend.Router{Mode: backend.CLI, Logger: discard()}
+	r.App = &Backend{CLI: newClient(f), Logger: discard(), Policy: r.Policy}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, f
 }
 
 // adversarial is content the CLI cannot carry through argv unchanged.
@@ -51,7 +64,7 @@ func TestCreateAndReadLossless(t *testing.T) {
 	for name, content := range adversarial {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b, f := newBackend(t, obsidiantest.Scenario{})
+			b, f := routed(t, obsidiantest.Scenario{})
 			got, err := b.Create(t.Context(), note.CreateRequest{Path: "Notes/" + name, Content: content})
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +158,7 @@ func TestSideCopy(t *testing.T) {
 
 func TestCreateOverwrite(t *testing.T) {
 	t.Parallel()
-	b, f := newBackend(t, obsidiantest.Scenario{})
+	b, f := routed(t, obsidiantest.Scenario{})
 	f.WriteNote("Plan.md", "original")
 	got, err := b.Create(t.Context(), note.CreateRequest{Path: "Plan", Content: "new", Overwrite: true})
 	if err != nil || !got.Overwrote {
@@ -183,7 +196,7 @@ func TestCreateTemplate(t *testing.T) {
 
 func TestReadThroughCLIWhenFolderUnreachable(t *testing.T) {
 	t.Parallel()
-	b, f := newBackend(t, obsidiantest.Scenario{ReportedPath: "/nonexistent/vault", Noise: true})
+	b, f := routed(t, obsidiantest.Scenario{ReportedPath: "/nonexistent/vault", Noise: true})
 	for _, content := range []string{"no final newline", "final newline\n", "\n\nleading blank lines\n", "Error: a note about errors"} {
 		f.WriteNote("n.md", content)
 		got, err := b.Read(t.Context(), note.ByPath("n.md"))
@@ -259,7 +272,7 @@ func TestNameResolution(t *testing.T) {
 
 func TestAppendPrependSameBytesEitherWay(t *testing.T) {
 	t.Parallel()
-	b, f := newBackend(t, obsidiantest.Scenario{})
+	b, f := routed(t, obsidiantest.Scenario{})
 	start := "---\ntags: [x]\n---\n# Body\nlast line"
 	for _, inline := range []bool{false, true} {
 		for _, content := range []string{"plain", `back\slash`} {
@@ -366,7 +379,7 @@ func TestDeleteMoveRenameOpenInfo(t *testing.T) {
 
 func TestReadFolderIsAClearError(t *testing.T) {
 	t.Parallel()
-	b, f := newBackend(t, obsidiantest.Scenario{})
+	b, f := routed(t, obsidiantest.Scenario{})
 	f.WriteNote("Projects/Plan.md", "x")
 	_, err := b.Read(t.Context(), note.ByPath("Projects"))
 	if e := errors.From(err); e == nil || e.Kind != errors.FileNotFound || !strings.Contains(e.Message, "Projects is a folder") {
@@ -380,5 +393,43 @@ func TestPermissionDeniedFromCLI(t *testing.T) {
 	_, err := b.Delete(t.Context(), note.ByPath("a.md"), false)
 	if e := errors.From(err); e == nil || e.Kind != errors.PermissionDenied || e.Code() != -32005 {
 		t.Errorf("err = %v, want PERMISSION_DENIED", err)
+	}
+}
+
+// TestWhatTheCLICannotCarry: the bare CLI backend writes nothing it cannot
+// carry losslessly and reaches no daily note but today's; it says so with
+// note.ErrNeedsFolder, which the router answers from the vault folder.
+func TestWhatTheCLICannotCarry(t *testing.T) {
+	t.Parallel()
+	b, f := newBackend(t, obsidiantest.Scenario{})
+	f.WriteNote("n.md", "keep")
+	yesterday := time.Now().AddDate(0, 0, -1)
+	for name, call := range map[string]func() error{
+		"create": func() error {
+			_, err := b.Create(t.Context(), note.CreateRequest{Path: "new.md", Content: `a \ b`})
+			return err
+		},
+		"append": func() error {
+			_, err := b.Append(t.Context(), note.ByPath("n.md"), "nul\x00", false)
+			return err
+		},
+		"another day's note": func() error {
+			_, err := b.Daily(t.Context(), note.DailyRequest{Date: yesterday, Op: note.DailyRead})
+			return err
+		},
+		"another day's path": func() error {
+			_, err := b.DailyPath(t.Context(), yesterday)
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, note.ErrNeedsFolder) || kindOf(err) != errors.Unsupported {
+			t.Errorf("%s: err = %v, want UNSUPPORTED wrapping note.ErrNeedsFolder", name, err)
+		}
+	}
+	if _, ok := f.Note("new.md"); ok {
+		t.Error("the refused create wrote a note")
+	}
+	if disk, _ := f.Note("n.md"); disk != "keep" {
+		t.Errorf("the refused append changed the note to %q", disk)
 	}
 }

@@ -1,12 +1,13 @@
 // Package obsidiancli runs the official Obsidian CLI (`obsidian`, Obsidian ≥
-// 1.12) and implements the tools' Backend on top of it.
+// 1.12) and implements the tools' Backend on top of it, and only on it.
 //
 // Client says what happened to the process: it builds the argv (vault= first),
 // enforces the timeout by killing the CLI's whole process group, and turns the
 // CLI's answers (exit 0 with "Error:" on stdout, exit 1 with stderr when the
 // app is unreachable, noise lines) into typed errors. Backend adds the note
 // semantics the CLI lacks: refusing ambiguous names and silent side copies,
-// and carrying content the CLI would corrupt by writing it to the vault folder.
+// and refusing content the CLI would corrupt (note.ErrNeedsFolder), which
+// the router (internal/backend) then writes to the vault folder.
 package obsidiancli
 
 import (

@@ -65,7 +65,7 @@ func (b *Backend) cliSearch(ctx context.Context, req note.SearchRequest) (note.S
 	if err := json.Unmarshal([]byte(out), &all); err != nil {
 		return note.SearchResult{}, unexpected("search", out)
 	}
-	all = b.Policy(ctx).Files(all)
+	all = b.policy(ctx).Files(all)
 	res := note.SearchResult{Total: len(all), Hits: []note.Hit{}}
 	page := all[min(req.Offset, len(all)):min(len(all), req.Offset+req.Limit)]
 	if len(page) == 0 {
@@ -129,7 +129,7 @@ func (b *Backend) cliList(ctx context.Context, req note.ListRequest) (note.Listi
 	if err != nil {
 		return note.Listing{}, err
 	}
-	pol := b.Policy(ctx)
+	pol := b.policy(ctx)
 	files := pol.Files(lines(out))
 	out, err = b.CLI.Run(ctx, "folders")
 	if err != nil {
@@ -166,7 +166,7 @@ func (b *Backend) cliLinks(ctx context.Context, loc note.Locator) (note.Links, e
 	if err != nil {
 		return note.Links{}, err
 	}
-	ix := links.NewIndex(b.Policy(ctx).Files(lines(out)))
+	ix := links.NewIndex(b.policy(ctx).Files(lines(out)))
 	res := note.Links{Path: c.Path, Links: []note.OutLink{}}
 	for _, l := range metadata.Parse([]byte(c.Content)).Links {
 		target := ix.Resolve(l.Target, c.Path)
@@ -193,7 +193,7 @@ func (b *Backend) cliBacklinks(ctx context.Context, loc note.Locator) (note.Back
 		return note.Backlinks{}, unexpected("backlinks", out)
 	}
 	res := note.Backlinks{Path: p, Backlinks: []note.LinkRef{}}
-	pol := b.Policy(ctx)
+	pol := b.policy(ctx)
 	for _, f := range files {
 		if pol.Hidden(f.File) {
 			continue
@@ -252,10 +252,10 @@ type entry struct {
 // over every note, hidden ones included, when the policy hides some: the
 // app's counts cannot be taken apart, and would tell of hidden notes.
 func (b *Backend) vaultWide(ctx context.Context, what string) error {
-	if !b.Policy(ctx).Hides() {
+	if !b.policy(ctx).Hides() {
 		return nil
 	}
-	return errors.E(errors.Unsupported, "%s cannot be answered while some notes are hidden from this server, %v: the app counts every note", what, errNoLocalVault).
+	return errors.E(errors.Unsupported, "%s cannot be answered through the app while some notes are hidden from this server: the app counts every note", what).
 		WithHint("Run the server on the machine that holds the vault folder (--vault-path), where hidden notes are left out of the answer.")
 }
 
@@ -331,7 +331,7 @@ func (b *Backend) cliTagged(ctx context.Context, tag string) ([]string, error) {
 	if paths == nil {
 		paths = []string{}
 	}
-	return b.Policy(ctx).Files(paths), nil
+	return b.policy(ctx).Files(paths), nil
 }
 
 func (b *Backend) cliProperties(ctx context.Context) ([]note.PropertyStat, error) {

@@ -199,16 +199,21 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 		st.close = func() { _ = v.Close() }
 		folder = v
 	}
-	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy}
+	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
+		FolderOptions: []vault.Option{vault.WithIndexBuildHook(relaxGCForBuild)}}
 	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Folder: folder, Rules: cfg.Policy,
-			VaultOptions: []vault.Option{vault.WithIndexBuildHook(relaxGCForBuild)}}
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
 	}
 	// Every tool reaches the vault through the guard, which holds it to
 	// the folder policy (--read-paths, --write-paths, --deny-paths and the
 	// vault's .mcpignore).
 	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
 	st.router = router
+	closeFolder := st.close
+	st.close = func() {
+		_ = router.Close() // the folder learned from the app, if any
+		closeFolder()
+	}
 	st.vault = tools.On(guard)
 	longest := cfg.Timeout
 	for _, d := range cfg.CommandTimeouts {

@@ -1,12 +1,22 @@
 // Package backend chooses, call by call, which backend serves a tool: the
 // Obsidian app through its CLI, or the native engine on the vault folder.
-// In auto mode the app is preferred while it answers, and the folder takes
-// over when the app is closed or not installed, so the tools keep working
-// with Obsidian shut.
+// It is the one place that decides: the CLI backend only drives the CLI.
+//
+//   - The folder is the one the user gave, or the one the app reports
+//     (vault info=path) when this machine can open it.
+//   - Reads, edits and the read side (search, links, tags, properties) go
+//     to the folder when there is one: its bytes are exact, its edits are
+//     compare-and-swap, and its index answers faster than any CLI round
+//     trip.
+//   - Everything else goes to the app per Mode; in auto mode the folder
+//     takes over when the app is closed or not installed, so the tools
+//     keep working with Obsidian shut; and what the CLI cannot carry
+//     (note.ErrNeedsFolder) goes to the folder in every mode.
 package backend
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -31,12 +41,10 @@ const (
 // App is the CLI backend as the router needs it.
 type App interface {
 	tools.Everything
-	// KnownFolder is the vault folder when known without asking the app,
-	// nil otherwise.
-	KnownFolder() *vault.Vault
-	// LearnFolder asks the app where the vault folder is, and returns it
-	// when this machine can open it, else nil.
-	LearnFolder(ctx context.Context) *vault.Vault
+	// VaultPath is where the app says its vault folder is.
+	VaultPath(ctx context.Context) (string, error)
+	// DailyPath is where a daily note is, or would be created.
+	DailyPath(ctx context.Context, date time.Time) (string, error)
 }
 
 // Router implements tools.Backend by routing every call per Mode.
@@ -56,11 +64,21 @@ type Router struct {
 	// Rules is the configured folder policy; the vault folder's ignore
 	// file adds to it (Policy).
 	Rules *policy.Policy
+	// FolderOptions are the program's other options for a folder learned
+	// from the app (vault.WithIndexBuildHook, say).
+	FolderOptions []vault.Option
 
 	mu        sync.Mutex
 	downUntil time.Time
 	learning  bool
+	// learned is the folder the app reported, once opened; learnErr says
+	// this machine cannot open it (remembered: the app runs elsewhere).
+	learned  *vault.Vault
+	learnErr error
 }
+
+// errNoLocalVault marks a vault folder this machine cannot open.
+var errNoLocalVault = errors.New("the vault folder is not reachable from this machine")
 
 // KnownFolder is the vault folder when known: given, or learned from the
 // app; nil otherwise.
@@ -71,10 +89,64 @@ func (r *Router) native() *vault.Vault {
 	if r.Folder != nil {
 		return r.Folder
 	}
-	if r.App != nil {
-		return r.App.KnownFolder()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.learned
+}
+
+// Close closes the folder learned from the app (the given one is its
+// owner's).
+func (r *Router) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.learned != nil {
+		return r.learned.Close()
 	}
 	return nil
+}
+
+// folder is the vault folder: given, learned, or asked of the app now
+// (once: a folder this machine cannot open is remembered, an app that does
+// not answer is asked again later). The lock is not held while the app
+// answers, so that native never waits on an app that hangs; calls that
+// ask at once keep the first answer.
+func (r *Router) folder(ctx context.Context) (*vault.Vault, error) {
+	if v := r.native(); v != nil {
+		return v, nil
+	}
+	if r.Mode == Native || r.App == nil {
+		return nil, errors.New("no vault folder is known")
+	}
+	r.mu.Lock()
+	err := r.learnErr
+	r.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := r.App.VaultPath(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := vault.Open(dir, append([]vault.Option{vault.WithPolicy(r.Rules), vault.WithLogger(r.Logger)}, r.FolderOptions...)...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.learned != nil || r.learnErr != nil {
+		if v != nil {
+			_ = v.Close()
+		}
+		if r.learned != nil {
+			return r.learned, nil
+		}
+		return nil, r.learnErr
+	}
+	if err != nil {
+		r.learnErr = fmt.Errorf("%w (%q: %v)", errNoLocalVault, dir, err)
+		r.Logger.Info("vault folder not reachable; calls go through the CLI", "dir", dir, "err", err)
+		return nil, r.learnErr
+	}
+	r.learned = v
+	r.Logger.Debug("vault folder learned from the app", "dir", dir)
+	return v, nil
 }
 
 // Policy is the folder policy in force: the vault folder's (the
@@ -125,8 +197,7 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 		r.Logger.Debug("call served", "op", op, "backend", Native)
 		return call(v)
 	case r.Mode == CLI:
-		r.Logger.Debug("call served", "op", op, "backend", CLI)
-		return call(r.App)
+		return orFolder(ctx, r, op, call)
 	case fallback && r.appDown():
 		// markDown is only ever set once the folder is known.
 		v := r.native()
@@ -137,6 +208,9 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	if !unreachable(err) {
 		r.markDown(false)
 		r.learn(ctx)
+		if errors.Is(err, note.ErrNeedsFolder) {
+			return fromFolder(ctx, r, op, err, call)
+		}
 		r.Logger.Debug("call served", "op", op, "backend", CLI)
 		return res, err
 	}
@@ -153,12 +227,49 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	return call(v)
 }
 
+// orFolder runs a call on the app, and on the folder what the app cannot
+// carry.
+func orFolder[R any](ctx context.Context, r *Router, op string, call func(tools.Everything) (R, error)) (R, error) {
+	res, err := call(r.App)
+	if errors.Is(err, note.ErrNeedsFolder) {
+		return fromFolder(ctx, r, op, err, call)
+	}
+	r.Logger.Debug("call served", "op", op, "backend", CLI)
+	return res, err
+}
+
+// fromFolder serves from the folder a call the app said it cannot carry
+// (why), or says that it needs a folder this server does not have.
+func fromFolder[R any](ctx context.Context, r *Router, op string, why error, call func(tools.Everything) (R, error)) (R, error) {
+	v, err := r.folder(ctx)
+	if v == nil {
+		e := *errors.From(why)
+		e.Message += ", and " + err.Error()
+		var zero R
+		return zero, &e
+	}
+	r.Logger.Debug("call served", "op", op, "backend", Native, "why", "the CLI cannot carry it")
+	return call(v)
+}
+
+// preferFolder runs a call on the folder when there is one (given,
+// learned, or asked of the app now), and as serve does otherwise.
+func preferFolder[R any](ctx context.Context, r *Router, op string, call func(tools.Everything) (R, error)) (R, error) {
+	if r.Mode != Native && !r.appDown() {
+		if v, _ := r.folder(ctx); v != nil {
+			r.Logger.Debug("call served", "op", op, "backend", Native)
+			return call(v)
+		}
+	}
+	return serve(ctx, r, op, true, call)
+}
+
 // Learn asks the app where the vault folder is, if that is not known yet
 // and the app is not known to be down (a Guard's Prepare). Unlike learn, it
 // waits for the answer even when another call is asking too.
 func (r *Router) Learn(ctx context.Context) {
 	if r.Mode != Native && r.App != nil && r.native() == nil && !r.appDown() {
-		r.App.LearnFolder(ctx)
+		_, _ = r.folder(ctx)
 	}
 }
 
@@ -183,9 +294,7 @@ func (r *Router) learn(ctx context.Context) {
 		r.learning = false
 		r.mu.Unlock()
 	}()
-	if v := r.App.LearnFolder(ctx); v != nil {
-		r.Logger.Debug("vault folder learned from the app", "dir", v.Dir())
-	}
+	_, _ = r.folder(ctx)
 }
 
 // withWayOut adds to an app-unreachable error the other way out: the
@@ -201,12 +310,25 @@ func withWayOut(err error) error {
 
 // Create implements tools.Backend.
 func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
-	return serve(ctx, r, "create", true, func(b tools.Everything) (note.Created, error) { return b.Create(ctx, req) })
+	return serve(ctx, r, "create", true, func(b tools.Everything) (note.Created, error) {
+		res, err := b.Create(ctx, req)
+		if _, folder := b.(*vault.Vault); folder && err == nil && req.Open && r.App != nil && !r.appDown() {
+			// Written to the folder (the CLI could not carry it); the app
+			// still shows it. The note is written, so failing now would
+			// invite a retry that finds it existing: report it not opened.
+			if _, oerr := r.App.Open(ctx, note.ByPath(res.Path), false); oerr != nil {
+				r.Logger.Warn("note created but not opened", "path", res.Path, "err", oerr)
+			} else {
+				res.Opened = true
+			}
+		}
+		return res, err
+	})
 }
 
 // Read implements tools.Backend.
 func (r *Router) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
-	return serve(ctx, r, "read", true, func(b tools.Everything) (note.Content, error) { return b.Read(ctx, loc) })
+	return preferFolder(ctx, r, "read", func(b tools.Everything) (note.Content, error) { return b.Read(ctx, loc) })
 }
 
 // Append implements tools.Backend.
@@ -247,52 +369,52 @@ func (r *Router) FileInfo(ctx context.Context, loc note.Locator) (note.Info, err
 
 // Search implements tools.Searcher.
 func (r *Router) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
-	return serve(ctx, r, "search", true, func(b tools.Everything) (note.SearchResult, error) { return b.Search(ctx, req) })
+	return preferFolder(ctx, r, "search", func(b tools.Everything) (note.SearchResult, error) { return b.Search(ctx, req) })
 }
 
 // List implements tools.Lister.
 func (r *Router) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
-	return serve(ctx, r, "list", true, func(b tools.Everything) (note.Listing, error) { return b.List(ctx, req) })
+	return preferFolder(ctx, r, "list", func(b tools.Everything) (note.Listing, error) { return b.List(ctx, req) })
 }
 
 // Links implements tools.LinkGraph.
 func (r *Router) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	return serve(ctx, r, "links", true, func(b tools.Everything) (note.Links, error) { return b.Links(ctx, loc) })
+	return preferFolder(ctx, r, "links", func(b tools.Everything) (note.Links, error) { return b.Links(ctx, loc) })
 }
 
 // Backlinks implements tools.LinkGraph.
 func (r *Router) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	return serve(ctx, r, "backlinks", true, func(b tools.Everything) (note.Backlinks, error) { return b.Backlinks(ctx, loc) })
+	return preferFolder(ctx, r, "backlinks", func(b tools.Everything) (note.Backlinks, error) { return b.Backlinks(ctx, loc) })
 }
 
 // Unresolved implements tools.LinkGraph.
 func (r *Router) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	return serve(ctx, r, "unresolved", true, func(b tools.Everything) ([]note.Unresolved, error) { return b.Unresolved(ctx) })
+	return preferFolder(ctx, r, "unresolved", func(b tools.Everything) ([]note.Unresolved, error) { return b.Unresolved(ctx) })
 }
 
 // Orphans implements tools.LinkGraph.
 func (r *Router) Orphans(ctx context.Context) ([]string, error) {
-	return serve(ctx, r, "orphans", true, func(b tools.Everything) ([]string, error) { return b.Orphans(ctx) })
+	return preferFolder(ctx, r, "orphans", func(b tools.Everything) ([]string, error) { return b.Orphans(ctx) })
 }
 
 // Tags implements tools.Metadata.
 func (r *Router) Tags(ctx context.Context) ([]note.TagCount, error) {
-	return serve(ctx, r, "tags", true, func(b tools.Everything) ([]note.TagCount, error) { return b.Tags(ctx) })
+	return preferFolder(ctx, r, "tags", func(b tools.Everything) ([]note.TagCount, error) { return b.Tags(ctx) })
 }
 
 // Tagged implements tools.Metadata.
 func (r *Router) Tagged(ctx context.Context, tag string) ([]string, error) {
-	return serve(ctx, r, "tagged", true, func(b tools.Everything) ([]string, error) { return b.Tagged(ctx, tag) })
+	return preferFolder(ctx, r, "tagged", func(b tools.Everything) ([]string, error) { return b.Tagged(ctx, tag) })
 }
 
 // Properties implements tools.Metadata.
 func (r *Router) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	return serve(ctx, r, "properties", true, func(b tools.Everything) ([]note.PropertyStat, error) { return b.Properties(ctx) })
+	return preferFolder(ctx, r, "properties", func(b tools.Everything) ([]note.PropertyStat, error) { return b.Properties(ctx) })
 }
 
 // Edit implements tools.Editor.
 func (r *Router) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	return serve(ctx, r, "edit", true, func(b tools.Everything) (note.Edited, error) { return b.Edit(ctx, loc, ifMatch, change) })
+	return preferFolder(ctx, r, "edit", func(b tools.Everything) (note.Edited, error) { return b.Edit(ctx, loc, ifMatch, change) })
 }
 
 // Daily implements tools.DailyNotes.

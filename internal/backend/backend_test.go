@@ -26,6 +26,8 @@ func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*R
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	app := &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 10 * time.Second, Logger: logger}, Logger: logger}
 	r := &Router{Mode: mode, App: app, Logger: logger}
+	app.Policy = r.Policy
+	t.Cleanup(func() { _ = r.Close() })
 	if givePath {
 		// As the server does: one engine for both backends.
 		v, err := vault.Open(f.Vault)
@@ -33,7 +35,7 @@ func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*R
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = v.Close() })
-		r.Folder, app.Folder = v, v
+		r.Folder = v
 	}
 	return r, f, logs
 }
@@ -192,5 +194,35 @@ func TestTimeoutIsNotAFallback(t *testing.T) {
 	}
 	if content, _ := f.Note("Note.md"); content != "hello" {
 		t.Errorf("note = %q: the folder served a call the app may have run", content)
+	}
+}
+
+// TestTheRouterAloneUsesTheFolder: in CLI mode, the folder the app reports
+// serves the reads (exact bytes, no CLI read) and the writes the CLI cannot
+// carry; what the CLI can carry still goes through the app.
+func TestTheRouterAloneUsesTheFolder(t *testing.T) {
+	r, f, logs := setup(t, CLI, obsidiantest.Scenario{}, false)
+	c, err := r.Read(t.Context(), note.ByPath("Note.md"))
+	if err != nil || c.Content != "hello" {
+		t.Fatalf("read: %+v, %v", c, err)
+	}
+	if _, err := r.Append(t.Context(), note.ByPath("Note.md"), " plain", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Append(t.Context(), note.ByPath("Note.md"), ` back\slash`, true); err != nil {
+		t.Fatal(err)
+	}
+	if disk, _ := f.Note("Note.md"); disk != `hello plain back\slash` {
+		t.Errorf("note %q", disk)
+	}
+	var commands []string
+	for _, argv := range f.Calls() {
+		commands = append(commands, argv[0])
+	}
+	if got := strings.Join(commands, " "); strings.Contains(got, "read") || strings.Count(got, "append") != 1 || !strings.Contains(got, "vault") {
+		t.Errorf("CLI commands %q: want the vault's path asked, one append, no read", got)
+	}
+	if got := strings.Join(servedBy(logs), " "); got != "native cli native" {
+		t.Errorf("served by %q, want the folder, the app, the folder", got)
 	}
 }

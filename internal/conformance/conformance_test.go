@@ -21,6 +21,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
@@ -46,16 +47,18 @@ var subjects = []subject{
 		t.Cleanup(func() { _ = v.Close() })
 		return v
 	}},
+	// --backend cli: the app, with the folder it reports (the router reads
+	// and edits there, and writes there what the CLI cannot carry).
 	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
-		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
+		return cliRouter(t, f, nil)
 	}},
 	// The app on a vault folder this machine cannot open (the CLI reports
 	// a path elsewhere, as from WSL): the read side goes through the CLI's
 	// own commands.
 	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
-		return &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}
+		return cliRouter(t, f, nil)
 	}},
 	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
@@ -66,11 +69,20 @@ var subjects = []subject{
 		t.Cleanup(func() { _ = v.Close() })
 		return &backend.Router{
 			Mode:   backend.Auto,
-			App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard, Folder: v},
+			App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard},
 			Folder: v,
 			Logger: discard,
 		}
 	}},
+}
+
+// cliRouter is --backend cli as the server wires it: the router in CLI
+// mode over the CLI backend, holding it to the router's policy.
+func cliRouter(t *testing.T, f *obsidiantest.Fake, rules *policy.Policy) *backend.Router {
+	r := &backend.Router{Mode: backend.CLI, Rules: rules, Logger: discard}
+	r.App = &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard, Policy: r.Policy}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
 }
 
 // baseVault is every scenario's starting point.

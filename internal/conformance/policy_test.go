@@ -76,16 +76,14 @@ var policySubjects = []subject{
 	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
 		pol := rules(t)
-		return guarded(&backend.Router{Mode: backend.CLI, Rules: pol,
-			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Rules: pol}})
+		return guarded(cliRouter(t, f, pol))
 	}},
 	// No folder on this machine: the configured rules only, and what the
 	// app counts over every note is refused.
 	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
 		pol := rules(t)
-		return guarded(&backend.Router{Mode: backend.CLI, Rules: pol,
-			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Rules: pol}})
+		return guarded(cliRouter(t, f, pol))
 	}},
 	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
@@ -95,8 +93,9 @@ var policySubjects = []subject{
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = v.Close() })
-		return guarded(&backend.Router{Mode: backend.Auto, Folder: v, Rules: pol,
-			App: &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Folder: v, Rules: pol}})
+		r := &backend.Router{Mode: backend.Auto, Folder: v, Rules: pol, Logger: discard}
+		r.App = &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Policy: r.Policy}
+		return guarded(r)
 	}},
 }
 
@@ -274,9 +273,9 @@ var symlinkScenarios = []scenario{
 	{name: "search leaves a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
 		call: search("zanzibar", ""), want: note.SearchResult{Total: 0, Hits: []note.Hit{}}},
 	{name: "a linked denied note has no name", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
-		// The app resolves names itself: there the note is found, and
-		// refused.
-		call: read(note.ByName("s")), kind: errors.FileNotFound, kinds: map[string]errors.Kind{"cli": errors.PermissionDenied}},
+		// With a folder, names resolve on it in every mode; without one the
+		// app resolves them (cli-remote has no such scenario).
+		call: read(note.ByName("s")), kind: errors.FileNotFound},
 	{name: "tags leave a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
 		call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "secret") }, want: []string{}},
 	{name: "listing leaves a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),

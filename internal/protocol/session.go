@@ -316,6 +316,10 @@ func (s *Session) run(c *call, method string, id json.RawMessage, raw []byte, re
 		case s.core.workers <- struct{}{}:
 			defer func() { <-s.core.workers }()
 		case <-c.ctx.Done():
+		}
+		// A call cancelled while it waited never starts, even when a
+		// worker came free at the same moment.
+		if c.ctx.Err() != nil {
 			s.core.opts.Logger.Debug("request cancelled before it started; nothing was done", "session", s.id, "method", method, "id", string(id))
 			if c.cancelled.Load() {
 				reply(nil)
