@@ -165,6 +165,75 @@ func TestUpdateSeesWritesBeforeTheSwap(t *testing.T) {
 	}
 }
 
+// TestUpdateMergesWritesOnBothSidesOfTheSwap: a program saving in place
+// opened the note just before the swap and wrote into the file the swap
+// displaced, then read ours and wrote into it too. Both files hold one of
+// its saves; the update merges them with its own change instead of keeping
+// one file (the outside-writers stress test lost 1 save in ten thousand
+// that way).
+func TestUpdateMergesWritesOnBothSidesOfTheSwap(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the displaced file is only handed back where names can be exchanged")
+	}
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var opened *os.File
+	testHookBeforeSwap = func() {
+		if opened == nil {
+			var err error
+			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fired := false
+	testHookAfterSwap = func() {
+		if fired {
+			return
+		}
+		fired = true
+		if _, err := opened.WriteAt([]byte("a\nsaved 1\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := os.ReadFile(p) // ours now
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside(t, p, string(cur)+"saved 2\n", true)
+	}
+	defer func() { testHookBeforeSwap, testHookAfterSwap = nil, nil }()
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if opened != nil {
+		opened.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "a\nsaved 1\nours\nsaved 2\n"
+	if got, _ := os.ReadFile(p); string(got) != want || string(res.New) != want {
+		t.Errorf("content %q (result %q), want every save and ours: %q", got, res.New, want)
+	}
+	noTemps(t, dir)
+}
+
+// TestMerge3 merges what touches different lines and refuses the rest.
+func TestMerge3(t *testing.T) {
+	for _, tc := range []struct{ base, a, b, want string }{
+		{"a\nb\nc\n", "A\nb\nc\n", "a\nb\nC\n", "A\nb\nC\n"},
+		{"a\n", "a\n1\n", "a\n2\n", "a\n1\n2\n"},
+		{"---\ntags: [proj]\n---\nx\n", "---\ntags: [proj]\n---\nx\nline\n", "---\ntags: [project]\n---\nx\n", "---\ntags: [project]\n---\nx\nline\n"},
+		{"a\nb\n", "a\nB1\n", "a\nB2\n", ""},
+	} {
+		got, ok := merge3([]byte(tc.base), []byte(tc.a), []byte(tc.b))
+		if tc.want == "" && ok || tc.want != "" && string(got) != tc.want {
+			t.Errorf("merge3(%q, %q, %q) = %q, %v; want %q", tc.base, tc.a, tc.b, got, ok, tc.want)
+		}
+	}
+}
+
 // TestUpdateGivesUpOnAFileThatKeepsChanging: nothing of the update is kept,
 // and the other program's last write stands.
 func TestUpdateGivesUpOnAFileThatKeepsChanging(t *testing.T) {
