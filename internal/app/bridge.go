@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+
 	"context"
 	"errors"
 	"flag"
@@ -54,7 +56,9 @@ type bridgeOption struct {
 	set func(c *BridgeConfig, v string) (warning string, err error)
 }
 
-func (o bridgeOption) row() [4]string { return [4]string{o.flag, o.env, o.def, o.help} }
+func (o bridgeOption) spec() settings.Spec {
+	return settings.Spec{Flag: o.flag, Env: o.env, Default: o.def, Help: o.help}
+}
 
 func bridgeOptions() []bridgeOption {
 	return []bridgeOption{
@@ -147,14 +151,14 @@ func bridgeOptions() []bridgeOption {
 func ParseBridgeConfig(args []string, getenv func(string) string) (BridgeConfig, error) {
 	c := BridgeConfig{}
 	opts := bridgeOptions()
-	vals, ignored, err := readSettings(rowsOf(opts), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
+	vals, ignored, err := settings.Read(specsOf(opts), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
 	if err != nil {
 		return c, err
 	}
 	c.Warnings = ignored
 	var errs []error
 	for i, o := range opts {
-		v, source := vals[i].value, vals[i].source
+		v, source := vals[i].Value, vals[i].Source
 		shown := v
 		if secrets[o.env] && v != "" {
 			shown = "(set)"
@@ -354,7 +358,6 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	rows := rowsOf(bridgeOptions())
-	writeFlagHelp(&b, rows)
+	settings.WriteHelp(&b, specsOf(bridgeOptions()))
 	return b.String()
 }

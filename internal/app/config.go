@@ -1,20 +1,17 @@
 package app
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -120,11 +117,6 @@ type Setting struct {
 	Source    string // "--flag", the environment variable, or "default"
 }
 
-// placeholder matches an install-time variable a host left unsubstituted:
-// MCPB hosts pass "${user_config.x}" through literally when the user left an
-// optional field empty (modelcontextprotocol/mcpb#250).
-var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{[^}]+\}$`) })
-
 // ParseConfig reads the stdio server's flags from args and, for flags not
 // given, environment variables through getenv. It returns flag.ErrHelp for
 // --help. Every invalid setting is reported, joined, with the best
@@ -150,79 +142,17 @@ func commandOptions(serve bool) []option {
 	return opts
 }
 
-// row is an option as readSettings and the docs take it.
-func (o option) row() [4]string { return [4]string{o.flag, o.env, o.def, o.help} }
-
-// rowsOf are the rows of options of either command.
-func rowsOf[O interface{ row() [4]string }](opts []O) [][4]string {
-	rows := make([][4]string, len(opts))
-	for i, o := range opts {
-		rows[i] = o.row()
-	}
-	return rows
-}
-
-// given is one setting's value and where it came from: "--flag", the
-// environment variable, or "default".
-type given struct{ value, source string }
-
-// readSettings parses args against the flags of specs (flag, variable,
-// default, meaning), then gives each spec's value: its flag's if given,
-// else its environment variable's, else its default. A variable holding an
-// unfilled install placeholder counts as unset and is reported in ignored.
-// help names the --help to see in errors.
-func readSettings(specs [][4]string, args []string, getenv func(string) string, showVersion *bool, help string) (vals []given, ignored []string, err error) {
-	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	values := make([]*string, len(specs))
-	for i, sp := range specs {
-		switch {
-		case sp[0] == "":
-		case booleans[sp[0]]:
-			values[i] = new(string)
-			fs.Var(boolFlag{values[i]}, sp[0], sp[3])
-		default:
-			values[i] = fs.String(sp[0], "", sp[3])
-		}
-	}
-	fs.BoolVar(showVersion, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("%v (see %s)", err, help)
-	}
-	if fs.NArg() > 0 {
-		return nil, nil, fmt.Errorf("unexpected argument %q (see %s)", fs.Arg(0), help)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for i, sp := range specs {
-		g := given{sp[2], "default"}
-		switch env := getenv(sp[1]); {
-		case sp[0] != "" && set[sp[0]]:
-			g = given{*values[i], "--" + sp[0]}
-		case placeholder().MatchString(env):
-			ignored = append(ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", sp[1], env))
-		case env != "":
-			g = given{env, sp[1]}
-		}
-		vals = append(vals, g)
-	}
-	return vals, ignored, nil
-}
-
 func parseConfig(args []string, getenv func(string) string, serve bool) (Config, error) {
 	c := Config{Recheck: defaultRecheck}
 	opts := commandOptions(serve)
-	vals, ignored, err := readSettings(rowsOf(opts), args, getenv, &c.ShowVersion, "--help")
+	vals, ignored, err := settings.Read(specsOf(opts), args, getenv, &c.ShowVersion, "--help")
 	if err != nil {
 		return c, err
 	}
 	c.Ignored = ignored
 	var errs []error
 	for i, o := range opts {
-		v, source := vals[i].value, vals[i].source
+		v, source := vals[i].Value, vals[i].Source
 		c.from = source
 		if source == "default" {
 			c.from = o.name()
@@ -301,24 +231,6 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	rows := rowsOf(options())
-	writeFlagHelp(&b, rows)
+	settings.WriteHelp(&b, specsOf(options()))
 	return b.String()
-}
-
-// writeFlagHelp writes --help lines for settings (flag, variable,
-// default, meaning), then --version and --help.
-func writeFlagHelp(b *strings.Builder, rows [][4]string) {
-	for _, r := range rows {
-		def := ""
-		if r[2] != "" {
-			def = " (default " + r[2] + ")"
-		}
-		name := "--" + r[0] + " value"
-		if r[0] == "" {
-			name = "(environment only)"
-		}
-		fmt.Fprintf(b, "  %s   [%s]%s\n      %s\n", name, r[1], def, strings.ReplaceAll(r[3], "`", ""))
-	}
-	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
 }

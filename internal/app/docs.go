@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -18,7 +20,7 @@ func readmeSections() map[string]string {
 		"ERRORS":  errorsMarkdown(),
 		"CONFIG":  configMarkdown(),
 		"BRIDGE":  bridgeMarkdown(),
-		"GATEWAY": settingsTable(gatewayRows()),
+		"GATEWAY": settings.Table(gatewayRows()),
 	}
 }
 
@@ -104,33 +106,9 @@ func errorsMarkdown() string {
 	return b.String()
 }
 
-func configMarkdown() string {
-	rows := rowsOf(options())
-	return settingsTable(rows)
-}
+func configMarkdown() string { return settings.Table(specsOf(options())) }
 
-func bridgeMarkdown() string {
-	rows := rowsOf(bridgeOptions())
-	return settingsTable(rows)
-}
-
-// settingsTable is a Markdown table of settings: flag, variable, default,
-// meaning.
-func settingsTable(rows [][4]string) string {
-	var b strings.Builder
-	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		flag, def := "—", "—"
-		if r[0] != "" {
-			flag = "`--" + r[0] + "`"
-		}
-		if r[2] != "" {
-			def = "`" + r[2] + "`"
-		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, r[1], def, r[3])
-	}
-	return b.String()
-}
+func bridgeMarkdown() string { return settings.Table(specsOf(bridgeOptions())) }
 
 // replaceSection puts body between the START and END markers of name.
 func replaceSection(doc, name, body string) (string, error) {

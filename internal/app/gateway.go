@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+
 	"context"
 	"errors"
 	"flag"
@@ -24,26 +26,26 @@ type GatewayConfig struct {
 }
 
 // gatewayRows are the gateway command's own settings.
-func gatewayRows() [][4]string {
-	return [][4]string{
-		{"config", "OBSIDIAN_MCP_GATEWAY_CONFIG", "gateway.yaml", "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
-		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
+func gatewayRows() []settings.Spec {
+	return []settings.Spec{
+		{Flag: "config", Env: "OBSIDIAN_MCP_GATEWAY_CONFIG", Default: "gateway.yaml", Help: "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
+		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
 	}
 }
 
 // ParseGatewayConfig reads the gateway command's flags and environment.
 func ParseGatewayConfig(args []string, getenv func(string) string) (GatewayConfig, error) {
 	c := GatewayConfig{}
-	vals, ignored, err := readSettings(gatewayRows(), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
+	vals, ignored, err := settings.Read(gatewayRows(), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
 	if err != nil {
 		return c, err
 	}
-	c.Ignored, c.File = ignored, vals[0].value
+	c.Ignored, c.File = ignored, vals[0].Value
 	var cfg Config
 	for _, o := range options() {
 		if o.flag == "log-level" {
-			if err := o.set(&cfg, vals[1].value); err != nil {
-				return c, fmt.Errorf("invalid %s %q: %v", vals[1].source, vals[1].value, err)
+			if err := o.set(&cfg, vals[1].Value); err != nil {
+				return c, fmt.Errorf("invalid %s %q: %v", vals[1].Source, vals[1].Value, err)
 			}
 		}
 	}
@@ -219,7 +221,7 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	writeFlagHelp(&b, gatewayRows())
+	settings.WriteHelp(&b, gatewayRows())
 	b.WriteString(`
 A gateway.yaml:
 

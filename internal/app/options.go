@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+
 	"fmt"
 	"log/slog"
 	"net"
@@ -42,19 +44,19 @@ func (o option) name() string {
 // booleans are the options that may be given bare: --read-only.
 var booleans = map[string]bool{"read-only": true}
 
-// boolFlag is a string flag that may be given without a value, as true.
-type boolFlag struct{ v *string }
-
-func (b boolFlag) String() string {
-	if b.v == nil {
-		return ""
-	}
-	return *b.v
+// spec is an option as package settings reads it and the docs show it.
+func (o option) spec() settings.Spec {
+	return settings.Spec{Flag: o.flag, Env: o.env, Default: o.def, Help: o.help, Bool: booleans[o.flag]}
 }
 
-func (b boolFlag) Set(v string) error { *b.v = v; return nil }
-
-func (b boolFlag) IsBoolFlag() bool { return true }
+// specsOf are the specs of options of any command.
+func specsOf[O interface{ spec() settings.Spec }](opts []O) []settings.Spec {
+	specs := make([]settings.Spec, len(opts))
+	for i, o := range opts {
+		specs[i] = o.spec()
+	}
+	return specs
+}
 
 func options() []option {
 	return []option{

@@ -1,0 +1,123 @@
+// Package settings reads a command's settings from its flags and their
+// environment variables, from one table per command that also writes its
+// --help and its README table, so the three cannot disagree.
+package settings
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Spec is one setting: its flag ("" for a variable alone), its
+// environment variable, its default and what it means. Bool settings may
+// be given bare (--read-only).
+type Spec struct {
+	Flag, Env, Default, Help string
+	Bool                     bool
+}
+
+// Value is one setting's value and where it came from: "--flag", the
+// environment variable, or "default".
+type Value struct{ Value, Source string }
+
+// placeholder matches an install-time variable a host left unsubstituted:
+// MCPB hosts pass "${user_config.x}" through literally when the user left an
+// optional field empty (modelcontextprotocol/mcpb#250).
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{[^}]+\}$`) })
+
+// Read parses args against the flags of specs, then gives each spec's
+// value: its flag's if given, else its environment variable's, else its
+// default. A variable holding an unfilled install placeholder counts as
+// unset and is reported in ignored. showVersion receives --version; help
+// names the --help to see in errors. --help itself is flag.ErrHelp.
+func Read(specs []Spec, args []string, getenv func(string) string, showVersion *bool, help string) (vals []Value, ignored []string, err error) {
+	fs := flag.NewFlagSet("obsidian-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	values := make([]*string, len(specs))
+	for i, sp := range specs {
+		switch {
+		case sp.Flag == "":
+		case sp.Bool:
+			values[i] = new(string)
+			fs.Var(boolFlag{values[i]}, sp.Flag, sp.Help)
+		default:
+			values[i] = fs.String(sp.Flag, "", sp.Help)
+		}
+	}
+	fs.BoolVar(showVersion, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%v (see %s)", err, help)
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, fmt.Errorf("unexpected argument %q (see %s)", fs.Arg(0), help)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for i, sp := range specs {
+		v := Value{sp.Default, "default"}
+		switch env := getenv(sp.Env); {
+		case sp.Flag != "" && set[sp.Flag]:
+			v = Value{*values[i], "--" + sp.Flag}
+		case placeholder().MatchString(env):
+			ignored = append(ignored, fmt.Sprintf("%s=%s (an unfilled install setting; treated as unset)", sp.Env, env))
+		case env != "":
+			v = Value{env, sp.Env}
+		}
+		vals = append(vals, v)
+	}
+	return vals, ignored, nil
+}
+
+// boolFlag is a string flag that may be given without a value, as true.
+type boolFlag struct{ v *string }
+
+func (b boolFlag) String() string {
+	if b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+
+func (b boolFlag) Set(v string) error { *b.v = v; return nil }
+
+func (b boolFlag) IsBoolFlag() bool { return true }
+
+// WriteHelp writes the --help lines of specs, then --version and --help.
+func WriteHelp(b *strings.Builder, specs []Spec) {
+	for _, sp := range specs {
+		def := ""
+		if sp.Default != "" {
+			def = " (default " + sp.Default + ")"
+		}
+		name := "--" + sp.Flag + " value"
+		if sp.Flag == "" {
+			name = "(environment only)"
+		}
+		fmt.Fprintf(b, "  %s   [%s]%s\n      %s\n", name, sp.Env, def, strings.ReplaceAll(sp.Help, "`", ""))
+	}
+	b.WriteString("  --version\n      Print the version and exit.\n  --help\n      Print this help and exit.\n")
+}
+
+// Table is the Markdown table of specs: flag, variable, default, meaning.
+func Table(specs []Spec) string {
+	var b strings.Builder
+	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
+	for _, sp := range specs {
+		flag, def := "—", "—"
+		if sp.Flag != "" {
+			flag = "`--" + sp.Flag + "`"
+		}
+		if sp.Default != "" {
+			def = "`" + sp.Default + "`"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, sp.Env, def, sp.Help)
+	}
+	return b.String()
+}
