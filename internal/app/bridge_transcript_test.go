@@ -47,13 +47,13 @@ func TestBridgeTranscript(t *testing.T) {
 	addr, stop := start(cfg)
 	defer func() { stop() }()
 
-	bc, err := ParseBridgeConfig([]string{"--url", "http://" + addr + "/mcp", "--transport", "mcp"}, func(string) string { return "" })
+	bc, err := bridge.ParseConfig([]string{"--url", "http://" + addr + "/mcp", "--transport", "mcp"}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := newBridgeUpstream(bc, logger, "test")
-	b := bridge.New(up.transport, bridge.Options{Name: Name, Version: "test", Logger: logger, Poll: 50 * time.Millisecond,
-		CallTimeout: time.Minute, Forwarder: up.forwarder, Target: up.where})
+	up, opts := bridge.Connect(bc, logger, Name, "test")
+	opts.Poll, opts.CallTimeout = 50*time.Millisecond, time.Minute
+	b := bridge.New(up, opts)
 	if err := b.Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}

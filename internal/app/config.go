@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,28 +93,11 @@ func (c *Config) policy() *policy.Policy {
 	return c.Policy
 }
 
-// positiveDuration reads a Go duration, or a bare number of seconds (what an
-// MCPB number field delivers).
-func positiveDuration(v string) (time.Duration, error) {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 || secs > 1e6 {
-			return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
-		}
-		return time.Duration(secs * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
-	}
-	return d, nil
-}
+// positiveDuration reads a Go duration or a number of seconds.
+var positiveDuration = settings.Duration
 
 // Setting is where one option's effective value came from, for doctor.
-type Setting struct {
-	Flag, Env string
-	Value     string // as given or the default; the vault folder made absolute
-	Source    string // "--flag", the environment variable, or "default"
-}
+type Setting = settings.Setting
 
 // ParseConfig reads the stdio server's flags from args and, for flags not
 // given, environment variables through getenv. It returns flag.ErrHelp for

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 
 	"encoding/json"
@@ -108,7 +109,7 @@ func errorsMarkdown() string {
 
 func configMarkdown() string { return settings.Table(specsOf(options())) }
 
-func bridgeMarkdown() string { return settings.Table(specsOf(bridgeOptions())) }
+func bridgeMarkdown() string { return settings.Table(bridge.Specs()) }
 
 // replaceSection puts body between the START and END markers of name.
 func replaceSection(doc, name, body string) (string, error) {

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
+
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -43,12 +45,12 @@ type Machine struct {
 // effective configuration and a Claude Desktop entry to paste. It returns
 // 0 when the server could serve tools, 1 when it could not.
 func Doctor(ctx context.Context, args []string, getenv func(string) string, out io.Writer, version string, m Machine) int {
-	d := &doctor{out: out, m: m}
+	d := &doctor{Report: &doctorpkg.Report{Out: out, Executable: m.Executable}, m: m}
 	if d.m.GOOS == "" {
 		d.m.GOOS = runtime.GOOS
 	}
 	if len(args) > 0 && (args[0] == "--bridge" || args[0] == "-bridge") {
-		return d.bridge(ctx, args[1:], getenv, version)
+		return bridge.Doctor(ctx, args[1:], getenv, d.Report, resolveVersion(version))
 	}
 	if len(args) > 0 && (args[0] == "--gateway" || args[0] == "-gateway") {
 		return d.gateway(ctx, args[1:], getenv, version)
@@ -114,23 +116,15 @@ func (d *doctor) server(ctx context.Context, cfg Config, configOK bool) serverRe
 	return r
 }
 
+// doctor is the server's doctor: its checks, reported through a Report.
 type doctor struct {
-	out io.Writer
-	m   Machine
+	*doctorpkg.Report
+	m Machine
 }
 
-func (d *doctor) ok(format string, args ...any) {
-	fmt.Fprintf(d.out, "✓ "+format+"\n", args...)
-}
-
-// fail prints a failed check and its fix.
-func (d *doctor) fail(what, fix string) {
-	fmt.Fprintf(d.out, "✗ %s\n    fix: %s\n", what, fix)
-}
-
-func (d *doctor) skip(format string, args ...any) {
-	fmt.Fprintf(d.out, "– "+format+"\n", args...)
-}
+func (d *doctor) ok(format string, args ...any)   { d.OK(format, args...) }
+func (d *doctor) fail(what, fix string)           { d.Fail(what, fix) }
+func (d *doctor) skip(format string, args ...any) { d.Skip(format, args...) }
 
 func (d *doctor) config(cfg Config, err error) bool {
 	for _, note := range cfg.Ignored {
@@ -381,7 +375,7 @@ func permissionFix(goos, dir string) string {
 
 // settings prints the effective configuration and where each value came from.
 func (d *doctor) settings(cfg Config) {
-	fmt.Fprintln(d.out, "\nEffective configuration:")
+	fmt.Fprintln(d.Out, "\nEffective configuration:")
 	for _, s := range cfg.Settings {
 		v := s.Value
 		if v == "" {
@@ -391,7 +385,7 @@ func (d *doctor) settings(cfg Config) {
 		if s.Flag == "" {
 			name = s.Env // no flag: a secret
 		}
-		fmt.Fprintf(d.out, "    %-19s %-28s from %s\n", name, v, s.Source)
+		fmt.Fprintf(d.Out, "    %-19s %-28s from %s\n", name, v, s.Source)
 	}
 }
 
@@ -407,7 +401,7 @@ func (d *doctor) sampleConfig(cfg Config, folder string) {
 	if _, ok := env["OBSIDIAN_VAULT_PATH"]; !ok && folder != "" {
 		env["OBSIDIAN_VAULT_PATH"] = folder
 	}
-	data := d.claudeEntry([]string{}, env)
+	data := d.ClaudeEntry([]string{}, env)
 	where := map[string]string{
 		"darwin":  "~/Library/Application Support/Claude/claude_desktop_config.json",
 		"windows": `%APPDATA%\Claude\claude_desktop_config.json`,
@@ -415,24 +409,7 @@ func (d *doctor) sampleConfig(cfg Config, folder string) {
 	if where == "" {
 		where = "claude_desktop_config.json"
 	}
-	fmt.Fprintf(d.out, "\nClaude Desktop (%s; or install the .mcpb bundle instead):\n%s\n\n", where, data)
-}
-
-// claudeEntry is a claude_desktop_config.json entry running this program
-// with args and env.
-func (d *doctor) claudeEntry(args []string, env map[string]string) string {
-	type server struct {
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	// Maps and slices of strings always encode.
-	_ = enc.Encode(map[string]any{"mcpServers": map[string]server{"obsidian": {orDefault(d.m.Executable, "obsidian-mcp"), args, env}}})
-	return strings.TrimSuffix(b.String(), "\n")
+	fmt.Fprintf(d.Out, "\nClaude Desktop (%s; or install the .mcpb bundle instead):\n%s\n\n", where, data)
 }
 
 // atLeast reports whether an `obsidian version` answer such as

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
 )
 
@@ -29,7 +30,7 @@ func (d *doctor) gateway(ctx context.Context, args []string, getenv func(string)
 	}
 	c, err := ParseGatewayConfig(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(d.out, "Usage: obsidian-mcp doctor --gateway [gateway.yaml | flags]\n\nChecks what obsidian-mcp gateway would serve with this file: its listeners, and each namespace (a vault as `obsidian-mcp doctor` checks one; a command is started once and asked for its tools).\n\n"+GatewayUsage())
+		fmt.Fprint(d.Out, "Usage: obsidian-mcp doctor --gateway [gateway.yaml | flags]\n\nChecks what obsidian-mcp gateway would serve with this file: its listeners, and each namespace (a vault as `obsidian-mcp doctor` checks one; a command is started once and asked for its tools).\n\n"+GatewayUsage())
 		return 0
 	}
 	d.ok("obsidian-mcp %s gateway", resolveVersion(version))
@@ -67,9 +68,9 @@ func (d *doctor) gateway(ctx context.Context, args []string, getenv func(string)
 		if !n.IsVault() {
 			kind = "command"
 		}
-		fmt.Fprintf(d.out, "namespace %s (%s, line %d of %s):\n", n.Name, kind, n.Line, c.File)
+		fmt.Fprintf(d.Out, "namespace %s (%s, line %d of %s):\n", n.Name, kind, n.Line, c.File)
 		var out bytes.Buffer
-		sub := &doctor{out: &out, m: d.m}
+		sub := &doctor{Report: &doctorpkg.Report{Out: &out, Executable: d.m.Executable}, m: d.m}
 		var ok bool
 		if n.IsVault() {
 			ok = sub.vaultNamespace(ctx, n, getenv)
@@ -81,7 +82,7 @@ func (d *doctor) gateway(ctx context.Context, args []string, getenv func(string)
 		text := yamlNames.Replace(nsWords.Replace(out.String()))
 		for _, line := range strings.SplitAfter(text, "\n") {
 			if line != "" {
-				fmt.Fprint(d.out, "    "+line)
+				fmt.Fprint(d.Out, "    "+line)
 			}
 		}
 		if !ok {

@@ -21,7 +21,7 @@ var layoutGroups = []struct {
 	name     string
 	prefixes []string
 }{
-	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/settings"}},
+	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/settings", "internal/doctor"}},
 	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},

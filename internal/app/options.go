@@ -4,7 +4,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -130,20 +129,9 @@ func options() []option {
 				return nil
 			}},
 		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error`. Logs go to stderr only (coloured on a terminal); debug adds every CLI invocation (note bodies redacted).",
-			func(c *Config, v string) error {
-				switch strings.ToLower(v) {
-				case "debug":
-					c.LogLevel = slog.LevelDebug
-				case "info":
-					c.LogLevel = slog.LevelInfo
-				case "warn", "warning":
-					c.LogLevel = slog.LevelWarn
-				case "error":
-					c.LogLevel = slog.LevelError
-				default:
-					return fmt.Errorf("must be one of debug, info, warn, error")
-				}
-				return nil
+			func(c *Config, v string) (err error) {
+				c.LogLevel, err = settings.LogLevel(v)
+				return err
 			}},
 		{"read-only", "OBSIDIAN_MCP_READ_ONLY", "false", "Serve only the tools that change nothing: the write tools are left out of tools/list, and a call to one is refused with PERMISSION_DENIED naming this setting. `--read-only`, or `true`/`false`.",
 			func(c *Config, v string) error {

@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Spec is one setting: its flag ("" for a variable alone), its
@@ -120,4 +123,42 @@ func Table(specs []Spec) string {
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", flag, sp.Env, def, sp.Help)
 	}
 	return b.String()
+}
+
+// Duration reads a positive Go duration, or a bare number of seconds (what
+// an MCPB number field delivers).
+func Duration(v string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 || secs > 1e6 {
+			return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("must be a positive Go duration such as 30s or 2m, or a number of seconds")
+	}
+	return d, nil
+}
+
+// LogLevel reads debug, info, warn (or warning) or error.
+func LogLevel(v string) (slog.Level, error) {
+	switch strings.ToLower(v) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, fmt.Errorf("must be one of debug, info, warn, error")
+}
+
+// Setting is where one setting's effective value came from, for doctor.
+type Setting struct {
+	Flag, Env string
+	Value     string // as given or the default; secrets shown as (set)
+	Source    string // "--flag", the environment variable, or "default"
 }

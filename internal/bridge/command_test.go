@@ -1,4 +1,4 @@
-package app
+package bridge
 
 import (
 	"flag"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestParseBridgeConfig(t *testing.T) {
+func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	env := func(kv ...string) func(string) string {
 		m := map[string]string{}
@@ -42,7 +42,7 @@ func TestParseBridgeConfig(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := ParseBridgeConfig(tc.args, tc.env)
+			c, err := ParseConfig(tc.args, tc.env)
 			if tc.fails != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.fails) {
 					t.Fatalf("err = %v, want %q", err, tc.fails)
@@ -64,11 +64,11 @@ func TestParseBridgeConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseBridgeConfig([]string{"--help"}, env()); err != flag.ErrHelp {
+	if _, err := ParseConfig([]string{"--help"}, env()); err != flag.ErrHelp {
 		t.Errorf("--help: %v", err)
 	}
 	for _, key := range []string{"OBSIDIAN_MCP_API_KEY", "OBSIDIAN_MCP_URL_FILE", "--call-timeout"} {
-		if !strings.Contains(BridgeUsage(), key) {
+		if !strings.Contains(Usage(), key) {
 			t.Errorf("--help does not mention %s", key)
 		}
 	}
