@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -155,7 +155,7 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
 	}
 	c.from = ""
-	if serve && c.HTTP.Listen != "" && !loopbackHost(c.HTTP.Listen) && c.HTTP.APIKey == "" {
+	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && c.HTTP.APIKey == "" {
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
 	}
 	// A folder that was given but is invalid has been reported already.
@@ -173,19 +173,6 @@ func (c Config) setting(flag string) Setting {
 		}
 	}
 	return Setting{Flag: flag, Source: "default"}
-}
-
-// loopbackHost reports whether host:port listens on this machine only.
-func loopbackHost(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func isDir(p string) bool {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 
 	"encoding/json"
@@ -21,7 +22,7 @@ func readmeSections() map[string]string {
 		"ERRORS":  errorsMarkdown(),
 		"CONFIG":  configMarkdown(),
 		"BRIDGE":  bridgeMarkdown(),
-		"GATEWAY": settings.Table(gatewayRows()),
+		"GATEWAY": settings.Table(gateway.Specs()),
 	}
 }
 

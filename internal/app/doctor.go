@@ -3,6 +3,8 @@ package app
 import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 
 	"context"
 	"flag"
@@ -13,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		return bridge.Doctor(ctx, args[1:], getenv, d.Report, resolveVersion(version))
 	}
 	if len(args) > 0 && (args[0] == "--gateway" || args[0] == "-gateway") {
-		return d.gateway(ctx, args[1:], getenv, version)
+		return gateway.Doctor(ctx, args[1:], getenv, d.Report, resolveVersion(version), d.vaultNamespace(getenv))
 	}
 	// Doctor takes serve's settings too, to check them (http).
 	cfg, cfgErr := ParseServeConfig(args, getenv)
@@ -345,24 +346,11 @@ func (d *doctor) http(cfg Config) {
 	reach := "loopback only, no API key"
 	if cfg.HTTP.APIKey != "" {
 		reach = "every request must carry the API key"
-		if !loopbackHost(cfg.HTTP.Listen) {
+		if !httpapi.Loopback(cfg.HTTP.Listen) {
 			reach = "reachable from the network; " + reach
 		}
 	}
-	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, browserReach(cfg.HTTP.CORSOrigins, "--cors-origin '*'"))
-}
-
-// browserReach says which browser pages get CORS: those of loopback
-// origins always, plus the configured origins; star is how the setting
-// allowing any origin is written.
-func browserReach(origins []string, star string) string {
-	switch {
-	case slices.Contains(origins, "*"):
-		return "browser pages from any origin (" + star + ")"
-	case len(origins) > 0:
-		return "browser pages from loopback origins and " + strings.Join(origins, ", ")
-	}
-	return "browser pages from loopback origins only"
+	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, httpapi.BrowserReach(cfg.HTTP.CORSOrigins, "--cors-origin '*'"))
 }
 
 func permissionFix(goos, dir string) string {
@@ -441,12 +429,7 @@ func sameFolder(a, b string) bool {
 	return os.SameFile(fa, fb)
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+var plural = doctorpkg.Plural
 
 func orDefault(s, def string) string {
 	if s == "" {

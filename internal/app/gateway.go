@@ -1,7 +1,7 @@
 package app
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 
 	"context"
 	"errors"
@@ -15,43 +15,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
-
-// GatewayConfig is how `obsidian-mcp gateway` was started: the rest is
-// in its YAML file.
-type GatewayConfig struct {
-	File        string
-	LogLevel    slog.Level
-	ShowVersion bool
-	Ignored     []string
-}
-
-// gatewayRows are the gateway command's own settings.
-func gatewayRows() []settings.Spec {
-	return []settings.Spec{
-		{Flag: "config", Env: "OBSIDIAN_MCP_GATEWAY_CONFIG", Default: "gateway.yaml", Help: "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
-		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
-	}
-}
-
-// ParseGatewayConfig reads the gateway command's flags and environment.
-func ParseGatewayConfig(args []string, getenv func(string) string) (GatewayConfig, error) {
-	c := GatewayConfig{}
-	vals, ignored, err := settings.Read(gatewayRows(), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
-	if err != nil {
-		return c, err
-	}
-	c.Ignored, c.File = ignored, vals[0].Value
-	var cfg Config
-	for _, o := range options() {
-		if o.flag == "log-level" {
-			if err := o.set(&cfg, vals[1].Value); err != nil {
-				return c, fmt.Errorf("invalid %s %q: %v", vals[1].Source, vals[1].Value, err)
-			}
-		}
-	}
-	c.LogLevel = cfg.LogLevel
-	return c, nil
-}
 
 // gatewayEnv are the environment variables a vault namespace takes from
 // the gateway's environment: where the Obsidian CLI is and how long it may
@@ -139,7 +102,7 @@ type GatewayAddrs struct{ API, Debug net.Addr }
 
 // RunGateway runs `obsidian-mcp gateway` until ctx ends (SIGINT/SIGTERM).
 // ready, when set, learns the addresses once both listeners are open.
-func RunGateway(ctx context.Context, c GatewayConfig, getenv func(string) string, logger *slog.Logger, version string, ready func(GatewayAddrs)) error {
+func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string) string, logger *slog.Logger, version string, ready func(GatewayAddrs)) error {
 	data, err := os.ReadFile(c.File)
 	if err != nil {
 		return settingsError{fmt.Errorf("the gateway's configuration cannot be read: %w (give it with --config or OBSIDIAN_MCP_GATEWAY_CONFIG)", err)}
@@ -161,12 +124,12 @@ func RunGateway(ctx context.Context, c GatewayConfig, getenv func(string) string
 		_ = api.Close()
 		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w", cfg.DebugListen, err), g.Close())
 	}
-	if !loopbackHost(cfg.Listen) {
+	if !httpapi.Loopback(cfg.Listen) {
 		logger.Warn("the gateway listens beyond this machine and asks no key: anyone who can reach it can use every namespace", "listen", cfg.Listen)
 	}
-	base := strings.TrimSuffix(reachableURL(api.Addr()), "/mcp")
+	base := strings.TrimSuffix(httpapi.ReachableURL(api.Addr()), "/mcp")
 	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",
-		"debug", strings.TrimSuffix(reachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","))
+		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","))
 	if ready != nil {
 		ready(GatewayAddrs{API: api.Addr(), Debug: debug.Addr()})
 	}
@@ -179,10 +142,10 @@ func RunGateway(ctx context.Context, c GatewayConfig, getenv func(string) string
 
 // mainGateway is Main for `obsidian-mcp gateway`.
 func mainGateway(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
-	c, err := ParseGatewayConfig(args, getenv)
+	c, err := gateway.ParseCommand(args, getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(std.Out, GatewayUsage())
+		fmt.Fprint(std.Out, gateway.Usage())
 		return 0
 	case err != nil:
 		return configError(std.Err, "obsidian-mcp gateway", err, "see `obsidian-mcp gateway --help`")
@@ -202,45 +165,4 @@ func mainGateway(ctx context.Context, args []string, getenv func(string) string,
 		return 1
 	}
 	return 0
-}
-
-// GatewayUsage is `obsidian-mcp gateway --help`.
-func GatewayUsage() string {
-	var b strings.Builder
-	b.WriteString(`obsidian-mcp gateway: many vaults and stdio MCP servers behind one HTTP endpoint.
-
-Each namespace of the YAML file is served at /mcp/{namespace}: a vault, by
-this program's own engine in this process, or a command, any stdio MCP
-server run as a subprocess. Clients use HTTP+SSE (GET /mcp/{namespace} and
-POST /mcp/{namespace}/message) or MCP Streamable HTTP (POST, GET and DELETE
-/mcp/{namespace}); /health and /health/{namespace} report on them, and the
-debug listener shows every message. Logs go to stderr.
-
-Usage:
-  obsidian-mcp gateway [--config gateway.yaml] [flags]
-
-Flags (each may also be set by its environment variable; a flag wins):
-`)
-	settings.WriteHelp(&b, gatewayRows())
-	b.WriteString(`
-A gateway.yaml:
-
-  listen: 127.0.0.1:8080          # the API (default)
-  debug_listen: 127.0.0.1:8081    # the dashboard (default)
-  allowed_hosts: [localhost, 127.0.0.1]
-  allowed_origins: [http://localhost:3000]
-  limits: {max_request: 1MB, max_response: 10MB, max_connections: 5}
-  ping_interval: 30s
-  namespaces:
-    notes:                        # a vault, served in this process
-      vault_path: ~/Notes
-      read_only: true
-    work:
-      vault_path: ~/Work
-      deny_paths: [Private/**]
-    files:                        # any stdio MCP server, run as a subprocess
-      command: npx
-      args: [-y, "@modelcontextprotocol/server-filesystem", /home/me/Documents]
-`)
-	return b.String()
 }

@@ -63,19 +63,6 @@ func TestGatewayVaultSettings(t *testing.T) {
 	}
 }
 
-func TestParseGatewayConfig(t *testing.T) {
-	c, err := ParseGatewayConfig(nil, func(k string) string { return map[string]string{"OBSIDIAN_MCP_GATEWAY_CONFIG": "/etc/g.yaml"}[k] })
-	if err != nil || c.File != "/etc/g.yaml" {
-		t.Errorf("%+v %v", c, err)
-	}
-	if c, err = ParseGatewayConfig([]string{"--config", "x.yaml", "--log-level", "debug"}, func(string) string { return "" }); err != nil || c.File != "x.yaml" || c.LogLevel != -4 {
-		t.Errorf("%+v %v", c, err)
-	}
-	if _, err := ParseGatewayConfig([]string{"--log-level", "loud"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "--log-level") {
-		t.Errorf("bad level: %v", err)
-	}
-}
-
 // TestMainGateway: bad files exit 2 with their line; a good one serves
 // until ctx ends.
 func TestMainGateway(t *testing.T) {
@@ -110,7 +97,7 @@ func TestMainGateway(t *testing.T) {
 	file := filepath.Join(dir, "ok.yaml")
 	_ = os.WriteFile(file, []byte("listen: 127.0.0.1:0\ndebug_listen: 127.0.0.1:0\nnamespaces:\n  n:\n    vault_path: "+vaultDir(t, "hello")+"\n"), 0o600)
 	go func() {
-		done <- RunGateway(ctx, GatewayConfig{File: file}, func(string) string { return "" }, slog.New(slog.DiscardHandler), "test", func(a GatewayAddrs) { addrs <- a })
+		done <- RunGateway(ctx, gateway.CommandConfig{File: file}, func(string) string { return "" }, slog.New(slog.DiscardHandler), "test", func(a GatewayAddrs) { addrs <- a })
 	}()
 	a := <-addrs
 	resp, err := http.Get("http://" + a.API.String() + "/health/n")
@@ -140,7 +127,7 @@ func TestREADMEGatewayExample(t *testing.T) {
 	if m == nil {
 		t.Fatal("no gateway.yaml in the README")
 	}
-	help := GatewayUsage()
+	help := gateway.Usage()
 	for name, yaml := range map[string]string{"README": string(m[1]), "--help": help[strings.Index(help, "  listen:"):]} {
 		cfg, err := gateway.Parse(name, []byte(yaml))
 		if err != nil || len(cfg.Namespaces) != 3 || cfg.Namespaces[2].IsVault() {

@@ -51,7 +51,7 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.HTTP.Listen, err)
 	}
-	url := reachableURL(ln.Addr())
+	url := httpapi.ReachableURL(ln.Addr())
 	// The URL file is written before the line announcing the server, so
 	// whoever waits for one finds the other.
 	if cfg.HTTP.URLFile != "" {
@@ -71,22 +71,6 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		logger.Info("stopped")
 	}
 	return err
-}
-
-// reachableURL is the /mcp URL of a listener, with a loopback address in
-// place of an unspecified one (0.0.0.0, ::), which cannot be dialled.
-func reachableURL(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return "http://" + addr.String() + "/mcp"
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-		if ip.To4() == nil {
-			host = "::1"
-		}
-	}
-	return "http://" + net.JoinHostPort(host, port) + "/mcp"
 }
 
 // writeURLFile puts url in file whole (a temporary file renamed over it),

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -53,4 +54,12 @@ func (r *Report) ClaudeEntry(args []string, env map[string]string) string {
 	// Maps and slices of strings always encode.
 	_ = enc.Encode(map[string]any{"mcpServers": map[string]server{"obsidian": {command, args, env}}})
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Plural is n and noun, with an s unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -117,3 +117,16 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCommand(t *testing.T) {
+	c, err := ParseCommand(nil, func(k string) string { return map[string]string{"OBSIDIAN_MCP_GATEWAY_CONFIG": "/etc/g.yaml"}[k] })
+	if err != nil || c.File != "/etc/g.yaml" {
+		t.Errorf("%+v %v", c, err)
+	}
+	if c, err = ParseCommand([]string{"--config", "x.yaml", "--log-level", "debug"}, func(string) string { return "" }); err != nil || c.File != "x.yaml" || c.LogLevel != -4 {
+		t.Errorf("%+v %v", c, err)
+	}
+	if _, err := ParseCommand([]string{"--log-level", "loud"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "--log-level") {
+		t.Errorf("bad level: %v", err)
+	}
+}
