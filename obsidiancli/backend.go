@@ -448,3 +448,14 @@ func after(out, prefix string) string {
 	}
 	return rest
 }
+
+// VaultPath is where the app says its vault folder is. It may be a folder
+// this machine cannot open (the app may run on another file system, as
+// from WSL); the router tries.
+func (b *Backend) VaultPath(ctx context.Context) (string, error) {
+	out, err := b.CLI.Run(ctx, "vault", "info=path")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}

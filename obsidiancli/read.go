@@ -43,9 +43,9 @@ func cliQuery(q string) error {
 	return nil
 }
 
-// cliSearch runs a search with `search` (the order and the total) and
-// `search:context` (the matching lines of the page).
-func (b *Backend) cliSearch(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+// Search implements tools.Searcher with `search` (the order and the
+// total) and `search:context` (the matching lines of the page).
+func (b *Backend) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
 	q := req.Query
 	if req.Mode == note.SearchRegex {
 		q = "/" + q + "/"
@@ -118,9 +118,9 @@ func queryError(err error) error {
 	return err
 }
 
-// cliList lists with `files` and `folders`; the app gives no sizes or
-// times, so sorting by time is refused rather than faked.
-func (b *Backend) cliList(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+// List implements tools.Lister with `files` and `folders`; the app gives
+// no sizes or times, so sorting by time is refused rather than faked.
+func (b *Backend) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
 	if req.Sort == "modified" {
 		return note.Listing{}, errors.E(errors.Unsupported, "sorting by modification time needs the vault folder; the Obsidian CLI lists no times").
 			WithHint("Sort by name, or run the server where it can open the vault folder (--vault-path).")
@@ -154,10 +154,10 @@ func (b *Backend) cliList(ctx context.Context, req note.ListRequest) (note.Listi
 	})
 }
 
-// cliLinks reads the note and resolves its links against the app's file
-// list, as Obsidian resolves them: the same answer as the engine's, lines
-// included.
-func (b *Backend) cliLinks(ctx context.Context, loc note.Locator) (note.Links, error) {
+// Links implements tools.LinkGraph: it reads the note and resolves its
+// links against the app's file list, as Obsidian resolves them: the same
+// answer as the engine's, lines included.
+func (b *Backend) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
 	c, err := b.Read(ctx, loc)
 	if err != nil {
 		return note.Links{}, err
@@ -175,9 +175,9 @@ func (b *Backend) cliLinks(ctx context.Context, loc note.Locator) (note.Links, e
 	return res, nil
 }
 
-// cliBacklinks asks `backlinks`, which names each linking note once,
-// without lines.
-func (b *Backend) cliBacklinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+// Backlinks implements tools.LinkGraph with `backlinks`, which names each
+// linking note once, without lines.
+func (b *Backend) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
 	p, err := b.locate(ctx, loc)
 	if err != nil {
 		return note.Backlinks{}, err
@@ -259,7 +259,8 @@ func (b *Backend) vaultWide(ctx context.Context, what string) error {
 		WithHint("Run the server on the machine that holds the vault folder (--vault-path), where hidden notes are left out of the answer.")
 }
 
-func (b *Backend) cliUnresolved(ctx context.Context) ([]note.Unresolved, error) {
+// Unresolved implements tools.LinkGraph.
+func (b *Backend) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
 	if err := b.vaultWide(ctx, "unresolved links"); err != nil {
 		return nil, err
 	}
@@ -278,7 +279,8 @@ func (b *Backend) cliUnresolved(ctx context.Context) ([]note.Unresolved, error) 
 	return res, nil
 }
 
-func (b *Backend) cliOrphans(ctx context.Context) ([]string, error) {
+// Orphans implements tools.LinkGraph.
+func (b *Backend) Orphans(ctx context.Context) ([]string, error) {
 	if err := b.vaultWide(ctx, "orphans"); err != nil {
 		return nil, err
 	}
@@ -295,7 +297,8 @@ func (b *Backend) cliOrphans(ctx context.Context) ([]string, error) {
 	return res, nil
 }
 
-func (b *Backend) cliTags(ctx context.Context) ([]note.TagCount, error) {
+// Tags implements tools.Metadata.
+func (b *Backend) Tags(ctx context.Context) ([]note.TagCount, error) {
 	if err := b.vaultWide(ctx, "tag counts"); err != nil {
 		return nil, err
 	}
@@ -314,9 +317,9 @@ func (b *Backend) cliTags(ctx context.Context) ([]note.TagCount, error) {
 	return res, nil
 }
 
-// cliTagged finds a tag's notes with the app's own tag: search, which
+// Tagged implements tools.Metadata with the app's own tag: search, which
 // includes nested tags as ours does.
-func (b *Backend) cliTagged(ctx context.Context, tag string) ([]string, error) {
+func (b *Backend) Tagged(ctx context.Context, tag string) ([]string, error) {
 	if strings.ContainsAny(tag, " \"") {
 		return []string{}, nil // no tag has those
 	}
@@ -334,7 +337,8 @@ func (b *Backend) cliTagged(ctx context.Context, tag string) ([]string, error) {
 	return b.policy(ctx).Files(paths), nil
 }
 
-func (b *Backend) cliProperties(ctx context.Context) ([]note.PropertyStat, error) {
+// Properties implements tools.Metadata.
+func (b *Backend) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 	if err := b.vaultWide(ctx, "property counts"); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ type Config struct {
 	// HTTP is the configuration of `obsidian-mcp serve`.
 	HTTP HTTPConfig
 	// Settings says where each option's value came from, in option order.
-	Settings []Setting
+	Settings []settings.Setting
 	// Ignored lists environment variables holding unsubstituted placeholders.
 	Ignored []string
 	// Recheck is how long auto mode serves from the folder after the app
@@ -93,12 +93,6 @@ func (c *Config) policy() *policy.Policy {
 	return c.Policy
 }
 
-// positiveDuration reads a Go duration or a number of seconds.
-var positiveDuration = settings.Duration
-
-// Setting is where one option's effective value came from, for doctor.
-type Setting = settings.Setting
-
 // ParseConfig reads the stdio server's flags from args and, for flags not
 // given, environment variables through getenv. It returns flag.ErrHelp for
 // --help. Every invalid setting is reported, joined, with the best
@@ -152,7 +146,7 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 		} else if o.flag == "vault-path" {
 			shown = c.VaultPath // absolute, ~ expanded: what the server uses
 		}
-		c.Settings = append(c.Settings, Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
+		c.Settings = append(c.Settings, settings.Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
 	}
 	c.from = ""
 	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && c.HTTP.APIKey == "" {
@@ -166,13 +160,13 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 }
 
 // setting returns the Setting of the option named flag.
-func (c Config) setting(flag string) Setting {
+func (c Config) setting(flag string) settings.Setting {
 	for _, s := range c.Settings {
 		if s.Flag == flag {
 			return s
 		}
 	}
-	return Setting{Flag: flag, Source: "default"}
+	return settings.Setting{Flag: flag, Source: "default"}
 }
 
 func isDir(p string) bool {

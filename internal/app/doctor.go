@@ -1,6 +1,8 @@
 package app
 
 import (
+	"cmp"
+
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
@@ -62,7 +64,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+Usage())
 		return 0
 	}
-	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", resolveVersion(version), runtime.GOOS, runtime.GOARCH, runtime.Version(), orUnknown(m.Executable))
+	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", resolveVersion(version), runtime.GOOS, runtime.GOARCH, runtime.Version(), cmp.Or(m.Executable, "(path unknown)"))
 
 	configOK := d.config(cfg, cfgErr)
 	r := d.server(ctx, cfg, configOK)
@@ -197,7 +199,7 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 			d.fail(fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")
 		default:
 			st.fallsBack = e.Kind == errors.CLINotFound // found but cannot be started
-			d.fail("Obsidian app: "+e.Message, orDefault(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
+			d.fail("Obsidian app: "+e.Message, cmp.Or(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
 		}
 		return st
 	}
@@ -234,7 +236,7 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 		case err != nil && e.Kind == errors.VaultNotFound:
 			d.fail(fmt.Sprintf("Obsidian does not know %s", name), "set OBSIDIAN_VAULT (--vault) to a vault name Obsidian lists (`obsidian vaults`), or open that vault in Obsidian once")
 		case err != nil:
-			d.fail(fmt.Sprintf("cannot ask Obsidian for %s's folder: %s", name, e.Message), orDefault(e.Hint, "run `obsidian vault info=path` in a terminal to see what the CLI says"))
+			d.fail(fmt.Sprintf("cannot ask Obsidian for %s's folder: %s", name, e.Message), cmp.Or(e.Hint, "run `obsidian vault info=path` in a terminal to see what the CLI says"))
 		case p == "":
 			d.fail("Obsidian reported no folder for "+name, "open the vault in Obsidian")
 		default:
@@ -305,7 +307,7 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 	if cfg.VaultPath == "" {
 		extra = " (learned from the app; set OBSIDIAN_VAULT_PATH to it so this also works when Obsidian is closed as the server starts)"
 	}
-	d.ok("native backend: %s is readable (%s) and writable%s", f.path, plural(len(files), "file"), extra)
+	d.ok("native backend: %s is readable (%s) and writable%s", f.path, doctorpkg.Plural(len(files), "file"), extra)
 	return true
 }
 
@@ -428,14 +430,3 @@ func sameFolder(a, b string) bool {
 	}
 	return os.SameFile(fa, fb)
 }
-
-var plural = doctorpkg.Plural
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func orUnknown(s string) string { return orDefault(s, "(path unknown)") }

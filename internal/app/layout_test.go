@@ -16,7 +16,7 @@ import (
 // layoutGroups say where each package belongs, so that a newcomer finds the
 // commands, the protocol and its transports, the tools and the engine at a
 // glance. A package is in the first group one of whose prefixes its path
-// has; a package in none fails TestREADMELayout until it is placed.
+// has; a package in none fails TestREADME until it is placed.
 var layoutGroups = []struct {
 	name     string
 	prefixes []string
@@ -110,31 +110,6 @@ func describe(path, synopsis string) string {
 		}
 	}
 	return synopsis
-}
-
-// TestREADMELayout fails when the README's layout section differs from the
-// packages the module holds; -update rewrites it.
-func TestREADMELayout(t *testing.T) {
-	root := filepath.Join("..", "..")
-	file := filepath.Join(root, "README.md")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := replaceSection(string(data), "LAYOUT", layoutMarkdown(t, root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got == string(data) {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("README.md's layout is stale: run `make docs` and commit the result\n%s", diffLines(string(data), got))
 }
 
 // maxLines bounds a non-test Go file: past it, a file holds more than one

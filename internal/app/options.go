@@ -105,7 +105,7 @@ func options() []option {
 			}},
 		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`) or a number of seconds. On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
 			func(c *Config, v string) error {
-				d, err := positiveDuration(v)
+				d, err := settings.Duration(v)
 				c.Timeout = d
 				return err
 			}},
@@ -120,7 +120,7 @@ func options() []option {
 					if !ok || strings.TrimSpace(cmd) == "" {
 						return fmt.Errorf("%q is not command=duration (e.g. move=2m)", pair)
 					}
-					d, err := positiveDuration(strings.TrimSpace(val))
+					d, err := settings.Duration(strings.TrimSpace(val))
 					if err != nil {
 						return fmt.Errorf("%s: %w", cmd, err)
 					}

@@ -7,16 +7,21 @@ import (
 )
 
 // TestREADME fails when the README's generated sections (tools, errors,
-// configuration) differ from the code. `make docs` rewrites them.
+// configuration, and the layout of the module's packages) differ from the
+// code. `make docs` rewrites them.
 func TestREADME(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join("..", "..", "README.md")
+	root := filepath.Join("..", "..")
+	file := filepath.Join(root, "README.md")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	for name, body := range readmeSections() {
+	sections := readmeSections()
+	// The layout is read from the source tree, which only a test has.
+	sections["LAYOUT"] = layoutMarkdown(t, root)
+	for name, body := range sections {
 		if doc, err = replaceSection(doc, name, body); err != nil {
 			t.Fatal(err)
 		}

@@ -256,9 +256,20 @@ func fromFolder[R any](ctx context.Context, r *Router, op string, why error, cal
 // learned, or asked of the app now), and as serve does otherwise.
 func preferFolder[R any](ctx context.Context, r *Router, op string, call func(tools.Everything) (R, error)) (R, error) {
 	if r.Mode != Native && !r.appDown() {
-		if v, _ := r.folder(ctx); v != nil {
+		v, err := r.folder(ctx)
+		if v != nil {
 			r.Logger.Debug("call served", "op", op, "backend", Native)
 			return call(v)
+		}
+		if unreachable(err) {
+			// The app was just asked where its folder is and could not
+			// be reached: asking it again for the call itself would fail
+			// the same way, and there is no folder to fall back on.
+			var zero R
+			if r.Mode == CLI {
+				return zero, err
+			}
+			return zero, withWayOut(err)
 		}
 	}
 	return serve(ctx, r, op, true, call)

@@ -138,7 +138,11 @@ func TestAutoWithNeitherNamesBothWaysOut(t *testing.T) {
 			if !strings.Contains(e.Hint, "--vault-path") || !(strings.Contains(e.Hint, "Start Obsidian") || strings.Contains(e.Hint, "--obsidian-bin")) {
 				t.Errorf("hint %q does not name both ways out", e.Hint)
 			}
-			_ = f
+			// The app is asked once (where is the folder?), not once more
+			// for the read that could only fail the same way.
+			if n := len(f.Calls()); n > 1 {
+				t.Errorf("the CLI ran %d times for one read, want at most 1: %q", n, f.Calls())
+			}
 		})
 	}
 }

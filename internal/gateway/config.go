@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -111,7 +112,7 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, fmt.Errorf("%s: %s", file, yamlMessage(err))
 	}
 	c := &Config{
-		Listen: orDefault(r.Listen, DefaultListen), DebugListen: orDefault(r.DebugListen, DefaultDebugListen),
+		Listen: cmp.Or(r.Listen, DefaultListen), DebugListen: cmp.Or(r.DebugListen, DefaultDebugListen),
 		AllowedHosts: r.AllowedHosts, AllowedOrigins: r.AllowedOrigins,
 		Limits:       Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections},
 		PingInterval: DefaultPingInterval,
@@ -285,11 +286,4 @@ func lineOf(data []byte, key string) int {
 		}
 	}
 	return 1
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

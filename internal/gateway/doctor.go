@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -163,7 +164,7 @@ func commandNamespace(ctx context.Context, r *doctor.Report, n Namespace, versio
 		return false
 	}
 	r.OK("started once: %s %s (protocol %s) answered with %s in %s, pid %d; stopped again",
-		or(p.Server, "(no name)"), p.Version, or(p.Protocol, "?"), doctor.Plural(p.Tools, "tool"), p.Took.Round(time.Millisecond), p.PID)
+		cmp.Or(p.Server, "(no name)"), p.Version, cmp.Or(p.Protocol, "?"), doctor.Plural(p.Tools, "tool"), p.Took.Round(time.Millisecond), p.PID)
 	return true
 }
 
@@ -178,11 +179,4 @@ func shellQuote(argv []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

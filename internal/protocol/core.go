@@ -180,7 +180,6 @@ func (c *Core) handle(ctx context.Context, id json.RawMessage, raw []byte) []byt
 		defer func() {
 			if r := recover(); r != nil {
 				c.opts.Logger.Error("request handler panicked", "panic", r, "stack", string(debug.Stack()))
-				res = nil
 				sl.mu.Lock()
 				sl.f = &Failure{Err: fmt.Errorf("internal panic: %v", r)}
 				sl.mu.Unlock()

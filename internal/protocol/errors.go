@@ -132,9 +132,6 @@ func ErrorAnswer(id json.RawMessage, code int, message string) []byte {
 	return errorAnswer(id, ErrorObject{Code: code, Message: message})
 }
 
-// CodedAnswer is the error response to id carrying c.
-func CodedAnswer(id json.RawMessage, c Coded) []byte { return errorAnswer(id, Object(c)) }
-
 // coded finds a Coded error in err's chain.
 func coded(err error) (Coded, bool) {
 	var c Coded

@@ -114,9 +114,6 @@ func (s *Session) Context(ctx context.Context) context.Context {
 	return s.core.srv.WithContext(ctx, s.mcp)
 }
 
-// Lost reports whether the Sink failed.
-func (s *Session) Lost() bool { return s.lost.Load() }
-
 // Pending reports how many requests await their answer.
 func (s *Session) Pending() int {
 	s.mu.Lock()

@@ -18,6 +18,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -325,7 +326,7 @@ func LimitResponse(id json.RawMessage, size int, limit int64) []byte {
 
 // isLimitResponse reports whether answer is a LimitResponse.
 func isLimitResponse(answer []byte) bool {
-	if !strings.Contains(string(answer), `"max_response"`) {
+	if !bytes.Contains(answer, []byte(`"max_response"`)) {
 		return false
 	}
 	var a struct {

@@ -8,58 +8,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// VaultPath is where the app says its vault folder is. It may be a folder
-// this machine cannot open (the app may run on another file system, as
-// from WSL); the router tries.
-func (b *Backend) VaultPath(ctx context.Context) (string, error) {
-	out, err := b.CLI.Run(ctx, "vault", "info=path")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(out), nil
-}
-
-// Search implements tools.Searcher with the app's own commands (read.go).
-func (b *Backend) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
-	return b.cliSearch(ctx, req)
-}
-
-// List implements tools.Lister.
-func (b *Backend) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
-	return b.cliList(ctx, req)
-}
-
-// Links implements tools.LinkGraph.
-func (b *Backend) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	return b.cliLinks(ctx, loc)
-}
-
-// Backlinks implements tools.LinkGraph.
-func (b *Backend) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	return b.cliBacklinks(ctx, loc)
-}
-
-// Unresolved implements tools.LinkGraph.
-func (b *Backend) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	return b.cliUnresolved(ctx)
-}
-
-// Orphans implements tools.LinkGraph.
-func (b *Backend) Orphans(ctx context.Context) ([]string, error) { return b.cliOrphans(ctx) }
-
-// Tags implements tools.Metadata.
-func (b *Backend) Tags(ctx context.Context) ([]note.TagCount, error) { return b.cliTags(ctx) }
-
-// Tagged implements tools.Metadata.
-func (b *Backend) Tagged(ctx context.Context, tag string) ([]string, error) {
-	return b.cliTagged(ctx, tag)
-}
-
-// Properties implements tools.Metadata.
-func (b *Backend) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	return b.cliProperties(ctx)
-}
-
 // DailyPath is where today's daily note is, or would be created, as the
 // app says (daily:path). Other dates need the Daily notes settings in the
 // vault folder.
