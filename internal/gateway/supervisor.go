@@ -295,7 +295,6 @@ func (p *processPeer) wait(pr *proc) {
 		case <-time.After(time.Second):
 		}
 	}
-	close(pr.exited)
 	words := pr.exitWords()
 	if err != nil && pr.cmd.ProcessState == nil {
 		words = err.Error()
@@ -321,6 +320,11 @@ func (p *processPeer) wait(pr *proc) {
 		}
 	}
 	p.mu.Unlock()
+	// Only now, with the state no longer naming the process, may those
+	// waiting for its end (close, at stop) go on: closed first, a stop
+	// could return while health still said "stopping" with the old pid
+	// (seen once in TestCommandStopKillsGroup under -race).
+	close(pr.exited)
 	p.logger.Info("server process exited", "pid", pr.pid, "how", words, "unanswered", len(orphans))
 	for _, pc := range orphans {
 		if pc.unwatch != nil {
