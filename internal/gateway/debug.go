@@ -70,7 +70,7 @@ func (g *Gateway) State() State {
 		ids := ns.endpoint.Sessions()
 		slices.Sort(ids)
 		n := NamespaceState{Health: ns.peer.health(), Kind: "vault", Sessions: ids, Counts: counts[ns.name]}
-		if pp, ok := ns.peer.(*processPeer); ok {
+		if pp, ok := ns.peer.(*commandPeer); ok {
 			pr := pp.process()
 			n.Kind, n.Process = "command", &pr
 		}

@@ -16,7 +16,7 @@ import (
 
 // A peer serves the JSON-RPC of one namespace: a vault's MCP server in
 // this process (vaultPeer), or a stdio MCP server run as a subprocess
-// (processPeer). The namespace's endpoint (package mcphttp) hands it
+// (commandPeer). The namespace's endpoint (package mcphttp) hands it
 // messages; it never knows which transport a message came by.
 type peer interface {
 	mcphttp.Peer
@@ -125,7 +125,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				}
 			}
 		} else {
-			ns.peer = newProcessPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), g.logger)
+			ns.peer = newCommandPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), g.logger)
 		}
 		if err != nil {
 			g.stopPeers()

@@ -112,8 +112,8 @@ func TestInitializeToExitingProcess(t *testing.T) {
 	pr.lastStderr.Store("config.json not found")
 	// The exit is seen a moment after the failed write, as wait sees it.
 	time.AfterFunc(100*time.Millisecond, func() { close(pr.exited) })
-	p := newProcessPeer(Namespace{Name: "gone", Command: "sh"}, "test", DefaultBackoff, DefaultMaxResponse, slog.New(slog.DiscardHandler))
-	p.initialize(pr)
+	p := newCommandPeer(Namespace{Name: "gone", Command: "sh"}, "test", DefaultBackoff, DefaultMaxResponse, slog.New(slog.DiscardHandler))
+	p.sup.initialize(pr)
 	<-pr.init
 	if pr.initErr == nil || !strings.Contains(pr.initErr.Error(), "exit status 4: config.json not found") {
 		t.Errorf("initialize to an exiting process: %v, want its exit status and last words", pr.initErr)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
@@ -15,17 +16,59 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
-// This file is the supervisor half of a command namespace (see
-// process.go for the whole): it starts the server process, initializes
-// it, watches it die, restarts it with back-off and stops it. The routing
-// half, process.go, moves messages between the sessions and the process
-// and never starts or stops anything itself.
+// A supervisor runs the server process of one command namespace:
+//
+//   - started when first needed (ensure), in a process group of its own,
+//     with its stderr in our log;
+//   - initialized once per process, by the gateway;
+//   - when it dies, it is started again after 1 s, 2 s, 4 s … up to 60 s
+//     (the wait starts again at 1 s once a process has run for 30 s);
+//   - stopped with end of input, SIGTERM, then SIGKILL to its group;
+//   - states stopped, starting, running, stopping and error.
+//
+// It knows nothing of sessions or requests: every line the process writes
+// (except the answer to the gateway's initialize) and its end go to the
+// routing side (processEvents, the commandPeer in route.go), which never
+// starts or stops anything itself.
+type supervisor struct {
+	ns      Namespace
+	version string
+	logger  *slog.Logger
+	backoff Backoff
+	// maxLine bounds a line of the server's output kept whole.
+	maxLine int
+	events  processEvents
+
+	mu       sync.Mutex
+	state    string
+	proc     *proc
+	restarts int
+	failures int
+	lastErr  string
+	timer    *time.Timer
+	retryAt  time.Time
+	closed   bool
+}
+
+// processEvents is what a supervisor tells the side that routes the
+// process's messages.
+type processEvents interface {
+	// fromServer is one line the process wrote, whole.
+	fromServer(pr *proc, line []byte)
+	// tooLong is the start of a line longer than the supervisor's
+	// maxLine, the rest of which was skipped.
+	tooLong(head []byte)
+	// exited says the process ended: whatever waits on it is answered
+	// with why. It returns how many were.
+	exited(pr *proc, why string) int
+}
+
+func newSupervisor(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger, events processEvents) *supervisor {
+	return &supervisor{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger, events: events, state: stateStopped}
+}
 
 // Backoff is the wait before a process that died is started again.
 type Backoff struct{ Initial, Max time.Duration }
@@ -71,33 +114,10 @@ const (
 	initID          = `"obsidian-mcp-gateway-initialize"`
 )
 
-// proc is one run of the server.
-type proc struct {
-	cmd     *exec.Cmd
-	pid     int
-	started time.Time
-	stdin   io.WriteCloser
-	wmu     sync.Mutex
-	// initAnswer receives the server's answer to initialize; init is
-	// closed once the handshake is done (result) or failed (err).
-	initAnswer chan initAnswer
-	init       chan struct{}
-	initOnce   sync.Once
-	initResult json.RawMessage
-	initErr    error
-	exited     chan struct{}
-	lastStderr atomic.Value // string
-	// outDone and errDone are closed when stdout and stderr end.
-	outDone, errDone chan struct{}
-}
-
-type initAnswer struct {
-	result json.RawMessage
-	err    error
-}
-
-// running is the process if it serves (p.mu held).
-func (p *processPeer) running() *proc {
+// running is the process if it serves.
+func (p *supervisor) running() *proc {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.state == stateRunning {
 		return p.proc
 	}
@@ -105,7 +125,7 @@ func (p *processPeer) running() *proc {
 }
 
 // ensure is the running process, started if need be and waited for.
-func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
+func (p *supervisor) ensure(ctx context.Context) (*proc, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -138,7 +158,7 @@ func (p *processPeer) ensure(ctx context.Context) (*proc, error) {
 
 // startLocked starts a process (p.mu held): state starting, or error
 // with a restart scheduled when it cannot even start.
-func (p *processPeer) startLocked() {
+func (p *supervisor) startLocked() {
 	cmd := exec.Command(expandHome(p.ns.Command), p.ns.Args...)
 	cmd.Dir = expandHome(p.ns.Cwd)
 	cmd.Env = os.Environ()
@@ -183,7 +203,7 @@ func (p *processPeer) startLocked() {
 }
 
 // failLocked records a failure and schedules the next start (p.mu held).
-func (p *processPeer) failLocked(why string, ran time.Duration) {
+func (p *supervisor) failLocked(why string, ran time.Duration) {
 	if ran >= stableRun {
 		p.failures = 0
 	}
@@ -195,7 +215,7 @@ func (p *processPeer) failLocked(why string, ran time.Duration) {
 	p.timer = time.AfterFunc(wait, p.restart)
 }
 
-func (p *processPeer) restart() {
+func (p *supervisor) restart() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.state != stateError {
@@ -206,7 +226,7 @@ func (p *processPeer) restart() {
 }
 
 // initialize does the handshake, once per process.
-func (p *processPeer) initialize(pr *proc) {
+func (p *supervisor) initialize(pr *proc) {
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(initID), "method": "initialize", "params": map[string]any{
 		"protocolVersion": gatewayProtocol, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "obsidian-mcp-gateway", "version": p.version},
@@ -245,33 +265,28 @@ func (p *processPeer) initialize(pr *proc) {
 	p.mu.Unlock()
 }
 
-func (pr *proc) initDone(result json.RawMessage, err error) {
-	pr.initOnce.Do(func() {
-		pr.initResult, pr.initErr = result, err
-		close(pr.init)
-	})
-}
-
-func (pr *proc) write(msg []byte) error {
-	pr.wmu.Lock()
-	defer pr.wmu.Unlock()
-	_, err := pr.stdin.Write(append(bytes.TrimSpace(msg), '\n'))
-	return err
-}
-
-// exitWords says how the process ended, with its last line on stderr.
-func (pr *proc) exitWords() string {
-	words := "still running"
-	if ps := pr.cmd.ProcessState; ps != nil {
-		words = ps.String()
+// readStdout passes each line the process writes on, but for the answer
+// to the gateway's initialize, which it keeps.
+func (p *supervisor) readStdout(pr *proc, r io.ReadCloser) {
+	defer close(pr.outDone)
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, long, err := readLine(br, p.maxLine)
+		switch {
+		case len(bytes.TrimSpace(line)) == 0:
+		case long:
+			p.events.tooLong(line)
+		case !initAnswered(pr, line):
+			p.events.fromServer(pr, line)
+		}
+		if err != nil {
+			return
+		}
 	}
-	if last, _ := pr.lastStderr.Load().(string); last != "" {
-		words += ": " + last
-	}
-	return words
 }
 
-func (p *processPeer) readStderr(pr *proc, r io.ReadCloser) {
+func (p *supervisor) readStderr(pr *proc, r io.ReadCloser) {
 	defer close(pr.errDone)
 	defer r.Close()
 	sc := bufio.NewScanner(r)
@@ -285,7 +300,7 @@ func (p *processPeer) readStderr(pr *proc, r io.ReadCloser) {
 
 // wait sees the process end: its waiting requests are answered with an
 // error, and, unless the gateway is stopping, it is started again.
-func (p *processPeer) wait(pr *proc) {
+func (p *supervisor) wait(pr *proc) {
 	err := pr.cmd.Wait()
 	// Its last answers and words are read first; a grandchild holding
 	// the pipes gets a moment, not forever.
@@ -301,14 +316,6 @@ func (p *processPeer) wait(pr *proc) {
 	}
 	pr.initDone(nil, fmt.Errorf("the process exited (%s)", words))
 	p.mu.Lock()
-	var orphans []*pendingCall
-	for id, pc := range p.pending {
-		if pc.proc == pr {
-			orphans = append(orphans, pc)
-			delete(p.pending, id)
-			delete(p.tokens, pc.token)
-		}
-	}
 	next := "the gateway is stopping"
 	if p.proc == pr {
 		p.proc = nil
@@ -320,22 +327,18 @@ func (p *processPeer) wait(pr *proc) {
 		}
 	}
 	p.mu.Unlock()
-	// Only now, with the state no longer naming the process, may those
-	// waiting for its end (close, at stop) go on: closed first, a stop
-	// could return while health still said "stopping" with the old pid
-	// (seen once in TestCommandStopKillsGroup under -race).
+	unanswered := p.events.exited(pr, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next))
+	// Only now, with the state no longer naming the process and nothing
+	// left waiting on it, may those waiting for its end (close, at stop)
+	// go on: closed first, a stop could return while health still said
+	// "stopping" with the old pid (seen once in TestCommandStopKillsGroup
+	// under -race).
 	close(pr.exited)
-	p.logger.Info("server process exited", "pid", pr.pid, "how", words, "unanswered", len(orphans))
-	for _, pc := range orphans {
-		if pc.unwatch != nil {
-			pc.unwatch()
-		}
-		pc.reply(protocol.ErrorAnswer(pc.id, -32603, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next)))
-	}
+	p.logger.Info("server process exited", "pid", pr.pid, "how", words, "unanswered", unanswered)
 }
 
 // Health: "no subprocess" until one is started, as the contract words it.
-func (p *processPeer) health() Health {
+func (p *supervisor) health() Health {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := Health{Namespace: p.ns.Name, Status: p.state}
@@ -356,7 +359,7 @@ type Process struct {
 	LastExit string `json:"last_error,omitempty"`
 }
 
-func (p *processPeer) process() Process {
+func (p *supervisor) process() Process {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pr := Process{State: p.state, Restarts: p.restarts, LastExit: p.lastErr}
@@ -366,26 +369,9 @@ func (p *processPeer) process() Process {
 	return pr
 }
 
-// drain waits for the requests in flight, until ctx ends.
-func (p *processPeer) drain(ctx context.Context) {
-	for {
-		p.mu.Lock()
-		n := len(p.pending)
-		p.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 // close stops the process: end of input, then SIGTERM to its group if it
 // has not exited within eofWait, then SIGKILL after stopWait.
-func (p *processPeer) close() {
+func (p *supervisor) close() {
 	p.mu.Lock()
 	p.closed = true
 	if p.timer != nil {

@@ -1,13 +1,11 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"regexp"
 	"strconv"
@@ -23,45 +21,30 @@ import (
 )
 
 // A command namespace runs any stdio MCP server as a managed subprocess,
-// one per namespace, shared by all its client sessions:
+// one per namespace, shared by all its client sessions. Its supervisor
+// (supervisor.go) runs the process; its commandPeer, here, routes the
+// messages between the sessions and that process:
 //
-//   - started on the first message that needs it, in a process group of
-//     its own, with its stderr in our log;
-//   - initialized once per process by the gateway; each client's own
-//     initialize is answered with the server's result, and its
-//     notifications/initialized is not passed on (the server had one);
+//   - each client's initialize is answered with the result of the
+//     gateway's own (the process is initialized once), and its
+//     notifications/initialized is not passed on;
 //   - request ids are the gateway's own on the way in (clients reuse
 //     theirs), and the client's again on the way out; progress tokens
 //     likewise, so progress reaches the session that asked;
-//   - when it dies, every request waiting on it is answered with an error,
-//     and it is started again after 1 s, 2 s, 4 s … up to 60 s (the wait
-//     starts again at 1 s once a process has run for 30 s);
-//   - states stopped, starting, running, stopping and error.
-//
-// This file routes messages between the sessions and the process;
-// supervisor.go runs the process.
-
-type processPeer struct {
-	ns      Namespace
-	version string
-	logger  *slog.Logger
-	backoff Backoff
-	// maxLine bounds a line of the server's output kept whole.
-	maxLine int
+//   - when the process dies, every request waiting on it is answered with
+//     an error; a cancelled request, or one whose client went away, is
+//     cancelled in the server too;
+//   - the server's requests to the client are answered by the gateway
+//     (ping) or refused: clients are never asked.
+type commandPeer struct {
+	sup    *supervisor
+	logger *slog.Logger
 
 	mu       sync.Mutex
-	state    string
-	proc     *proc
 	sessions map[*mcphttp.Session]struct{}
 	pending  map[int64]*pendingCall
 	tokens   map[string]progressRoute
 	nextID   int64
-	restarts int
-	failures int
-	lastErr  string
-	timer    *time.Timer
-	retryAt  time.Time
-	closed   bool
 }
 
 // pendingCall is a request sent to the process, waiting for its answer.
@@ -80,12 +63,18 @@ type progressRoute struct {
 	token   json.RawMessage // the client's
 }
 
-func newProcessPeer(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger) *processPeer {
-	return &processPeer{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger.With("namespace", ns.Name),
-		state: stateStopped, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+func newCommandPeer(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger) *commandPeer {
+	logger = logger.With("namespace", ns.Name)
+	p := &commandPeer{logger: logger, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+	p.sup = newSupervisor(ns, version, backoff, maxLine, logger, p)
+	return p
 }
 
-func (p *processPeer) Attach(s *mcphttp.Session) error {
+func (p *commandPeer) health() Health   { return p.sup.health() }
+func (p *commandPeer) process() Process { return p.sup.process() }
+func (p *commandPeer) close()           { p.sup.close() }
+
+func (p *commandPeer) Attach(s *mcphttp.Session) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sessions[s] = struct{}{}
@@ -93,7 +82,7 @@ func (p *processPeer) Attach(s *mcphttp.Session) error {
 }
 
 // detach forgets a session; what it still waits for is cancelled.
-func (p *processPeer) Detach(s *mcphttp.Session) {
+func (p *commandPeer) Detach(s *mcphttp.Session) {
 	p.mu.Lock()
 	delete(p.sessions, s)
 	var gone []int64
@@ -108,14 +97,14 @@ func (p *processPeer) Detach(s *mcphttp.Session) {
 	}
 }
 
-func (p *processPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
+func (p *commandPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
 	switch {
 	case m.IsResponse():
 		// The gateway answers the server's requests itself (ping), or
 		// refuses them; clients are never asked.
 		p.logger.Debug("an answer from a client to no question; dropped", "session", s.ID())
 	case m.Method == "initialize":
-		pr, err := p.ensure(ctx)
+		pr, err := p.sup.ensure(ctx)
 		if err != nil {
 			reply(protocol.ErrorAnswer(m.ID, -32603, err.Error()))
 			return
@@ -137,10 +126,7 @@ func (p *processPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 		}
 	case m.IsNotification():
 		// Not worth starting a process for.
-		p.mu.Lock()
-		pr := p.running()
-		p.mu.Unlock()
-		if pr != nil {
+		if pr := p.sup.running(); pr != nil {
 			_ = pr.write(m.Raw)
 		}
 	default:
@@ -149,8 +135,8 @@ func (p *processPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 }
 
 // request forwards a request under an id of the gateway's.
-func (p *processPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
-	pr, err := p.ensure(ctx)
+func (p *commandPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphttp.Message, reply func([]byte)) {
+	pr, err := p.sup.ensure(ctx)
 	if err != nil {
 		reply(protocol.ErrorAnswer(m.ID, -32603, err.Error()))
 		return
@@ -180,7 +166,7 @@ func (p *processPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphtt
 
 // routeProgress gives the request's progress token one of the gateway's
 // (p.mu held).
-func (p *processPeer) routeProgress(raw json.RawMessage, s *mcphttp.Session, id int64) (json.RawMessage, string) {
+func (p *commandPeer) routeProgress(raw json.RawMessage, s *mcphttp.Session, id int64) (json.RawMessage, string) {
 	client := gjson.GetBytes(raw, "params._meta.progressToken")
 	if !client.Exists() {
 		return raw, ""
@@ -195,7 +181,7 @@ func (p *processPeer) routeProgress(raw json.RawMessage, s *mcphttp.Session, id 
 }
 
 // find is the gateway's id of a session's request.
-func (p *processPeer) find(s *mcphttp.Session, clientID json.RawMessage) (int64, bool) {
+func (p *commandPeer) find(s *mcphttp.Session, clientID json.RawMessage) (int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id, pc := range p.pending {
@@ -207,7 +193,7 @@ func (p *processPeer) find(s *mcphttp.Session, clientID json.RawMessage) (int64,
 }
 
 // take removes a pending call.
-func (p *processPeer) take(id int64) *pendingCall {
+func (p *commandPeer) take(id int64) *pendingCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pc := p.pending[id]
@@ -221,7 +207,7 @@ func (p *processPeer) take(id int64) *pendingCall {
 
 // abandon gives up a call: the server is told (notifications/cancelled),
 // and the client gets no answer (it cancelled, or went away).
-func (p *processPeer) abandon(id int64, reason string) {
+func (p *commandPeer) abandon(id int64, reason string) {
 	pc := p.take(id)
 	if pc == nil {
 		return
@@ -237,55 +223,18 @@ func (p *processPeer) abandon(id int64, reason string) {
 // idPrefix finds the id of an answer too long to keep whole.
 var idPrefix = regexp.MustCompile(`^\s*\{(?:\s*"jsonrpc"\s*:\s*"2\.0"\s*,)?\s*"id"\s*:\s*(-?\d+)`)
 
-func (p *processPeer) readStdout(pr *proc, r io.ReadCloser) {
-	defer close(pr.outDone)
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, long, err := readLine(br, p.maxLine)
-		if len(bytes.TrimSpace(line)) > 0 {
-			if long {
-				p.tooLong(line)
-			} else {
-				p.fromServer(pr, line)
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// readLine reads one line; past max only its start is kept (long).
-func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line) < max {
-			line = append(line, chunk[:min(len(chunk), max-len(line))]...)
-		} else {
-			long = true
-		}
-		if len(line) >= max && errors.Is(err, bufio.ErrBufferFull) {
-			long = true
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.TrimRight(line, "\r\n"), long, err
-		}
-	}
-}
-
 // tooLong answers the call whose answer was too long to keep, when its id
 // can be found at its start.
-func (p *processPeer) tooLong(head []byte) {
+func (p *commandPeer) tooLong(head []byte) {
 	m := idPrefix.FindSubmatch(head)
 	if m == nil {
-		p.logger.Error("the server wrote a line too long to read whole, with no id found at its start; dropped", "max", p.maxLine)
+		p.logger.Error("the server wrote a line too long to read whole, with no id found at its start; dropped", "max", p.sup.maxLine)
 		return
 	}
 	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	if pc := p.take(id); pc != nil {
 		pc.unwatch()
-		pc.reply(mcphttp.LimitResponse(pc.id, -1, int64(p.maxLine)))
+		pc.reply(mcphttp.LimitResponse(pc.id, -1, int64(p.sup.maxLine)))
 	}
 }
 
@@ -294,7 +243,7 @@ func (p *processPeer) tooLong(head []byte) {
 // by replacing that member alone (sjson): decoding and re-encoding whole
 // answers, which may be megabytes of note text, cost several times a JSON
 // pass (BenchmarkAnswerFromServer in docs/benchmarks.md).
-func (p *processPeer) fromServer(pr *proc, line []byte) {
+func (p *commandPeer) fromServer(pr *proc, line []byte) {
 	if !isObject(line) || !gjson.ValidBytes(line) {
 		p.logger.Warn("the server wrote a line that is not a JSON object; ignored", "line", truncate(string(line), 200))
 		return
@@ -309,15 +258,6 @@ func (p *processPeer) fromServer(pr *proc, line []byte) {
 		method = got[1].Str
 	}
 	switch {
-	case method == "" && string(id) == initID:
-		a := initAnswer{result: json.RawMessage(gjson.GetBytes(line, "result").Raw)}
-		if e := gjson.GetBytes(line, "error"); e.Exists() {
-			a.err = fmt.Errorf("initialize failed: %s", e.Raw)
-		}
-		select {
-		case pr.initAnswer <- a:
-		default: // a second answer; the first counts
-		}
 	case method == "" && id != nil:
 		n, err := strconv.ParseInt(string(id), 10, 64)
 		pc := p.take(n)
@@ -394,4 +334,42 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// exited answers every call still waiting on a process that ended.
+func (p *commandPeer) exited(pr *proc, why string) int {
+	p.mu.Lock()
+	var orphans []*pendingCall
+	for id, pc := range p.pending {
+		if pc.proc == pr {
+			orphans = append(orphans, pc)
+			delete(p.pending, id)
+			delete(p.tokens, pc.token)
+		}
+	}
+	p.mu.Unlock()
+	for _, pc := range orphans {
+		if pc.unwatch != nil {
+			pc.unwatch()
+		}
+		pc.reply(protocol.ErrorAnswer(pc.id, -32603, why))
+	}
+	return len(orphans)
+}
+
+// drain waits for the requests in flight, until ctx ends.
+func (p *commandPeer) drain(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		n := len(p.pending)
+		p.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
