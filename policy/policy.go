@@ -6,7 +6,7 @@
 // A path the policy hides is not part of the vault as the server sees it:
 // it is left out of every listing, search, tag and property count, link
 // and backlink, and a call that names it exactly is refused with an error
-// naming the rule. The package only decides; the engine (vault) and the
+// naming the rule. The package only decides; the engine (native) and the
 // guard in front of every backend (internal/backend) apply its answers.
 //
 // Globs use github.com/bmatcuk/doublestar syntax (*, **, ?, [a-z], {a,b})

@@ -25,7 +25,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// Source is the vault as the index reads it. *vault.Vault implements it.
+// Source is the vault as the index reads it. *native.Engine implements it.
 type Source interface {
 	// Files lists every file of the vault, sorted, hidden ones left out.
 	// The slice is shared and must not be modified.

@@ -23,9 +23,9 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // Name is the server's name in initialize.
@@ -179,9 +179,9 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 	st := &stack{close: func() {}, cli: cli}
 	// One engine on the folder serves both backends, so their edits are
 	// serialised together and the file list is cached once.
-	var folder *vault.Vault
+	var folder *native.Engine
 	if cfg.VaultPath != "" {
-		v, err := vault.Open(cfg.VaultPath, vault.WithPolicy(cfg.Policy), vault.WithLogger(logger), vault.WithIndexBuildHook(relaxGCForBuild))
+		v, err := native.Open(cfg.VaultPath, native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithIndexBuildHook(relaxGCForBuild))
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func openStack(cfg Config, logger *slog.Logger) (*stack, error) {
 		folder = v
 	}
 	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
-		FolderOptions: []vault.Option{vault.WithIndexBuildHook(relaxGCForBuild)}}
+		FolderOptions: []native.Option{native.WithIndexBuildHook(relaxGCForBuild)}}
 	if cfg.Backend != backend.Native {
 		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
 	}

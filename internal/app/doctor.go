@@ -23,9 +23,9 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // probeTimeout bounds each CLI call doctor makes: a frozen app should be
@@ -282,7 +282,7 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 		}
 		return false
 	}
-	v, err := vault.Open(f.path)
+	v, err := native.Open(f.path)
 	if err != nil {
 		d.fail("native backend: "+errors.From(err).Message, permissionFix(d.m.GOOS, f.path))
 		return false

@@ -73,8 +73,8 @@ func namespaceConfig(n gateway.Namespace, getenv func(string) string) (Config, e
 }
 
 // openVault serves a vault namespace in this process.
-func openVault(getenv func(string) string, logger *slog.Logger, version string) func(gateway.Namespace) (*gateway.Vault, error) {
-	return func(n gateway.Namespace) (*gateway.Vault, error) {
+func openVault(getenv func(string) string, logger *slog.Logger, version string) func(gateway.Namespace) (*gateway.VaultServer, error) {
+	return func(n gateway.Namespace) (*gateway.VaultServer, error) {
 		cfg, err := namespaceConfig(n, getenv)
 		if err != nil {
 			return nil, err
@@ -88,7 +88,7 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 		s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
 		core := protocol.New(s, protocol.Options{Logger: log, Workers: workers, CallTimeout: st.callBound})
 		log.Info("vault namespace ready", st.logAttrs(cfg, version)...)
-		return &gateway.Vault{Core: core, Close: st.close}, nil
+		return &gateway.VaultServer{Core: core, Close: st.close}, nil
 	}
 }
 

@@ -3,7 +3,7 @@ package app
 import "runtime/debug"
 
 // relaxGCForBuild is the server's collector policy while the search index
-// reads many notes at once (vault.WithIndexBuildHook). A build makes
+// reads many notes at once (native.WithIndexBuildHook). A build makes
 // garbage fast and keeps most of what it makes: a collection every time
 // the heap grows by the percentage main sets would spend a third of the
 // build rescanning the index, so it collects less often meanwhile, unless

@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // Mode says which backends may serve calls.
@@ -47,14 +47,14 @@ type App interface {
 	DailyPath(ctx context.Context, date time.Time) (string, error)
 }
 
-// Router implements tools.Backend by routing every call per Mode.
+// Router implements tools.Notes by routing every call per Mode.
 type Router struct {
 	Mode Mode
 	// App serves calls through Obsidian; nil in native mode.
 	App App
 	// Folder is the vault folder given by the user; nil to rely on what
 	// the app reports. Its owner closes it.
-	Folder *vault.Vault
+	Folder *native.Engine
 	// Recheck is how long, after the app failed to answer, calls go
 	// straight to the folder before the app is tried again. It spares a
 	// CLI round trip (up to a second on Windows) per call while the app
@@ -65,15 +65,15 @@ type Router struct {
 	// file adds to it (Policy).
 	Rules *policy.Policy
 	// FolderOptions are the program's other options for a folder learned
-	// from the app (vault.WithIndexBuildHook, say).
-	FolderOptions []vault.Option
+	// from the app (native.WithIndexBuildHook, say).
+	FolderOptions []native.Option
 
 	mu        sync.Mutex
 	downUntil time.Time
 	learning  bool
 	// learned is the folder the app reported, once opened; learnErr says
 	// this machine cannot open it (remembered: the app runs elsewhere).
-	learned  *vault.Vault
+	learned  *native.Engine
 	learnErr error
 }
 
@@ -82,10 +82,10 @@ var errNoLocalVault = errors.New("the vault folder is not reachable from this ma
 
 // KnownFolder is the vault folder when known: given, or learned from the
 // app; nil otherwise.
-func (r *Router) KnownFolder() *vault.Vault { return r.native() }
+func (r *Router) KnownFolder() *native.Engine { return r.native() }
 
 // native is the vault folder when known: given, or learned from the app.
-func (r *Router) native() *vault.Vault {
+func (r *Router) native() *native.Engine {
 	if r.Folder != nil {
 		return r.Folder
 	}
@@ -110,7 +110,7 @@ func (r *Router) Close() error {
 // not answer is asked again later). The lock is not held while the app
 // answers, so that native never waits on an app that hangs; calls that
 // ask at once keep the first answer.
-func (r *Router) folder(ctx context.Context) (*vault.Vault, error) {
+func (r *Router) folder(ctx context.Context) (*native.Engine, error) {
 	if v := r.native(); v != nil {
 		return v, nil
 	}
@@ -127,7 +127,7 @@ func (r *Router) folder(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := vault.Open(dir, append([]vault.Option{vault.WithPolicy(r.Rules), vault.WithLogger(r.Logger)}, r.FolderOptions...)...)
+	v, err := native.Open(dir, append([]native.Option{native.WithPolicy(r.Rules), native.WithLogger(r.Logger)}, r.FolderOptions...)...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.learned != nil || r.learnErr != nil {
@@ -319,11 +319,11 @@ func withWayOut(err error) error {
 	return &e
 }
 
-// Create implements tools.Backend.
+// Create implements tools.Notes.
 func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	return serve(ctx, r, "create", true, func(b tools.Everything) (note.Created, error) {
 		res, err := b.Create(ctx, req)
-		if _, folder := b.(*vault.Vault); folder && err == nil && req.Open && r.App != nil && !r.appDown() {
+		if _, folder := b.(*native.Engine); folder && err == nil && req.Open && r.App != nil && !r.appDown() {
 			// Written to the folder (the CLI could not carry it); the app
 			// still shows it. The note is written, so failing now would
 			// invite a retry that finds it existing: report it not opened.
@@ -337,43 +337,43 @@ func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 	})
 }
 
-// Read implements tools.Backend.
+// Read implements tools.Notes.
 func (r *Router) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
 	return preferFolder(ctx, r, "read", func(b tools.Everything) (note.Content, error) { return b.Read(ctx, loc) })
 }
 
-// Append implements tools.Backend.
+// Append implements tools.Notes.
 func (r *Router) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	return serve(ctx, r, "append", true, func(b tools.Everything) (note.Written, error) { return b.Append(ctx, loc, content, inline) })
 }
 
-// Prepend implements tools.Backend.
+// Prepend implements tools.Notes.
 func (r *Router) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	return serve(ctx, r, "prepend", true, func(b tools.Everything) (note.Written, error) { return b.Prepend(ctx, loc, content, inline) })
 }
 
-// Delete implements tools.Backend.
+// Delete implements tools.Notes.
 func (r *Router) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
 	return serve(ctx, r, "delete", true, func(b tools.Everything) (note.Deleted, error) { return b.Delete(ctx, loc, permanent) })
 }
 
-// Move implements tools.Backend.
+// Move implements tools.Notes.
 func (r *Router) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
 	return serve(ctx, r, "move", true, func(b tools.Everything) (note.Moved, error) { return b.Move(ctx, loc, to) })
 }
 
-// Rename implements tools.Backend.
+// Rename implements tools.Notes.
 func (r *Router) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
 	return serve(ctx, r, "rename", true, func(b tools.Everything) (note.Moved, error) { return b.Rename(ctx, loc, newName) })
 }
 
-// Open implements tools.Backend. Only the app can show a note, so it never
+// Open implements tools.Notes. Only the app can show a note, so it never
 // falls back.
 func (r *Router) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
 	return serve(ctx, r, "open", false, func(b tools.Everything) (note.Opened, error) { return b.Open(ctx, loc, newTab) })
 }
 
-// FileInfo implements tools.Backend.
+// FileInfo implements tools.Notes.
 func (r *Router) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
 	return serve(ctx, r, "file_info", true, func(b tools.Everything) (note.Info, error) { return b.FileInfo(ctx, loc) })
 }

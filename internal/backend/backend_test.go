@@ -11,9 +11,9 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 func TestMain(m *testing.M) { obsidiantest.Main(m) }
@@ -30,7 +30,7 @@ func setup(t *testing.T, mode Mode, sc obsidiantest.Scenario, givePath bool) (*R
 	t.Cleanup(func() { _ = r.Close() })
 	if givePath {
 		// As the server does: one engine for both backends.
-		v, err := vault.Open(f.Vault)
+		v, err := native.Open(f.Vault)
 		if err != nil {
 			t.Fatal(err)
 		}

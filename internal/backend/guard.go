@@ -29,7 +29,7 @@ type Guarded interface {
 // the policy without knowing of it.
 //
 // The backends leave hidden notes out of every answer about the vault
-// (listings, search, tags, links: see vault.WithPolicy); the guard refuses
+// (listings, search, tags, links: see native.WithPolicy); the guard refuses
 // a call that names a hidden note, or would change a note the policy does
 // not let the server change, before the backend is asked, and drops from
 // every answer any hidden path that would still come back.
@@ -82,7 +82,7 @@ func (g *Guard) write(ctx context.Context, loc note.Locator) (*policy.Policy, no
 	return pol, loc, pol.CheckWrite(p)
 }
 
-// Create implements tools.Backend.
+// Create implements tools.Notes.
 func (g *Guard) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	if err := g.writePolicy(ctx).CheckWrite(req.Target()); err != nil {
 		return note.Created{}, err
@@ -90,7 +90,7 @@ func (g *Guard) Create(ctx context.Context, req note.CreateRequest) (note.Create
 	return g.Next.Create(ctx, req)
 }
 
-// Read implements tools.Backend.
+// Read implements tools.Notes.
 func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
 	c, _, err := readNote(ctx, g, loc, g.Next.Read, func(c note.Content) string { return c.Path })
 	return c, err
@@ -121,7 +121,7 @@ func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(
 	return res, pol, nil
 }
 
-// Append implements tools.Backend.
+// Append implements tools.Notes.
 func (g *Guard) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	_, loc, err := g.write(ctx, loc)
 	if err != nil {
@@ -130,7 +130,7 @@ func (g *Guard) Append(ctx context.Context, loc note.Locator, content string, in
 	return g.Next.Append(ctx, loc, content, inline)
 }
 
-// Prepend implements tools.Backend.
+// Prepend implements tools.Notes.
 func (g *Guard) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	_, loc, err := g.write(ctx, loc)
 	if err != nil {
@@ -148,7 +148,7 @@ func (g *Guard) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 	return g.Next.Edit(ctx, loc, ifMatch, change)
 }
 
-// Delete implements tools.Backend.
+// Delete implements tools.Notes.
 func (g *Guard) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
 	_, loc, err := g.write(ctx, loc)
 	if err != nil {
@@ -157,14 +157,14 @@ func (g *Guard) Delete(ctx context.Context, loc note.Locator, permanent bool) (n
 	return g.Next.Delete(ctx, loc, permanent)
 }
 
-// Move implements tools.Backend: the note must be one the server may
+// Move implements tools.Notes: the note must be one the server may
 // change, and so must the place it goes to.
 func (g *Guard) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
 	return g.relocate(ctx, loc, func(from string) string { return note.MoveTarget(from, to) },
 		func(loc note.Locator) (note.Moved, error) { return g.Next.Move(ctx, loc, to) })
 }
 
-// Rename implements tools.Backend, as Move.
+// Rename implements tools.Notes, as Move.
 func (g *Guard) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
 	return g.relocate(ctx, loc, func(from string) string { return note.RenameTarget(from, newName) },
 		func(loc note.Locator) (note.Moved, error) { return g.Next.Rename(ctx, loc, newName) })
@@ -185,7 +185,7 @@ func (g *Guard) relocate(ctx context.Context, loc note.Locator, target func(stri
 	return run(loc)
 }
 
-// Open implements tools.Backend.
+// Open implements tools.Notes.
 func (g *Guard) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
 	pol := g.Policy(ctx)
 	if err := g.read(pol, loc); err != nil {
@@ -203,7 +203,7 @@ func (g *Guard) Open(ctx context.Context, loc note.Locator, newTab bool) (note.O
 	return g.Next.Open(ctx, loc, newTab)
 }
 
-// FileInfo implements tools.Backend.
+// FileInfo implements tools.Notes.
 func (g *Guard) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
 	info, _, err := readNote(ctx, g, loc, g.Next.FileInfo, func(i note.Info) string { return i.Path })
 	return info, err

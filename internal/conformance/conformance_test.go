@@ -19,11 +19,11 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 func TestMain(m *testing.M) { obsidiantest.Main(m) }
@@ -40,7 +40,7 @@ type subject struct {
 
 var subjects = []subject{
 	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
-		v, err := vault.Open(dir)
+		v, err := native.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ var subjects = []subject{
 	}},
 	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
-		v, err := vault.Open(dir)
+		v, err := native.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,11 +15,11 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // The folder policy on every backend, as the server wires it: the backend
@@ -65,7 +65,7 @@ func guarded(r *backend.Router) tools.Everything {
 
 var policySubjects = []subject{
 	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
-		v, err := vault.Open(dir, vault.WithPolicy(rules(t)))
+		v, err := native.Open(dir, native.WithPolicy(rules(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ var policySubjects = []subject{
 	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
 		pol := rules(t)
-		v, err := vault.Open(dir, vault.WithPolicy(pol))
+		v, err := native.Open(dir, native.WithPolicy(pol))
 		if err != nil {
 			t.Fatal(err)
 		}

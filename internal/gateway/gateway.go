@@ -42,10 +42,10 @@ type namespace struct {
 	endpoint *mcphttp.Endpoint
 }
 
-// Vault is a vault namespace's MCP server, served in this process: the
+// VaultServer is a vault namespace's MCP server, served in this process: the
 // same server, tools, policy and error contract as `obsidian-mcp` on
 // stdio, through the same protocol core, with no subprocess.
-type Vault struct {
+type VaultServer struct {
 	// Core dispatches to the vault's server; its options bound the calls
 	// (workers, per-call timeout).
 	Core *protocol.Core
@@ -57,7 +57,7 @@ type Vault struct {
 type vaultPeer struct {
 	mcphttp.CorePeer
 	name string
-	v    *Vault
+	v    *VaultServer
 }
 
 func (p *vaultPeer) health() Health            { return Health{Namespace: p.name, Status: "running"} }
@@ -73,7 +73,7 @@ type Options struct {
 	Logger  *slog.Logger
 	Version string
 	// OpenVault serves a vault namespace in this process.
-	OpenVault func(ns Namespace) (*Vault, error)
+	OpenVault func(ns Namespace) (*VaultServer, error)
 	// Grace bounds how long calls in flight may finish at stop (default 10 s).
 	Grace time.Duration
 	// Backoff paces the restarts of command namespaces' processes
@@ -119,7 +119,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			if opts.OpenVault == nil {
 				err = errors.New("vault namespaces are not served by this build")
 			} else {
-				var v *Vault
+				var v *VaultServer
 				if v, err = opts.OpenVault(n); err == nil {
 					ns.peer = &vaultPeer{CorePeer: mcphttp.CorePeer{Core: v.Core}, name: n.Name, v: v}
 				}

@@ -35,7 +35,7 @@ type testServer struct {
 	closed    atomic.Bool
 }
 
-func (ts *testServer) vault() *Vault {
+func (ts *testServer) vault() *VaultServer {
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
 	s := server.NewMCPServer("test-vault", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
@@ -62,7 +62,7 @@ func (ts *testServer) vault() *Vault {
 		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "hello"})
 		return mcp.NewToolResultText(fmt.Sprint(err)), nil
 	})
-	return &Vault{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) }}
+	return &VaultServer{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) }}
 }
 
 // running is a gateway serving on loopback.
@@ -88,7 +88,7 @@ func startGatewayWith(t *testing.T, yaml string, opts Options) *running {
 		t.Fatal(err)
 	}
 	ts := &testServer{release: make(chan struct{}), started: make(chan struct{}, 16)}
-	opts.OpenVault = func(Namespace) (*Vault, error) { return ts.vault(), nil }
+	opts.OpenVault = func(Namespace) (*VaultServer, error) { return ts.vault(), nil }
 	opts.Grace = 5 * time.Second
 	g, err := New(cfg, opts)
 	if err != nil {

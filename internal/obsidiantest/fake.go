@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	engine "github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
-	engine "github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // call is one parsed invocation.
@@ -162,7 +162,7 @@ func unescape(v string) string {
 }
 
 // vault performs commands on a folder the way the app does. File work is
-// the native engine's (package vault), so the fake and the engine share
+// the native engine's (package native), so the fake and the engine share
 // one implementation of paths, atomic writes, trash and link updates; what
 // stays here are the CLI's own quirks: its argv, its output lines and
 // error strings, silent picking among same-named notes, and "Name 1.md"
@@ -170,7 +170,7 @@ func unescape(v string) string {
 type vault struct {
 	root string
 	sc   Scenario
-	eng  *engine.Vault
+	eng  *engine.Engine
 }
 
 func (v *vault) abs(rel string) string { return filepath.Join(v.root, filepath.FromSlash(rel)) }

@@ -1,5 +1,5 @@
-// Command installcheck proves that the README's install line works, as a
-// user would run it:
+// Command installcheck proves that the README's install line works as a
+// user would run it. The line is
 //
 //	go install github.com/obsidian-mcp/obsidian-mcp/cmd/obsidian-mcp@latest
 //

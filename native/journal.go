@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"bufio"
@@ -55,14 +55,14 @@ type intent struct {
 // (a tag rename applied twice is not always the same as once:
 // proj → proj/sub).
 type journal struct {
-	v    *Vault
+	v    *Engine
 	name string // the entry's file, without extension, under journalDir
 	log  *os.File
 }
 
 // startJournal records in before anything changes. It is called with the
 // write lock held.
-func (v *Vault) startJournal(in intent) (*journal, error) {
+func (v *Engine) startJournal(in intent) (*journal, error) {
 	in.Host, _ = os.Hostname()
 	in.PID = os.Getpid()
 	in.Started = time.Now().UTC()
@@ -113,7 +113,7 @@ func (j *journal) finish() {
 
 // journalPending reports whether a journal entry may be waiting. It costs
 // one stat: the folder is removed when its last entry goes.
-func (v *Vault) journalPending() bool {
+func (v *Engine) journalPending() bool {
 	_, err := v.root.Lstat(journalDir)
 	return err == nil
 }
@@ -134,7 +134,7 @@ type Recovered struct {
 // unfinished. The write lock does the same at this process's first write
 // and whenever it finds a journal entry, so a server that keeps running
 // repairs what a crashed neighbour left.
-func (v *Vault) Recover(ctx context.Context) (Recovered, error) {
+func (v *Engine) Recover(ctx context.Context) (Recovered, error) {
 	if !v.journalPending() {
 		// Nothing was left half done: start-up stays one stat, whatever
 		// the vault's size, and merely starting a server leaves no folder
@@ -154,7 +154,7 @@ func (v *Vault) Recover(ctx context.Context) (Recovered, error) {
 // process, and whenever a journal entry is waiting, it first repairs what
 // a dead process left (recoverLocked), so no write builds on a half-done
 // vault-wide edit.
-func (v *Vault) writing(ctx context.Context) (release func(), err error) {
+func (v *Engine) writing(ctx context.Context) (release func(), err error) {
 	release, err = v.lock.acquire(ctx, v)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (v *Vault) writing(ctx context.Context) (release func(), err error) {
 }
 
 // recoverLocked does Recover's work with the write lock held.
-func (v *Vault) recoverLocked(ctx context.Context) Recovered {
+func (v *Engine) recoverLocked(ctx context.Context) Recovered {
 	var r Recovered
 	r.Temps = v.removeTemps()
 	entries, err := fs.ReadDir(v.rootFS(), journalDir)
@@ -217,7 +217,7 @@ func (j *journal) remove() {
 
 // resume completes the interrupted edit in, or rolls it back when it had
 // not started, and says which in a sentence.
-func (v *Vault) resume(ctx context.Context, name string, in intent) (string, bool) {
+func (v *Engine) resume(ctx context.Context, name string, in intent) (string, bool) {
 	since := fmt.Sprintf("started %s by process %d", in.Started.Format(time.RFC3339), in.PID)
 	switch in.Op {
 	case opMove:
@@ -289,7 +289,7 @@ func (v *Vault) resume(ctx context.Context, name string, in intent) (string, boo
 type hashes struct{ before, after string }
 
 // readIntentLog reads a journal's log: each note's last line wins.
-func readIntentLog(v *Vault, name string) map[string]hashes {
+func readIntentLog(v *Engine, name string) map[string]hashes {
 	out := map[string]hashes{}
 	data, err := v.root.ReadFile(name)
 	if err != nil {
@@ -309,7 +309,7 @@ func readIntentLog(v *Vault, name string) map[string]hashes {
 
 // renameTagIn renames a tag in one note, recording it in j when set. It
 // is called with the write lock held.
-func (v *Vault) renameTagIn(p, from, to string, j *journal) (int, error) {
+func (v *Engine) renameTagIn(p, from, to string, j *journal) (int, error) {
 	uses := 0
 	var change atomicfile.Change = func(cur []byte) ([]byte, error) {
 		r, n, err := patch.RenameTag(cur, from, to)
@@ -339,7 +339,7 @@ var tempName = regexp.MustCompile(`^\..+\.tmp-[A-Z2-7]{12}$`)
 // It is called with the write lock held: every write makes and removes its
 // temporary file under the lock, so none found then belongs to a write in
 // progress.
-func (v *Vault) removeTemps() int {
+func (v *Engine) removeTemps() int {
 	if _, err := v.Files(); err != nil {
 		return 0
 	}
@@ -359,7 +359,7 @@ func (v *Vault) removeTemps() int {
 }
 
 // rootFS is the vault folder as an fs.FS, inside its os.Root.
-func (v *Vault) rootFS() fs.FS { return v.root.FS() }
+func (v *Engine) rootFS() fs.FS { return v.root.FS() }
 
 // logRecovered says in the log what recovery did.
 func logRecovered(logger *slog.Logger, r Recovered) {
@@ -384,7 +384,7 @@ func logRecovered(logger *slog.Logger, r Recovered) {
 // in its new content, or, if it keeps changing, listed in Failed. A
 // cancelled call stops between notes and answers what it did with the
 // context's error.
-func (v *Vault) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
+func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
 	out := note.TagRename{Paths: []string{}}
 	release, err := v.writing(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package vault is the native engine: it performs the tools' operations on
+// Package native is the native engine: it performs the tools' operations on
 // a vault folder directly, with the Obsidian app closed or not installed,
 // keeping the contract of the CLI backend — names resolve like wikilinks
 // and refuse ambiguity, creates never clobber, writes are atomic, deletes go
@@ -8,7 +8,7 @@
 // the vault folder, so '..', absolute paths and symlinks that lead outside
 // are refused by the operating system's own path walk, and the hidden
 // folders Obsidian keeps for itself (.obsidian, .trash) are not writable.
-package vault
+package native
 
 import (
 	"context"
@@ -31,11 +31,11 @@ import (
 // Obsidian trash" setting puts deleted files.
 const TrashDir = ".trash"
 
-// Vault is a vault folder. Its methods are safe for concurrent use. Writes
-// are serialised with every other write to the vault by this process and by
-// any other obsidian-mcp process (writeLock), so two edits of a note by
-// these servers never lose one another.
-type Vault struct {
+// Engine serves the tools on one vault folder. Its methods are safe for
+// concurrent use. Writes are serialised with every other write to the
+// vault by this process and by any other obsidian-mcp process (writeLock),
+// so two edits of a note by these servers never lose one another.
+type Engine struct {
 	dir  string
 	root *os.Root
 	pol  *policy.Live
@@ -81,7 +81,7 @@ func WithPolicy(p *policy.Policy) Option { return func(o *options) { o.policy = 
 // Open opens the vault at dir, which must be an existing folder. The paths
 // the policy hides (the vault's .mcpignore, and WithPolicy's) are not part
 // of the vault for it: they are never listed, indexed, resolved or read.
-func Open(dir string, opts ...Option) (*Vault, error) {
+func Open(dir string, opts ...Option) (*Engine, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -95,19 +95,19 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	return &Vault{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild}, nil
+	return &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild}, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's
 // ignore file as it is now.
-func (v *Vault) Policy() *policy.Policy { return v.pol.Current() }
+func (v *Engine) Policy() *policy.Policy { return v.pol.Current() }
 
 // Dir is the vault folder as given to Open.
-func (v *Vault) Dir() string { return v.dir }
+func (v *Engine) Dir() string { return v.dir }
 
 // Close releases the vault folder, and its watcher when the index started
 // one.
-func (v *Vault) Close() error {
+func (v *Engine) Close() error {
 	if v.find.w != nil {
 		v.find.w.close()
 	}
@@ -115,7 +115,7 @@ func (v *Vault) Close() error {
 }
 
 // locate turns a locator into the path of an existing file.
-func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
+func (v *Engine) locate(ctx context.Context, loc note.Locator) (string, error) {
 	p, _, err := v.locateReal(ctx, loc)
 	return p, err
 }
@@ -123,7 +123,7 @@ func (v *Vault) locate(ctx context.Context, loc note.Locator) (string, error) {
 // locateReal is locate that also returns the vault path of the file the
 // note's path reaches through symlinks (RealPath), worked out once for
 // the policy, the hidden-folder check and the caller that writes it.
-func (v *Vault) locateReal(ctx context.Context, loc note.Locator) (p, real string, err error) {
+func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", "", err
 	}
@@ -278,7 +278,7 @@ func Exists(p string) *errors.Error {
 }
 
 // linkFormat reads Obsidian's "New link format" from .obsidian/app.json.
-func (v *Vault) linkFormat() links.Format {
+func (v *Engine) linkFormat() links.Format {
 	data, err := v.root.ReadFile(".obsidian/app.json")
 	if err != nil {
 		return links.Shortest
@@ -297,7 +297,7 @@ func (v *Vault) linkFormat() links.Format {
 }
 
 // templatesFolder reads the core Templates plugin's folder setting.
-func (v *Vault) templatesFolder() string {
+func (v *Engine) templatesFolder() string {
 	data, err := v.root.ReadFile(".obsidian/templates.json")
 	if err != nil {
 		return ""

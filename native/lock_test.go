@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -87,7 +87,7 @@ func TestWriteLockWaitEndsWithTheCall(t *testing.T) {
 		t.Fatalf("append while the lock is held: %v, want the deadline", err)
 	}
 	release()
-	for _, v := range []*Vault{waiter, holder} {
+	for _, v := range []*Engine{waiter, holder} {
 		if _, err := v.Append(t.Context(), note.ByPath("N.md"), "after", false); err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,8 @@
 // its test beside it. All is the single registry that the server, the README
 // generator and the invariant tests read.
 //
-// Tools talk to a Backend at the level of vault operations; they know
+// Tools talk to a Vault (one interface per capability) at the level of
+// vault operations; they know
 // nothing of the Obsidian CLI or the file system.
 package tools
 
@@ -15,11 +16,12 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// Backend performs vault operations. obsidiancli.Backend implements it over
-// the Obsidian CLI. Every implementation keeps one contract: names resolve
+// Notes performs the operations on one note: obsidiancli.Backend over the
+// Obsidian CLI, the native engine on the vault folder, and the router
+// between them. Every implementation keeps one contract: names resolve
 // like wikilinks and refuse ambiguity, creates never clobber, content is kept
 // byte for byte, and failures are *errors.Error values of the documented kinds.
-type Backend interface {
+type Notes interface {
 	Create(ctx context.Context, req note.CreateRequest) (note.Created, error)
 	Read(ctx context.Context, loc note.Locator) (note.Content, error)
 	Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error)
@@ -72,7 +74,7 @@ type Editor interface {
 // leave half done: the native engine journals it, and the next start
 // completes it. It is optional; without it (no vault folder on this
 // machine), or when it answers ErrNoBulk, a tag is renamed note by note.
-// *backend.Guard, *backend.Router and *vault.Vault implement it.
+// *backend.Guard, *backend.Router and *native.Engine implement it.
 type TagRenamer interface {
 	RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error)
 }
@@ -90,7 +92,7 @@ type DailyNotes interface {
 // own. A note's outline, sections and properties need no interface of
 // their own: the tools read them from the note's exact content.
 type Vault struct {
-	Notes  Backend
+	Notes  Notes
 	Search Searcher
 	Files  Lister
 	Graph  LinkGraph
@@ -107,7 +109,7 @@ type Vault struct {
 
 // Everything is a backend that provides every capability.
 type Everything interface {
-	Backend
+	Notes
 	Searcher
 	Lister
 	LinkGraph

@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // A note is read only when its text could hold such a link: one naming a
 // moved file's old or new stem (plain or URL-encoded), or, for a moved note
 // itself, any link (its relative links change with its folder).
-func (v *Vault) retarget(files []string, moves map[string]string) *note.LinkChanges {
+func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkChanges {
 	after := make([]string, len(files))
 	var needles [][]byte
 	for i, f := range files {
@@ -96,7 +96,7 @@ type relinked struct {
 
 // relinkNote rewrites one note's links; before and now are its paths
 // before and after the moves.
-func (v *Vault) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
+func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
 	r.path = now
 	if fi, err := v.root.Lstat(now); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// A linked note: the file it names is relinked as itself.

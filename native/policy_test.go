@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -144,7 +144,7 @@ func TestPolicyHidesEverywhere(t *testing.T) {
 	}
 }
 
-func policyHidden(v *Vault) func(string) bool {
+func policyHidden(v *Engine) func(string) bool {
 	return func(p string) bool { return v.Policy().Hidden(p) }
 }
 

@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"io/fs"
@@ -18,7 +18,7 @@ const maxLinkHops = 40
 // link in a visible folder cannot carry a read or a write into a hidden
 // one. A path that leaves the vault, or loops, is returned as it is: the
 // vault's os.Root refuses to follow it anyway.
-func (v *Vault) RealPath(p string) string {
+func (v *Engine) RealPath(p string) string {
 	if p == "" || p == "." {
 		return p
 	}
@@ -67,7 +67,7 @@ func (v *Vault) RealPath(p string) string {
 
 // inside turns an absolute symlink target into a vault path, when it is
 // inside the vault folder.
-func (v *Vault) inside(target string) (string, bool) {
+func (v *Engine) inside(target string) (string, bool) {
 	for _, base := range []string{v.dir, v.realDir()} {
 		abs, err := filepath.Abs(base)
 		if err != nil {
@@ -83,7 +83,7 @@ func (v *Vault) inside(target string) (string, bool) {
 
 // realDir is the vault folder with its own symlinks resolved (a vault under
 // a linked home folder, say), or "" when it cannot be.
-func (v *Vault) realDir() string {
+func (v *Engine) realDir() string {
 	d, err := filepath.EvalSymlinks(v.dir)
 	if err != nil {
 		return ""

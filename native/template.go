@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"regexp"
@@ -16,7 +16,7 @@ var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 
 // template reads the template called name from the folder the Templates
 // plugin is set to use, and fills in its variables as the plugin does.
-func (v *Vault) template(name, title string, now time.Time) ([]byte, error) {
+func (v *Engine) template(name, title string, now time.Time) ([]byte, error) {
 	folder := v.templatesFolder()
 	if folder == "" {
 		return nil, errors.E(errors.FileNotFound, "no template folder is configured for this vault").

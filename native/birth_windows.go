@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"io/fs"
@@ -9,9 +9,9 @@ import (
 
 // birthTime is the file's creation time.
 func birthTime(_ *os.File, fi fs.FileInfo) time.Time {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	d, ok := fi.Sys().(*syscall.Win32FileAttributeData)
 	if !ok {
 		return time.Time{}
 	}
-	return time.Unix(st.Birthtimespec.Unix())
+	return time.Unix(0, d.CreationTime.Nanoseconds())
 }

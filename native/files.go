@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"io/fs"
@@ -52,7 +52,7 @@ type folder struct {
 // root, sorted, with hidden files and folders (a name starting with '.')
 // left out, and those the policy hides. Symlinks count when they lead to a
 // file inside the vault. The slice is shared: callers must not modify it.
-func (v *Vault) Files() ([]string, error) {
+func (v *Engine) Files() ([]string, error) {
 	pol := v.Policy()
 	l := &v.list
 	l.mu.Lock()
@@ -142,7 +142,7 @@ func (v *Vault) Files() ([]string, error) {
 
 // Folders lists the vault's folders as of the last Files call, sorted,
 // without the root. The slice is shared: callers must not modify it.
-func (v *Vault) Folders() []string {
+func (v *Engine) Folders() []string {
 	v.list.mu.Lock()
 	defer v.list.mu.Unlock()
 	return v.list.folders
@@ -151,7 +151,7 @@ func (v *Vault) Folders() []string {
 // candidates returns the files a wikilink-style name could designate: those
 // whose lower-case file name is the name's, with or without .md. It is
 // all that note.Resolve needs to see.
-func (v *Vault) candidates(name string) ([]string, error) {
+func (v *Engine) candidates(name string) ([]string, error) {
 	if _, err := v.Files(); err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (v *Vault) candidates(name string) ([]string, error) {
 }
 
 // readFolder lists one folder; mod is its modification time before reading.
-func (v *Vault) readFolder(dir string, mod time.Time) (*folder, error) {
+func (v *Engine) readFolder(dir string, mod time.Time) (*folder, error) {
 	read := time.Now()
 	d, err := v.root.Open(dir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type finder struct {
 	w    *watcher // nil where the index sweeps instead
 }
 
-func (v *Vault) index() *vaultindex.Index {
+func (v *Engine) index() *vaultindex.Index {
 	v.find.once.Do(func() {
 		v.find.w = startWatcher(v.dir)
 		var opts []vaultindex.Option
@@ -38,7 +38,7 @@ func (v *Vault) index() *vaultindex.Index {
 }
 
 // Changed implements vaultindex.Changes with the folder's watcher.
-func (v *Vault) Changed() ([]string, bool) {
+func (v *Engine) Changed() ([]string, bool) {
 	if v.find.w == nil {
 		return nil, false
 	}
@@ -48,7 +48,7 @@ func (v *Vault) Changed() ([]string, bool) {
 // Stamp implements vaultindex.Source: the file's modification time and
 // size, which change when it is written. It follows symlinks, as reads do;
 // a link leading outside the vault is refused when read.
-func (v *Vault) Stamp(p string) (vaultindex.Stamp, error) {
+func (v *Engine) Stamp(p string) (vaultindex.Stamp, error) {
 	fi, err := os.Stat(filepath.Join(v.dir, filepath.FromSlash(p)))
 	if err != nil {
 		return vaultindex.Stamp{}, err
@@ -58,7 +58,7 @@ func (v *Vault) Stamp(p string) (vaultindex.Stamp, error) {
 
 // ReadFile implements vaultindex.Source: the bytes of a vault file, read
 // inside the jail.
-func (v *Vault) ReadFile(p string) ([]byte, error) {
+func (v *Engine) ReadFile(p string) ([]byte, error) {
 	if hidden(p) || v.Policy().Hidden(p) {
 		return nil, FileError(os.ErrNotExist, p)
 	}
@@ -66,12 +66,12 @@ func (v *Vault) ReadFile(p string) ([]byte, error) {
 }
 
 // Search runs a ranked search (vaultindex's syntax).
-func (v *Vault) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+func (v *Engine) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
 	return v.index().Search(ctx, req)
 }
 
 // Links returns the note's outgoing links, each resolved.
-func (v *Vault) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
+func (v *Engine) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
 	p, err := v.locate(ctx, loc)
 	if err != nil {
 		return note.Links{}, err
@@ -80,7 +80,7 @@ func (v *Vault) Links(ctx context.Context, loc note.Locator) (note.Links, error)
 }
 
 // Backlinks returns every link to the note, by linking note and line.
-func (v *Vault) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+func (v *Engine) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
 	p, err := v.locate(ctx, loc)
 	if err != nil {
 		return note.Backlinks{}, err
@@ -90,34 +90,34 @@ func (v *Vault) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks
 }
 
 // Unresolved returns the link targets no file matches.
-func (v *Vault) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
+func (v *Engine) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
 	return v.index().Unresolved(ctx)
 }
 
 // Orphans returns the notes no other note links to.
-func (v *Vault) Orphans(ctx context.Context) ([]string, error) {
+func (v *Engine) Orphans(ctx context.Context) ([]string, error) {
 	return v.index().Orphans(ctx)
 }
 
 // Tags counts the notes carrying each tag.
-func (v *Vault) Tags(ctx context.Context) ([]note.TagCount, error) {
+func (v *Engine) Tags(ctx context.Context) ([]note.TagCount, error) {
 	return v.index().Tags(ctx)
 }
 
 // Tagged returns the notes carrying the tag or one nested below it.
-func (v *Vault) Tagged(ctx context.Context, tag string) ([]string, error) {
+func (v *Engine) Tagged(ctx context.Context, tag string) ([]string, error) {
 	return v.index().Tagged(ctx, tag)
 }
 
 // Properties describes every frontmatter property name in the vault.
-func (v *Vault) Properties(ctx context.Context) ([]note.PropertyStat, error) {
+func (v *Engine) Properties(ctx context.Context) ([]note.PropertyStat, error) {
 	return v.index().Properties(ctx)
 }
 
 // List lists a folder's files and folders (all below it when recursive),
 // filtered by glob and extension, sorted by name or by modification time,
 // newest first. Hidden files and folders never appear.
-func (v *Vault) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+func (v *Engine) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
 	if err := ctx.Err(); err != nil {
 		return note.Listing{}, err
 	}

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !windows
 
-package vault
+package native
 
 import (
 	"io/fs"

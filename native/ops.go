@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // Create creates a note, from a template when asked, and never clobbers one
 // unless req.Overwrite. Missing folders are made. The engine cannot show
 // notes in the app, so Opened is always false.
-func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	if err := ctx.Err(); err != nil {
 		return note.Created{}, err
 	}
@@ -64,7 +64,7 @@ func (v *Vault) Create(ctx context.Context, req note.CreateRequest) (note.Create
 }
 
 // Read returns the note's exact bytes.
-func (v *Vault) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+func (v *Engine) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
 	p, err := v.locate(ctx, loc)
 	if err != nil {
 		return note.Content{}, err
@@ -78,16 +78,16 @@ func (v *Vault) Read(ctx context.Context, loc note.Locator) (note.Content, error
 }
 
 // Append adds content at the end of the note (note.Append's rules).
-func (v *Vault) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+func (v *Engine) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	return v.edit(ctx, loc, content, inline, note.Append)
 }
 
 // Prepend inserts content after the note's frontmatter (note.Prepend's rules).
-func (v *Vault) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+func (v *Engine) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
 	return v.edit(ctx, loc, content, inline, note.Prepend)
 }
 
-func (v *Vault) edit(ctx context.Context, loc note.Locator, content string, inline bool,
+func (v *Engine) edit(ctx context.Context, loc note.Locator, content string, inline bool,
 	apply func(existing, content []byte, inline bool) []byte) (note.Written, error) {
 	res, err := v.Edit(ctx, loc, "", func(old []byte) ([]byte, error) { return apply(old, []byte(content), inline), nil })
 	if err != nil {
@@ -102,7 +102,7 @@ func (v *Vault) edit(ctx context.Context, loc note.Locator, content string, inli
 // change they make meanwhile is never lost: change is applied again to
 // their content. With ifMatch, content of another version is refused with
 // REVISION_CONFLICT and nothing is written.
-func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+func (v *Engine) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
 	p, real, err := v.locateReal(ctx, loc)
 	if err != nil {
 		return note.Edited{}, err
@@ -126,7 +126,7 @@ func (v *Vault) Edit(ctx context.Context, loc note.Locator, ifMatch string, chan
 
 // Delete moves the note into the vault's .trash folder, under a name no
 // other trashed file has, or deletes it when permanent.
-func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+func (v *Engine) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
 	p, err := v.locate(ctx, loc)
 	if err != nil {
 		return note.Deleted{}, err
@@ -162,7 +162,7 @@ func (v *Vault) Delete(ctx context.Context, loc note.Locator, permanent bool) (n
 }
 
 // taken reports whether anything exists at p.
-func (v *Vault) taken(p string) bool {
+func (v *Engine) taken(p string) bool {
 	_, err := v.root.Lstat(p)
 	return err == nil
 }
@@ -172,7 +172,7 @@ func (v *Vault) taken(p string) bool {
 // "rename unless the target exists"; where links are impossible, or for a
 // change of case alone (which names the same file on case-insensitive
 // systems), it is a checked rename.
-func (v *Vault) rename(from, to string) error {
+func (v *Engine) rename(from, to string) error {
 	if dir := note.Dir(to); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -204,7 +204,7 @@ func (v *Vault) rename(from, to string) error {
 
 // Move moves the note to a folder or a full new path and rewrites the
 // links that pointed at it.
-func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+func (v *Engine) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
 	if err := CheckDestination(to); err != nil {
 		return note.Moved{}, err
 	}
@@ -217,7 +217,7 @@ func (v *Vault) Move(ctx context.Context, loc note.Locator, to string) (note.Mov
 
 // Rename renames the note in its folder, keeping its extension, and
 // rewrites the links that pointed at it.
-func (v *Vault) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+func (v *Engine) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
 	if err := CheckNewName(newName); err != nil {
 		return note.Moved{}, err
 	}
@@ -228,7 +228,7 @@ func (v *Vault) Rename(ctx context.Context, loc note.Locator, newName string) (n
 	return v.relocate(ctx, p, note.RenameTarget(p, newName), "new_name", loc.IfMatch)
 }
 
-func (v *Vault) relocate(ctx context.Context, from, to, field, ifMatch string) (note.Moved, error) {
+func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) (note.Moved, error) {
 	if to == from {
 		return note.Moved{From: from, To: to, Links: &note.LinkChanges{Paths: []string{}}}, nil
 	}
@@ -271,14 +271,14 @@ func (v *Vault) relocate(ctx context.Context, from, to, field, ifMatch string) (
 }
 
 // Open cannot work without the app.
-func (v *Vault) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+func (v *Engine) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
 	return note.Opened{}, errors.E(errors.Unsupported, "opening a note needs the Obsidian app, and this server is working on the vault folder without it").
 		WithHint("Start Obsidian with its command line interface enabled, and run the server with --backend auto (the default) or --backend cli.")
 }
 
 // FileInfo describes the note's file. Times have millisecond precision, as
 // the app reports them.
-func (v *Vault) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+func (v *Engine) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
 	p, err := v.locate(ctx, loc)
 	if err != nil {
 		return note.Info{}, err
@@ -310,7 +310,7 @@ func (v *Vault) FileInfo(ctx context.Context, loc note.Locator) (note.Info, erro
 // checkVersion refuses, with REVISION_CONFLICT, a change of the note at p
 // when it no longer holds the version ifMatch names (none: no check). It
 // is called with the write lock held, right before the change.
-func (v *Vault) checkVersion(p, ifMatch string) error {
+func (v *Engine) checkVersion(p, ifMatch string) error {
 	if ifMatch == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -21,7 +21,7 @@ type dailySettings struct {
 	Template string `json:"template"`
 }
 
-func (v *Vault) dailySettings() dailySettings {
+func (v *Engine) dailySettings() dailySettings {
 	var s dailySettings
 	if data, err := v.root.ReadFile(".obsidian/daily-notes.json"); err == nil {
 		_ = json.Unmarshal(data, &s) // unreadable settings are the defaults, as in Obsidian
@@ -35,7 +35,7 @@ func (v *Vault) dailySettings() dailySettings {
 }
 
 // DailyPath is where the daily note for date is, or would be created.
-func (v *Vault) DailyPath(ctx context.Context, date time.Time) (string, error) {
+func (v *Engine) DailyPath(ctx context.Context, date time.Time) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -49,7 +49,7 @@ func (s dailySettings) path(date time.Time) string {
 
 // Daily reads the daily note for req.Date, or adds text at its start or
 // end, creating it first from the daily notes template when missing.
-func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
 	settings := v.dailySettings()
 	p := settings.path(req.Date)
 	if err := CheckWritable("date", p); err != nil {
@@ -81,7 +81,7 @@ func (v *Vault) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 
 // createDaily creates the daily note at p from the template tpl (none
 // when ""), unless it exists; created says whether it did.
-func (v *Vault) createDaily(ctx context.Context, date time.Time, p, tpl string) (bool, error) {
+func (v *Engine) createDaily(ctx context.Context, date time.Time, p, tpl string) (bool, error) {
 	if _, err := v.root.Stat(p); err == nil {
 		return false, nil
 	}

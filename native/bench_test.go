@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -24,7 +24,7 @@ var (
 // benchVault returns a fresh copy-free vault of benchNotes notes in 100
 // folders, each note a few hundred bytes with frontmatter and two links,
 // generated once per test binary run.
-func benchVault(b *testing.B) *Vault {
+func benchVault(b *testing.B) *Engine {
 	b.Helper()
 	benchOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "obsidian-mcp-bench-")

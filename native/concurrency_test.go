@@ -1,4 +1,4 @@
-package vault_test
+package native_test
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
-	"github.com/obsidian-mcp/obsidian-mcp/vault"
 )
 
 // between is an Editor that lets another program write the note between
@@ -22,13 +22,13 @@ import (
 // before it returns, outside runs. That is the moment an edit is lost in
 // servers that read, compute and then write blindly.
 type between struct {
-	*vault.Vault
+	*native.Engine
 	outside func()
 }
 
 func (b between) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
 	fired := false
-	return b.Vault.Edit(ctx, loc, ifMatch, func(cur []byte) ([]byte, error) {
+	return b.Engine.Edit(ctx, loc, ifMatch, func(cur []byte) ([]byte, error) {
 		if !fired {
 			fired = true
 			b.outside()
@@ -57,13 +57,13 @@ func writeOutside(t *testing.T, p, content string, inPlace bool) {
 }
 
 // logVault is a vault holding Log.md with content; p is its file.
-func logVault(t *testing.T, content string) (v *vault.Vault, p string) {
+func logVault(t *testing.T, content string) (v *native.Engine, p string) {
 	dir := t.TempDir()
 	p = filepath.Join(dir, "Log.md")
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.Open(dir)
+	v, err := native.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestNoLostEdit(t *testing.T) {
 	const n = 1000
 	v, p := logVault(t, "# Log\n## Ours\n## Theirs\n")
 	i := 0
-	ed := between{Vault: v, outside: func() {
+	ed := between{Engine: v, outside: func() {
 		// The other program appends its line at the end of the note.
 		cur, err := os.ReadFile(p)
 		if err != nil {
@@ -146,7 +146,7 @@ func TestIfMatchRefusesWhatChangedBetween(t *testing.T) {
 	content := "# Log\n"
 	v, p := logVault(t, content)
 	i := 0
-	ed := between{Vault: v, outside: func() {
+	ed := between{Engine: v, outside: func() {
 		content += fmt.Sprintf("theirs %d\n", i)
 		writeOutside(t, p, content, i%2 == 0)
 	}}

@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func copyExample(t *testing.T) string {
 }
 
 // resolvedLinks maps "source: link text" to the file each link resolves to.
-func resolvedLinks(t *testing.T, v *Vault) map[string]string {
+func resolvedLinks(t *testing.T, v *Engine) map[string]string {
 	t.Helper()
 	files, err := v.Files()
 	if err != nil {

@@ -1,5 +1,5 @@
 //go:build race
 
-package vault
+package native
 
 const raceEnabled = true

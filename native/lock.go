@@ -1,4 +1,4 @@
-package vault
+package native
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func newWriteLock(vaultDir string) *writeLock {
 
 // acquire waits for the lock until ctx ends. The returned function
 // releases it.
-func (l *writeLock) acquire(ctx context.Context, v *Vault) (release func(), err error) {
+func (l *writeLock) acquire(ctx context.Context, v *Engine) (release func(), err error) {
 	select {
 	case l.slot <- struct{}{}:
 	case <-ctx.Done():
