@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // mainBridge is Main for `obsidian-mcp bridge`.
@@ -26,7 +27,7 @@ func mainBridge(ctx context.Context, args []string, getenv func(string) string, 
 	for _, w := range c.Warnings {
 		logger.Warn("setting ignored: " + w)
 	}
-	if err := bridge.Run(ctx, c, std.In, std.Out, logger, Name, version, bridge.DefaultBackoff, func() bool { return outputClosed(std.Out) }); err != nil {
+	if err := bridge.Run(ctx, c, std.In, std.Out, logger, vaultserver.Name, version, bridge.DefaultBackoff, func() bool { return outputClosed(std.Out) }); err != nil {
 		if errors.Is(err, context.Canceled) {
 			logger.Info("stopped by signal")
 			return 0

@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // TestBridgeTranscript is a bridge session as Claude Desktop sees it, in
@@ -31,7 +32,7 @@ func TestBridgeTranscript(t *testing.T) {
 	logger := NewLogger(logs, slog.LevelDebug)
 
 	// start runs serve until the returned stop is called.
-	start := func(cfg Config) (string, func()) {
+	start := func(cfg vaultserver.Config) (string, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		addr := make(chan net.Addr, 1)
 		done := make(chan error, 1)
@@ -51,7 +52,7 @@ func TestBridgeTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, opts := bridge.Connect(bc, logger, Name, "test")
+	up, opts := bridge.Connect(bc, logger, vaultserver.Name, "test")
 	opts.Poll, opts.CallTimeout = 50*time.Millisecond, time.Minute
 	b := bridge.New(up, opts)
 	if err := b.Wait(t.Context()); err != nil {

@@ -1,16 +1,16 @@
 package app
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
-
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -108,7 +108,7 @@ func errorsMarkdown() string {
 	return b.String()
 }
 
-func configMarkdown() string { return settings.Table(specsOf(options())) }
+func configMarkdown() string { return settings.Table(vaultserver.Specs()) }
 
 func bridgeMarkdown() string { return settings.Table(bridge.Specs()) }
 

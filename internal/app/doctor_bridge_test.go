@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // serveForTest runs ServeHTTP on a loopback port over a small vault and
@@ -20,7 +22,7 @@ func serveForTest(t *testing.T, env map[string]string) string {
 		t.Fatal(err)
 	}
 	args := []string{"--backend", "native", "--vault-path", dir, "--listen", "127.0.0.1:0"}
-	cfg, err := ParseServeConfig(args, func(k string) string { return env[k] })
+	cfg, err := vaultserver.ParseServeConfig(args, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestDoctorBridge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			code := Doctor(t.Context(), append([]string{"--bridge"}, tc.args...), func(k string) string { return tc.env[k] }, &out, "test", Machine{})
+			code := Doctor(t.Context(), append([]string{"--bridge"}, tc.args...), func(k string) string { return tc.env[k] }, &out, "test", vaultserver.Machine{})
 			if code != tc.code {
 				t.Errorf("exit %d, want %d", code, tc.code)
 			}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // nsWords puts the namespace's YAML keys for the stdio server's variables
@@ -18,13 +19,12 @@ var nsWords = strings.NewReplacer(
 	"OBSIDIAN_BIN (--obsidian-bin)", "OBSIDIAN_BIN in the gateway's environment",
 )
 
-// vaultNamespace checks a vault namespace as doctor checks the stdio
-// server's settings (gateway.VaultCheck), in the namespace's words.
-func (d *doctor) vaultNamespace(getenv func(string) string) gateway.VaultCheck {
-	return func(ctx context.Context, n gateway.Namespace, r *doctorpkg.Report) bool {
+// vaultNamespaceCheck checks a vault namespace as doctor checks the
+// stdio server's settings (gateway.VaultCheck), in the namespace's words.
+func vaultNamespaceCheck(getenv func(string) string, m vaultserver.Machine) gateway.VaultCheck {
+	return func(ctx context.Context, n gateway.Namespace, r *doctor.Report) bool {
 		var out bytes.Buffer
-		sub := &doctor{Report: &doctorpkg.Report{Out: &out, Executable: d.m.Executable}, m: d.m}
-		ok := sub.checkVaultNamespace(ctx, n, getenv)
+		ok := checkVaultNamespace(ctx, n, getenv, &doctor.Report{Out: &out, Executable: m.Executable}, m)
 		// The checks speak of the stdio server's settings; here they are
 		// the namespace's keys.
 		fmt.Fprint(r.Out, yamlNames.Replace(nsWords.Replace(out.String())))
@@ -32,22 +32,22 @@ func (d *doctor) vaultNamespace(getenv func(string) string) gateway.VaultCheck {
 	}
 }
 
-func (d *doctor) checkVaultNamespace(ctx context.Context, n gateway.Namespace, getenv func(string) string) bool {
+func checkVaultNamespace(ctx context.Context, n gateway.Namespace, getenv func(string) string, r *doctor.Report, m vaultserver.Machine) bool {
 	cfg, err := namespaceConfig(n, getenv)
 	if err != nil {
-		d.fail("settings: "+err.Error(), "correct namespace "+n.Name+"'s keys")
+		r.Fail("settings: "+err.Error(), "correct namespace "+n.Name+"'s keys")
 		return false
 	}
 	mode := ""
 	if cfg.ReadOnly {
 		mode = ", read-only"
 	}
-	d.ok("settings are valid (backend %s%s)", cfg.Backend, mode)
-	r := d.server(ctx, cfg, true)
-	if !r.ready {
-		d.fail("not ready: this namespace could not serve tools", "fix the ✗ lines above")
+	r.OK("settings are valid (backend %s%s)", cfg.Backend, mode)
+	ready, how := vaultserver.Check(ctx, cfg, r, m)
+	if !ready {
+		r.Fail("not ready: this namespace could not serve tools", "fix the ✗ lines above")
 		return false
 	}
-	d.ok("ready: %s", r.how)
+	r.OK("ready: %s", how)
 	return true
 }

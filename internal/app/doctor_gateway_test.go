@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // TestDoctorGateway: doctor --gateway checks the file, the listeners and
@@ -144,7 +146,7 @@ namespaces:
 				args = append([]string{"--gateway"}, tt.args(file)...)
 			}
 			var out bytes.Buffer
-			code := Doctor(context.Background(), args, func(string) string { return "" }, &out, "1.2.3-test", Machine{Finder: nowhere})
+			code := Doctor(context.Background(), args, func(string) string { return "" }, &out, "1.2.3-test", vaultserver.Machine{Finder: nowhere})
 			text := out.String()
 			if code != tt.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tt.code, text)

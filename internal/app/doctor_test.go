@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 )
 
@@ -293,7 +294,7 @@ func TestDoctor(t *testing.T) {
 			s := tt.prepare(t)
 			var out strings.Builder
 			code := Doctor(t.Context(), s.args, func(k string) string { return s.env[k] }, &out, "1.2.3-test",
-				Machine{Finder: s.finder, Executable: "/opt/obsidian-mcp", GOOS: "linux"})
+				vaultserver.Machine{Finder: s.finder, Executable: "/opt/obsidian-mcp", GOOS: "linux"})
 			got := out.String()
 			if code != tt.exit {
 				t.Errorf("exit %d, want %d", code, tt.exit)
@@ -321,17 +322,5 @@ func TestDoctor(t *testing.T) {
 				t.Logf("output:\n%s", got)
 			}
 		})
-	}
-}
-
-func TestAtLeast(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[string]bool{
-		"1.12.7 (installer 1.12.7)": true, "1.13.0": true, "2.0.1": true, "1.11.9 (installer 1.11.9)": false,
-		"0.15.9": false, "": false, "garbage": false, "1.x": false,
-	} {
-		if got := atLeast(v, [2]int{1, 12}); got != want {
-			t.Errorf("atLeast(%q) = %v, want %v", v, got, want)
-		}
 	}
 }

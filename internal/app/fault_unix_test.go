@@ -20,6 +20,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // Fault injection: a CLI that misbehaves every way obsidian-cli.md reports
@@ -177,17 +178,17 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 	call := func(id int, path string) {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":%q}}}`, id, path))
 	}
-	for id := 1; id <= workers; id++ {
+	for id := 1; id <= vaultserver.Workers; id++ {
 		call(id, fmt.Sprintf("Running %d.md", id))
 	}
-	waitFor(t, "every worker to run a CLI", func() bool { return len(f.Calls()) == workers })
-	queued := workers + 1
+	waitFor(t, "every worker to run a CLI", func() bool { return len(f.Calls()) == vaultserver.Workers })
+	queued := vaultserver.Workers + 1
 	call(queued, "Queued.md")
 	cancelReq := func(id int) {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`, id))
 	}
 	cancelReq(queued)
-	for id := 1; id <= workers; id++ {
+	for id := 1; id <= vaultserver.Workers; id++ {
 		cancelReq(id)
 	}
 	if pong := s.roundTrip(`{"jsonrpc":"2.0","id":"alive","method":"ping"}`); decode(t, pong).Error != nil {
@@ -214,8 +215,8 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 			t.Errorf("the queued call ran after its cancellation: %q", argv)
 		}
 	}
-	if n := strings.Count(s.logs.String(), "outcome=CANCELLED"); n != workers {
-		t.Errorf("%d running calls logged as cancelled, want %d:\n%s", n, workers, s.logs.String())
+	if n := strings.Count(s.logs.String(), "outcome=CANCELLED"); n != vaultserver.Workers {
+		t.Errorf("%d running calls logged as cancelled, want %d:\n%s", n, vaultserver.Workers, s.logs.String())
 	}
 	if !strings.Contains(s.logs.String(), "request cancelled before it started") {
 		t.Errorf("the queued call's cancellation was not logged:\n%s", s.logs.String())
@@ -225,7 +226,7 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 
 // hungCLI installs a fake CLI that never answers, and returns a CLI-backend
 // configuration for it with the given timeout.
-func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, Config) {
+func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, vaultserver.Config) {
 	t.Helper()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
 	fixture(f)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // FuzzServe: whatever lines a client writes, the server ends cleanly at
@@ -43,7 +44,7 @@ func FuzzServe(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	cfg := Config{Backend: backend.Native, VaultPath: vault, Timeout: 5 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelError}
+	cfg := vaultserver.Config{Backend: backend.Native, VaultPath: vault, Timeout: 5 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelError}
 	f.Fuzz(func(t *testing.T, input string) {
 		if strings.Contains(input, "notifications/cancelled") || strings.Contains(input, `"exit"`) {
 			t.Skip() // these legitimately suppress answers; other tests cover them

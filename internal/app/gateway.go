@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
-
 	"context"
 	"errors"
 	"flag"
@@ -13,7 +11,8 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // gatewayEnv are the environment variables a vault namespace takes from
@@ -58,14 +57,14 @@ var yamlNames = strings.NewReplacer(" (see --help)", "", " or OBSIDIAN_VAULT_PAT
 
 // namespaceConfig is a vault namespace's settings, read as the stdio
 // server reads its own, with what the machine's environment may give.
-func namespaceConfig(n gateway.Namespace, getenv func(string) string) (Config, error) {
+func namespaceConfig(n gateway.Namespace, getenv func(string) string) (vaultserver.Config, error) {
 	env := func(k string) string {
 		if gatewayEnv[k] {
 			return getenv(k)
 		}
 		return ""
 	}
-	cfg, err := parseConfig(vaultArgs(n), env, false)
+	cfg, err := vaultserver.ParseConfig(vaultArgs(n), env)
 	if err != nil {
 		return cfg, errors.New(yamlNames.Replace(strings.ReplaceAll(err.Error(), "\n", "; ")))
 	}
@@ -80,15 +79,13 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 			return nil, err
 		}
 		log := logger.With("namespace", n.Name)
-		st, err := openStack(cfg, log)
+		st, err := vaultserver.Open(cfg, log)
 		if err != nil {
 			return nil, err
 		}
-		s := newServer(cfg.ToolErrors, log, version, st.vault, cfg.ReadOnly)
-		s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
-		core := protocol.New(s, protocol.Options{Logger: log, Workers: workers, CallTimeout: st.callBound})
-		log.Info("vault namespace ready", st.logAttrs(cfg, version)...)
-		return &gateway.VaultServer{Core: core, Close: st.close}, nil
+		core := st.Core(version, vaultserver.CoreOptions{CallTimeout: st.CallBound})
+		log.Info("vault namespace ready", st.LogAttrs(version)...)
+		return &gateway.VaultServer{Core: core, Close: st.Close}, nil
 	}
 }
 

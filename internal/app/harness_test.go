@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // mcp-go keeps one stdio session per process (mcp-go-notes.md §1), so the
@@ -40,8 +41,8 @@ func fixture(f *obsidiantest.Fake) {
 	f.WriteNote("Templates/Meeting.md", "## Attendees\n")
 }
 
-func testConfig(f *obsidiantest.Fake) Config {
-	return Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelDebug}
+func testConfig(f *obsidiantest.Fake) vaultserver.Config {
+	return vaultserver.Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelDebug}
 }
 
 // testServer is one in-process server on pipes.
@@ -54,7 +55,7 @@ type testServer struct {
 	nextID int
 }
 
-func startServer(t testing.TB, cfg Config) *testServer {
+func startServer(t testing.TB, cfg vaultserver.Config) *testServer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -184,7 +185,7 @@ func decode(t testing.TB, line string) response {
 
 // serveAll runs a server on the given input, which ends (EOF) after the
 // last line, and returns every line written to stdout.
-func serveAll(t *testing.T, cfg Config, input string) []string {
+func serveAll(t *testing.T, cfg vaultserver.Config, input string) []string {
 	t.Helper()
 	var out obsidiantest.Buffer
 	logs := &obsidiantest.Buffer{}

@@ -22,6 +22,7 @@ var layoutGroups = []struct {
 	prefixes []string
 }{
 	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/settings", "internal/doctor"}},
+	{"The server of one vault", []string{"internal/vaultserver"}},
 	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -176,8 +177,8 @@ func TestManifestServer(t *testing.T) {
 	}
 
 	envs := map[string]bool{}
-	for _, o := range options() {
-		envs[o.env] = true
+	for _, o := range vaultserver.Specs() {
+		envs[o.Env] = true
 	}
 	used := map[string]bool{}
 	ref := regexp.MustCompile(`^\$\{user_config\.([a-z_]+)\}$`)
@@ -228,16 +229,16 @@ func TestManifestDefaultsAreServerDefaults(t *testing.T) {
 			return strings.Trim(string(b), `"`)
 		}
 	}
-	got, err := ParseConfig(nil, env(nil))
+	got, err := vaultserver.ParseConfig(nil, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := ParseConfig(nil, func(string) string { return "" })
+	want, _ := vaultserver.ParseConfig(nil, func(string) string { return "" })
 	if got.Backend != want.Backend || got.Timeout != want.Timeout || got.Vault != want.Vault || got.VaultPath != want.VaultPath || got.ObsidianBin != want.ObsidianBin {
 		t.Errorf("bundle defaults give %+v, server defaults are %+v", got, want)
 	}
 	dir := t.TempDir()
-	got, err = ParseConfig(nil, env(map[string]any{"vault": "Work", "vault_path": dir, "backend": "native", "obsidian_bin": "/opt/o", "timeout": 90}))
+	got, err = vaultserver.ParseConfig(nil, env(map[string]any{"vault": "Work", "vault_path": dir, "backend": "native", "obsidian_bin": "/opt/o", "timeout": 90}))
 	if err != nil || got.Vault != "Work" || got.VaultPath != dir || got.Backend != "native" || got.ObsidianBin != "/opt/o" || got.Timeout != 90*time.Second {
 		t.Errorf("filled in: %+v, %v", got, err)
 	}

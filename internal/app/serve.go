@@ -9,40 +9,34 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,
 // policy and error contract, over HTTP on cfg.HTTP.Listen, until ctx ends
 // (SIGINT/SIGTERM); calls in flight then finish. ready, when set, learns
 // the address once the server listens.
-func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
-	st, err := openStack(cfg, logger)
+func ServeHTTP(ctx context.Context, cfg vaultserver.Config, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
+	st, err := vaultserver.Open(cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	s := newServer(cfg.ToolErrors, logger, version, st.vault, cfg.ReadOnly)
-	s.AddTools(toolSet(st.vault, cfg.ReadOnly)...)
-	core := protocol.New(s, protocol.Options{Logger: logger, Workers: workers})
-	h, err := httpapi.New(core, httpapi.Options{
+	defer st.Close()
+	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
 		APIKey:       cfg.HTTP.APIKey,
 		AllowedHosts: cfg.HTTP.AllowedHosts,
 		CORSOrigins:  cfg.HTTP.CORSOrigins,
-		CallTimeout:  st.callBound,
+		CallTimeout:  st.CallBound,
 		Logger:       logger,
 		Version:      version,
 		GitSHA:       gitSHA(),
 		Confirm:      tools.NeedsConfirmation,
-		Health:       st.health(cfg),
-		PolicyLoaded: func(ctx context.Context) bool { return st.router.Policy(ctx).Err() == nil },
+		Health:       st.Health,
+		PolicyLoaded: st.PolicyLoaded,
 	})
 	if err != nil {
 		return err
@@ -61,12 +55,12 @@ func ServeHTTP(ctx context.Context, cfg Config, logger *slog.Logger, version str
 		}
 		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
 	}
-	attrs := append(st.logAttrs(cfg, version), "url", url, "api_key", cfg.HTTP.APIKey != "")
+	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.APIKey != "")
 	logger.Info("obsidian-mcp serving over HTTP", attrs...)
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	err = h.Serve(ctx, ln, st.callBound)
+	err = h.Serve(ctx, ln, st.CallBound)
 	if err == nil {
 		logger.Info("stopped")
 	}
@@ -101,23 +95,6 @@ func removeURLFile(file, url string, logger *slog.Logger) {
 		if err := os.Remove(file); err != nil {
 			logger.Warn("--url-file could not be removed", "file", file, "err", err)
 		}
-	}
-}
-
-// health says whether the tools can reach the vault: "degraded" when the
-// app cannot be reached and no vault folder is known, as the envelope
-// API's /health reports it.
-func (st *stack) health(cfg Config) func(ctx context.Context) (string, string) {
-	return func(ctx context.Context) (string, string) {
-		if cfg.Backend == backend.Native || st.router.KnownFolder() != nil {
-			return "ok", ""
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if _, err := st.cli.Run(ctx, "version"); err != nil {
-			return "degraded", "the Obsidian app cannot be reached (" + errors.From(err).Message + "), and no vault folder is set (--vault-path)"
-		}
-		return "ok", ""
 	}
 }
 

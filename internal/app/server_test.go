@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -24,19 +25,19 @@ var update = flag.Bool("update", false, "rewrite golden transcripts and README s
 // previous answer arrived, and the "<-" lines are the answers, normalised.
 var transcripts = []struct {
 	name  string
-	setup func(*obsidiantest.Fake, *Config)
+	setup func(*obsidiantest.Fake, *vaultserver.Config)
 }{
 	{name: "lifecycle"},
 	{name: "notes"},
 	{name: "errors"},
-	{name: "not_running", setup: func(f *obsidiantest.Fake, _ *Config) {
+	{name: "not_running", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
 	}},
-	{name: "vault_not_found", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "vault_not_found", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.VaultName = "Work" })
 		c.Vault = "Personal"
 	}},
-	{name: "timeout", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "timeout", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.Hang = []string{"read", "file"} })
 		// Only the commands that hang get the short limit: the others (the
 		// vault's folder is asked with `vault`) keep the default, so a slow
@@ -44,15 +45,15 @@ var transcripts = []struct {
 		// out too (CI once saw `vault` miss 200 ms).
 		c.CommandTimeouts = map[string]time.Duration{"read": 200 * time.Millisecond, "file": 200 * time.Millisecond}
 	}},
-	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
+	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ToolErrors = vaultserver.ToolErrorsResult }},
 	{name: "modern_protocol"},
 	{name: "batches_2025_03_26"},
 	{name: "batches_refused"},
 	{name: "resources"},
 	{name: "read_side"},
 	{name: "edits"},
-	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *Config) { c.ReadOnly = true }},
-	{name: "folder_policy", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ReadOnly = true }},
+	{name: "folder_policy", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		// "Plan" is Projects/Plan.md's name and Archive/Plan.md's: with
 		// Archive hidden by the vault's .mcpignore, it is no longer
 		// ambiguous.
@@ -62,29 +63,29 @@ var transcripts = []struct {
 		write, _ := policy.ParseList("--write-paths", "Daily/**")
 		c.Policy = &policy.Policy{Deny: deny, Write: write}
 	}},
-	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},
-	{name: "read_side_remote", setup: func(f *obsidiantest.Fake, _ *Config) {
+	{name: "read_side_remote", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
 		// The app's vault is on a file system this machine cannot open:
 		// the read side goes through the CLI's own commands.
 		f.Update(func(sc *obsidiantest.Scenario) { sc.ReportedPath = "/nonexistent/remote/vault" })
 	}},
-	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
-	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
+	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
+	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {
 			sc.Canned = &obsidiantest.Canned{Stdout: "Error: EACCES: permission denied, unlink '/vault/Welcome.md'\n"}
 		})
 	}},
-	{name: "native", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "native", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		// No CLI at all: everything comes from the folder.
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},
-	{name: "auto_fallback", setup: func(f *obsidiantest.Fake, c *Config) {
+	{name: "auto_fallback", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
 		c.VaultPath = f.Vault
 	}},
-	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *Config) {
+	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {
 			sc.Canned = &obsidiantest.Canned{Stdout: "Your Obsidian installer is out of date. Please download the latest installer.\nError: Something unexpected happened.\n"}
 		})

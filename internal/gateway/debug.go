@@ -1,12 +1,12 @@
 package gateway
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
-
 	_ "embed"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // dashboard is the /debug page: one file, no external assets, so that it

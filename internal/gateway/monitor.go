@@ -1,11 +1,11 @@
 package gateway
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
-
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // monitor sees every message and stream of the gateway, for the debug

@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
 // Executable is the program a command namespace runs, found as the

@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"flag"
@@ -110,17 +110,6 @@ func TestUsageDocumentsEverything(t *testing.T) {
 		if !strings.Contains(u, w) {
 			t.Errorf("usage lacks %s", w)
 		}
-	}
-}
-
-func TestLoggerPlainWhenNotATerminal(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	NewLogger(&b, slog.LevelInfo).Info("tool call", "tool", "obsidian_read_note", "outcome", "ok")
-	NewLogger(&b, slog.LevelInfo).Debug("hidden at info")
-	got := b.String()
-	if strings.Contains(got, "\x1b[") || !strings.Contains(got, "tool=obsidian_read_note") || strings.Contains(got, "hidden") {
-		t.Errorf("log output = %q; want plain text at info level", got)
 	}
 }
 

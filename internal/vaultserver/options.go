@@ -1,8 +1,6 @@
-package app
+package vaultserver
 
 import (
-	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
-
 	"fmt"
 	"net"
 	"net/url"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -244,3 +243,7 @@ func pathsOption(flag, env, help string, set func(*policy.Policy, []policy.Rule)
 		return err
 	}}
 }
+
+// Specs are the server's settings (serve's included), for the README and
+// the MCPB manifest's checks.
+func Specs() []settings.Spec { return specsOf(options()) }

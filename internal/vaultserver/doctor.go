@@ -1,0 +1,426 @@
+package vaultserver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/policy"
+)
+
+// probeTimeout bounds each CLI call doctor makes: a frozen app should be
+// reported in seconds, not after the server's 30 s.
+const probeTimeout = 10 * time.Second
+
+// minObsidian is the first Obsidian release with the CLI.
+var minObsidian = [2]int{1, 12}
+
+// Machine is what doctor looks at besides the configuration; tests describe
+// another machine with it.
+type Machine struct {
+	Finder     obsidiancli.Finder // where the CLI is looked for
+	Executable string             // this program's path, for the sample config
+	GOOS       string             // "" means runtime.GOOS
+}
+
+// Doctor checks that the server can work with cfg (with cfgErr, what was
+// wrong in the settings) on this machine. It reports one line per check,
+// ✓ or ✗ with the fix, then the effective configuration and a Claude
+// Desktop entry to paste. It returns 0 when the server could serve tools,
+// 1 when it could not.
+func Doctor(ctx context.Context, cfg Config, cfgErr error, r *doctorpkg.Report, version string, m Machine) int {
+	d := newDoctor(r, m)
+	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", version, runtime.GOOS, runtime.GOARCH, runtime.Version(), cmp.Or(m.Executable, "(path unknown)"))
+	configOK := d.config(cfg, cfgErr)
+	sr := d.server(ctx, cfg, configOK)
+	d.http(cfg)
+	d.settings(cfg)
+	d.sampleConfig(cfg, sr.folder.path)
+	if !sr.ready {
+		d.fail("not ready: the server could not serve tools with this setup", "fix the ✗ lines above, then run obsidian-mcp doctor again")
+		return 1
+	}
+	d.ok("ready: %s", sr.how)
+	return 0
+}
+
+// Check reports whether a server with cfg, whose settings are valid, could
+// serve tools on this machine (the app, the vault, the folder, the
+// policy), and if so how; the gateway's doctor checks a vault namespace so.
+func Check(ctx context.Context, cfg Config, r *doctorpkg.Report, m Machine) (ready bool, how string) {
+	sr := newDoctor(r, m).server(ctx, cfg, true)
+	return sr.ready, sr.how
+}
+
+func newDoctor(r *doctorpkg.Report, m Machine) *doctor {
+	if m.GOOS == "" {
+		m.GOOS = runtime.GOOS
+	}
+	return &doctor{Report: r, m: m}
+}
+
+// serverReport is whether a server with some settings could serve tools,
+// and how.
+type serverReport struct {
+	ready  bool
+	how    string // when ready: who serves the tools
+	folder folderState
+}
+
+// server checks what a server with cfg would work with: the app, the
+// vault, the folder and the folder policy.
+func (d *doctor) server(ctx context.Context, cfg Config, configOK bool) serverReport {
+	app := d.app(ctx, cfg)
+	folder := d.vault(ctx, cfg, &app)
+	nativeOK := d.native(cfg, app, folder)
+	policyOK := d.policy(cfg, folder.path)
+
+	appOK := app.reachable && app.vaultOK
+	var ready bool
+	switch cfg.Backend {
+	case backend.Native:
+		ready = configOK && nativeOK
+	case backend.CLI:
+		ready = configOK && appOK
+	default:
+		// The router falls back to the folder only when the app cannot be
+		// reached at all; an app that answers wrongly is not bypassed.
+		ready = configOK && (appOK || (app.fallsBack && nativeOK && cfg.VaultPath != ""))
+	}
+	r := serverReport{ready: ready && !folder.mismatch && policyOK, folder: folder}
+	switch {
+	case appOK && nativeOK && cfg.Backend == backend.Auto:
+		r.how = "tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)"
+	case appOK:
+		r.how = fmt.Sprintf("tools are served by the Obsidian app (backend %s)", cfg.Backend)
+	default:
+		r.how = fmt.Sprintf("tools are served from the vault folder %s (backend %s)", folder.path, cfg.Backend)
+	}
+	return r
+}
+
+// doctor is the server's doctor: its checks, reported through a Report.
+type doctor struct {
+	*doctorpkg.Report
+	m Machine
+}
+
+func (d *doctor) ok(format string, args ...any)   { d.OK(format, args...) }
+func (d *doctor) fail(what, fix string)           { d.Fail(what, fix) }
+func (d *doctor) skip(format string, args ...any) { d.Skip(format, args...) }
+
+func (d *doctor) config(cfg Config, err error) bool {
+	for _, note := range cfg.Ignored {
+		d.skip("ignored %s", note)
+	}
+	if err == nil {
+		d.ok("configuration is valid (backend %s)", cfg.Backend)
+		return true
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		d.fail("configuration: "+line, "correct that flag or environment variable (obsidian-mcp --help lists them); the checks below use the rest")
+	}
+	return false
+}
+
+// appState is what the app said.
+type appState struct {
+	client    *obsidiancli.Client
+	reachable bool // it answered `version`, 1.12 or later
+	vaultOK   bool // and knows the vault
+	fallsBack bool // auto mode would use the folder: no CLI, or the app is closed
+}
+
+// app finds the CLI and asks the app for its version.
+func (d *doctor) app(ctx context.Context, cfg Config) appState {
+	if cfg.Backend == backend.Native {
+		d.skip("Obsidian CLI: not used (backend native)")
+		return appState{}
+	}
+	found, _, err := d.m.Finder.Find(cfg.ObsidianBin)
+	if err != nil {
+		fix := "install Obsidian 1.12 or later, enable Settings → General → Command line interface, and restart Obsidian; or set OBSIDIAN_BIN (--obsidian-bin) to the CLI's full path"
+		if cfg.ObsidianBin != "" {
+			fix = "point OBSIDIAN_BIN (--obsidian-bin) at the CLI itself, or unset it to search the usual places"
+			if d.m.GOOS == "windows" {
+				fix = "point OBSIDIAN_BIN (--obsidian-bin) at Obsidian.com (not Obsidian.exe), or unset it to search the usual places"
+			}
+		}
+		d.fail(fmt.Sprintf("Obsidian CLI not found: %v", err), fix)
+		d.skip("Obsidian app: not asked (no CLI)")
+		return appState{fallsBack: true}
+	}
+	how := map[string]string{
+		obsidiancli.FoundConfigured: "as configured",
+		obsidiancli.FoundOnPath:     "on PATH",
+		obsidiancli.FoundInstalled:  "at Obsidian's install location; found even with the minimal PATH MCP hosts give servers",
+	}[found.How]
+	d.ok("Obsidian CLI: %s (%s)", found.Path, how)
+
+	timeout := min(cfg.Timeout, probeTimeout)
+	if timeout <= 0 {
+		timeout = probeTimeout
+	}
+	client := func(vault string) *obsidiancli.Client {
+		return &obsidiancli.Client{Bin: found.Path, Vault: vault, Timeout: timeout,
+			RetryDelay: 500 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
+	}
+	// The version is asked without vault=, so an unknown vault name is
+	// reported by the vault check rather than as an unreachable app.
+	st := appState{client: client(cfg.Vault)}
+	out, err := client("").Run(ctx, "version")
+	if err != nil {
+		e := errors.From(err)
+		switch e.Kind {
+		case errors.NotRunning:
+			st.fallsBack = true
+			d.fail("Obsidian app: not running (the CLI cannot reach it)", "start Obsidian and leave it running: the CLI does not start it. To work while it is closed, set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
+		case errors.Timeout:
+			d.fail(fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")
+		default:
+			st.fallsBack = e.Kind == errors.CLINotFound // found but cannot be started
+			d.fail("Obsidian app: "+e.Message, cmp.Or(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
+		}
+		return st
+	}
+	ver := strings.TrimSpace(out)
+	if !atLeast(ver, minObsidian) {
+		d.fail(fmt.Sprintf("Obsidian app: version %q, older than %d.%d", ver, minObsidian[0], minObsidian[1]), "update Obsidian (Settings → General → Check for updates); the CLI arrived in 1.12")
+		return st
+	}
+	st.reachable = true
+	d.ok("Obsidian app: answers, version %s", ver)
+	return st
+}
+
+// folderState is the vault folder as doctor determined it: the configured
+// one, else the one the app reported.
+type folderState struct {
+	path     string // "" when unknown
+	mismatch bool   // the app's vault is not the configured folder
+}
+
+// vault checks the vault the CLI targets and the folder the native backend
+// would use, and that they are the same vault. It sets app.vaultOK.
+func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderState {
+	f := folderState{path: cfg.VaultPath}
+	if app.reachable {
+		name := "the active vault"
+		if cfg.Vault != "" {
+			name = fmt.Sprintf("vault %q", cfg.Vault)
+		}
+		out, err := app.client.Run(ctx, "vault", "info=path")
+		p := strings.TrimSpace(out)
+		e := errors.From(err)
+		switch {
+		case err != nil && e.Kind == errors.VaultNotFound:
+			d.fail(fmt.Sprintf("Obsidian does not know %s", name), "set OBSIDIAN_VAULT (--vault) to a vault name Obsidian lists (`obsidian vaults`), or open that vault in Obsidian once")
+		case err != nil:
+			d.fail(fmt.Sprintf("cannot ask Obsidian for %s's folder: %s", name, e.Message), cmp.Or(e.Hint, "run `obsidian vault info=path` in a terminal to see what the CLI says"))
+		case p == "":
+			d.fail("Obsidian reported no folder for "+name, "open the vault in Obsidian")
+		default:
+			app.vaultOK = true
+			note := ""
+			if cfg.Vault == "" {
+				note = " (the CLI acts on whichever vault is active; set OBSIDIAN_VAULT to pin one)"
+			}
+			d.ok("vault: %s is at %s%s", name, p, note)
+			if cfg.VaultPath != "" && !sameFolder(cfg.VaultPath, p) {
+				f.mismatch = true
+				d.fail(fmt.Sprintf("OBSIDIAN_VAULT_PATH is %s, but Obsidian's %s is at %s: with the app closed the server would work on a different vault", cfg.VaultPath, name, p),
+					"make them the same vault: set OBSIDIAN_VAULT_PATH to "+p+", or OBSIDIAN_VAULT to the name of the vault at "+cfg.VaultPath)
+			}
+			if f.path == "" {
+				f.path = p
+			}
+		}
+	}
+	switch {
+	case f.path == "" && cfg.Backend != backend.CLI && !app.reachable:
+		d.fail("vault folder: unknown (no OBSIDIAN_VAULT_PATH, and the app did not answer)", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder, the one holding .obsidian/")
+	case f.path == "":
+	case !isDir(filepath.Join(f.path, ".obsidian")):
+		d.fail(fmt.Sprintf("vault folder %s has no .obsidian folder, so it is not a vault's top folder", f.path),
+			"point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/ (Obsidian's vault switcher shows each vault's location)")
+	case !app.vaultOK: // so the folder is the configured one
+		d.ok("vault folder: %s (set by %s)", f.path, cfg.setting("vault-path").Source)
+	}
+	return f
+}
+
+// native checks that the native backend could work on the folder: it can
+// list the notes and write (a hidden probe file, which Obsidian ignores).
+func (d *doctor) native(cfg Config, app appState, f folderState) bool {
+	if cfg.Backend == backend.CLI {
+		d.skip("native backend: not used (backend cli)")
+		return false
+	}
+	if f.path == "" {
+		if app.reachable {
+			d.fail("native backend: no vault folder, so nothing works while Obsidian is closed", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
+		}
+		return false
+	}
+	v, err := native.Open(f.path)
+	if err != nil {
+		d.fail("native backend: "+errors.From(err).Message, permissionFix(d.m.GOOS, f.path))
+		return false
+	}
+	defer v.Close()
+	files, err := v.Files()
+	if err != nil {
+		d.fail(fmt.Sprintf("native backend: cannot list %s: %v", f.path, err), permissionFix(d.m.GOOS, f.path))
+		return false
+	}
+	probe, err := os.CreateTemp(f.path, ".obsidian-mcp-doctor-*")
+	if err == nil {
+		name := probe.Name()
+		_, err = probe.WriteString("probe\n")
+		err = errors.Join(err, probe.Close(), os.Remove(name))
+	}
+	if err != nil {
+		d.fail(fmt.Sprintf("native backend: cannot write in %s: %v", f.path, err), permissionFix(d.m.GOOS, f.path))
+		return false
+	}
+	extra := ""
+	if cfg.VaultPath == "" {
+		extra = " (learned from the app; set OBSIDIAN_VAULT_PATH to it so this also works when Obsidian is closed as the server starts)"
+	}
+	d.ok("native backend: %s is readable (%s) and writable%s", f.path, doctorpkg.Plural(len(files), "file"), extra)
+	return true
+}
+
+// policy reports the folder policy in force: the configured rules, with
+// the vault folder's .mcpignore when the folder is known. An ignore file
+// that cannot be used hides every note, so it fails the setup.
+func (d *doctor) policy(cfg Config, folder string) bool {
+	pol := cfg.Policy
+	if folder != "" {
+		pol = policy.Watch(cfg.Policy, folder).Current()
+	}
+	if err := pol.Err(); err != nil {
+		d.fail("folder policy: "+err.Error()+", so every note is hidden", "correct that line of "+filepath.Join(folder, policy.IgnoreFile)+" (.gitignore syntax), or make the file readable")
+		return false
+	}
+	if !pol.Restricts() {
+		d.skip("folder policy: %s", pol.Describe())
+		return true
+	}
+	d.ok("folder policy: %s", pol.Describe())
+	return true
+}
+
+// http reports how `obsidian-mcp serve` would listen with these settings,
+// and whether it could. It does not decide readiness: the stdio server
+// needs none of it.
+func (d *doctor) http(cfg Config) {
+	if cfg.HTTP.Listen == "" {
+		return
+	}
+	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
+	if err != nil {
+		// Not a failure: it may be obsidian-mcp serve itself.
+		d.skip("HTTP (obsidian-mcp serve): %s is taken (%v): if serve is not what runs there, choose a free port with --listen (OBSIDIAN_MCP_LISTEN)", cfg.HTTP.Listen, err)
+		return
+	}
+	_ = ln.Close()
+	reach := "loopback only, no API key"
+	if cfg.HTTP.APIKey != "" {
+		reach = "every request must carry the API key"
+		if !httpapi.Loopback(cfg.HTTP.Listen) {
+			reach = "reachable from the network; " + reach
+		}
+	}
+	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, httpapi.BrowserReach(cfg.HTTP.CORSOrigins, "--cors-origin '*'"))
+}
+
+func permissionFix(goos, dir string) string {
+	fix := "give the user running the server read and write access to " + dir
+	if goos == "darwin" {
+		fix += "; on macOS also allow the MCP host (e.g. Claude) in System Settings → Privacy & Security → Files and Folders (or Full Disk Access) when the vault is in Documents, Desktop or iCloud Drive"
+	}
+	return fix
+}
+
+// settings prints the effective configuration and where each value came from.
+func (d *doctor) settings(cfg Config) {
+	fmt.Fprintln(d.Out, "\nEffective configuration:")
+	for _, s := range cfg.Settings {
+		v := s.Value
+		if v == "" {
+			v = "(unset)"
+		}
+		name := "--" + s.Flag
+		if s.Flag == "" {
+			name = s.Env // no flag: a secret
+		}
+		fmt.Fprintf(d.Out, "    %-19s %-28s from %s\n", name, v, s.Source)
+	}
+}
+
+// sampleConfig prints an entry for claude_desktop_config.json that starts
+// this binary with the settings that differ from the defaults.
+func (d *doctor) sampleConfig(cfg Config, folder string) {
+	env := map[string]string{}
+	for _, s := range cfg.Settings {
+		if s.Source != "default" && s.Value != "" && !serveOnly[s.Env] {
+			env[s.Env] = s.Value
+		}
+	}
+	if _, ok := env["OBSIDIAN_VAULT_PATH"]; !ok && folder != "" {
+		env["OBSIDIAN_VAULT_PATH"] = folder
+	}
+	data := d.ClaudeEntry([]string{}, env)
+	where := map[string]string{
+		"darwin":  "~/Library/Application Support/Claude/claude_desktop_config.json",
+		"windows": `%APPDATA%\Claude\claude_desktop_config.json`,
+	}[d.m.GOOS]
+	if where == "" {
+		where = "claude_desktop_config.json"
+	}
+	fmt.Fprintf(d.Out, "\nClaude Desktop (%s; or install the .mcpb bundle instead):\n%s\n\n", where, data)
+}
+
+// atLeast reports whether an `obsidian version` answer such as
+// "1.12.7 (installer 1.12.7)" is at least min.
+func atLeast(version string, min [2]int) bool {
+	fields := strings.Fields(version)
+	if len(fields) == 0 {
+		return false
+	}
+	parts := strings.Split(fields[0], ".")
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > min[0] || major == min[0] && minor >= min[1]
+}
+
+// sameFolder compares folders as the file system does (symlinks, case).
+func sameFolder(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
+}

@@ -1,0 +1,273 @@
+// Package vaultserver is the MCP server of one vault, as every face serves
+// it (stdio, serve's HTTP, the gateway's vault namespaces): its settings
+// from flags and environment, the backends it opens with the router and
+// the policy guard between them, the tools and resources on mcp-go's
+// server behind the protocol core, and its doctor. It knows no transport.
+package vaultserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
+	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
+)
+
+// Name is the server's name in initialize.
+const Name = "obsidian-mcp"
+
+// instructions are sent in initialize for the model.
+const instructions = `Tools for one Obsidian vault. Paths are vault-relative with forward slashes and an extension (Projects/Plan.md). ` +
+	`To find notes, search (obsidian_search_notes) or list them; read long notes by section or lines after obsidian_get_outline. ` +
+	`Tools on existing notes take either path (exact) or name (resolved like a wikilink); an ambiguous name fails with AMBIGUOUS_NAME and lists candidates. ` +
+	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do. ` +
+	`The user may hide notes or limit where you write: a PERMISSION_DENIED naming data.rule is their choice, so do not look for another way to that note. ` +
+	`Notes are also resources (obsidian-mcp://note/<path>) that a client can attach.`
+
+// Workers is how many tool calls run at once; each may hold a CLI process.
+const Workers = 8
+
+// Server is what serves the tools of one vault on every transport: the
+// engine on the vault folder, the Obsidian CLI, the router between them,
+// and the guard that holds every call to the folder policy.
+type Server struct {
+	cfg    Config
+	logger *slog.Logger
+	vault  tools.Vault
+	router *backend.Router
+	cli    *obsidiancli.Client
+	// CallBound bounds one tool call: it runs a handful of CLI commands at
+	// most, and stops at the first that fails, so two timeouts bound it.
+	CallBound time.Duration
+	close     func()
+}
+
+// Open opens the vault's backends as cfg says. What a crashed server left
+// half done in the folder is completed first (unless read-only). Close
+// releases them.
+func Open(cfg Config, logger *slog.Logger) (*Server, error) {
+	cli := &obsidiancli.Client{
+		Bin:             cfg.ObsidianBin,
+		Vault:           cfg.Vault,
+		Timeout:         cfg.Timeout,
+		CommandTimeouts: cfg.CommandTimeouts,
+		RetryDelay:      500 * time.Millisecond,
+		Logger:          logger,
+	}
+	st := &Server{cfg: cfg, logger: logger, close: func() {}, cli: cli}
+	// One engine on the folder serves both backends, so their edits are
+	// serialised together and the file list is cached once.
+	var folder *native.Engine
+	if cfg.VaultPath != "" {
+		v, err := native.Open(cfg.VaultPath, native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithIndexBuildHook(relaxGCForBuild))
+		if err != nil {
+			return nil, err
+		}
+		if !cfg.ReadOnly {
+			// What a crashed server left half done is completed (or rolled
+			// back) before anything else is written, and its temporary
+			// files removed; the log says what was found.
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+			_, err := v.Recover(ctx)
+			cancel()
+			if err != nil {
+				logger.Warn("could not check the vault for edits a crash interrupted; the next write will", "err", err)
+			}
+		}
+		st.close = func() { _ = v.Close() }
+		folder = v
+	}
+	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
+		FolderOptions: []native.Option{native.WithIndexBuildHook(relaxGCForBuild)}}
+	if cfg.Backend != backend.Native {
+		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
+	}
+	// Every tool reaches the vault through the guard, which holds it to
+	// the folder policy (--read-paths, --write-paths, --deny-paths and the
+	// vault's .mcpignore).
+	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
+	st.router = router
+	closeFolder := st.close
+	st.close = func() {
+		_ = router.Close() // the folder learned from the app, if any
+		closeFolder()
+	}
+	st.vault = tools.On(guard)
+	longest := cfg.Timeout
+	for _, d := range cfg.CommandTimeouts {
+		longest = max(longest, d)
+	}
+	st.CallBound = 2*longest + 5*time.Second
+	return st, nil
+}
+
+// Close releases the vault folder and its index.
+func (st *Server) Close() { st.close() }
+
+// CoreOptions say how a face wants the protocol core.
+type CoreOptions struct {
+	// DeferTools builds the tool list (JSON Schema reflection over every
+	// tool's arguments, a few milliseconds) after initialize is answered,
+	// or when a request first needs it, so that start-up stays lazy.
+	DeferTools bool
+	// CallTimeout bounds each call in the core; 0 leaves it to the face.
+	CallTimeout time.Duration
+}
+
+// Core is the vault's MCP server (tools, the notes as resources, hooks)
+// behind the protocol core that every transport hands messages to.
+func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
+	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly)
+	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
+	add := func() { s.AddTools(toolSet(st.vault, st.cfg.ReadOnly)...) }
+	if o.DeferTools {
+		core.Defer(add)
+	} else {
+		add()
+	}
+	return core
+}
+
+// LogAttrs describe the server as it starts.
+func (st *Server) LogAttrs(version string) []any {
+	cfg := st.cfg
+	return []any{"version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
+		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly,
+		"read_paths", cfg.setting("read-paths").Value, "write_paths", cfg.setting("write-paths").Value, "deny_paths", cfg.setting("deny-paths").Value}
+}
+
+// Health says whether the tools can reach the vault: "degraded" when the
+// app cannot be reached and no vault folder is known, as the envelope
+// API's /health reports it.
+func (st *Server) Health(ctx context.Context) (status, detail string) {
+	if st.cfg.Backend == backend.Native || st.router.KnownFolder() != nil {
+		return "ok", ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := st.cli.Run(ctx, "version"); err != nil {
+		return "degraded", "the Obsidian app cannot be reached (" + errors.From(err).Message + "), and no vault folder is set (--vault-path)"
+	}
+	return "ok", ""
+}
+
+// PolicyLoaded reports whether the folder policy is in force: false when
+// the vault's ignore file cannot be used (every note is then hidden).
+func (st *Server) PolicyLoaded(ctx context.Context) bool { return st.router.Policy(ctx).Err() == nil }
+
+// readOnlyRule names the setting that makes the server read-only, for the
+// errors that refuse a write.
+const readOnlyRule = "--read-only / OBSIDIAN_MCP_READ_ONLY"
+
+// toolSet is the tools served: all of them, with the writes refused in
+// read-only mode.
+func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
+	if readOnly {
+		return tools.ReadOnly(tools.All(vault), readOnlyRule)
+	}
+	return tools.All(vault)
+}
+
+// newServer is the MCP server without tools: the notes as resources, hooks
+// and options.
+func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
+	hooks := &server.Hooks{}
+	protocol.Hooks(hooks)
+	if readOnly {
+		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			tools.ListedReadOnly(res)
+		})
+	}
+	notes := tools.Resources(vault)
+	// mcp-go lists only resources registered one by one; a vault's notes
+	// come and go, so the listing is filled in from the vault, page by
+	// page, on its way out.
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		list, next, err := notes.List(ctx, string(req.Params.Cursor))
+		if err != nil {
+			logger.Warn("resources/list: the vault's notes could not be listed", "err", err)
+			list, next = []mcp.Resource{}, ""
+		}
+		res.Resources, res.NextCursor = list, mcp.Cursor(next)
+	})
+	s := server.NewMCPServer(Name, version,
+		server.WithToolCapabilities(false), // the tool set never changes
+		server.WithResourceCapabilities(false, false),
+		server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
+		server.WithInstructions(instructions),
+		server.WithTitle("Obsidian"),
+	)
+	s.AddResourceTemplates(notes.Template)
+	return s
+}
+
+// callMiddleware logs every call, recovers panics, and renders failures:
+// typed errors for the wire layer to carry (protocol), or isError results.
+func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			start := time.Now()
+			tool := req.Params.Name
+			defer func() {
+				if r := recover(); r != nil {
+					logger.Error("tool panicked", "tool", tool, "panic", r, "stack", string(debug.Stack()))
+					res, err = nil, errors.E(errors.Internal, "internal error in %s: %v", tool, r)
+				}
+				elapsed := time.Since(start)
+				if err == nil {
+					logger.Info("tool call", "tool", tool, "duration", elapsed, "outcome", "ok")
+					return
+				}
+				e := errors.From(err)
+				level := slog.LevelInfo
+				if e.Kind == errors.Internal {
+					level = slog.LevelError
+				}
+				attrs := []any{"tool", tool, "duration", elapsed, "outcome", e.Kind, "message", e.Message}
+				if e.Cause != nil {
+					attrs = append(attrs, "cause", e.Cause)
+				}
+				logger.Log(ctx, level, "tool call", attrs...)
+				if toolErrors == ToolErrorsResult && !protocol.Typed(ctx) {
+					res, err = errorResult(e), nil
+					return
+				}
+				res, err = nil, e
+			}()
+			if ctx.Err() != nil {
+				// Cancelled or timed out before the handler started.
+				err = errors.E(errors.Cancelled, "%s was cancelled before it started; nothing was done", tool).WithCause(ctx.Err())
+				return nil, err
+			}
+			return next(ctx, req)
+		}
+	}
+}
+
+// errorResult is a failure as an isError result, with the same code,
+// message and data as the protocol error, as JSON text. It carries no
+// structuredContent: every tool declares an output schema for its success,
+// which the failure cannot match, and the official TypeScript SDK checks
+// structuredContent against it even when isError is set, so the client
+// (Claude Desktop, Cursor, the MCP Inspector) would throw a schema error
+// and the model would never see the message and hint (MCP 2025-06-18:
+// structured content must conform to the output schema).
+func errorResult(e *errors.Error) *mcp.CallToolResult {
+	text, err := json.Marshal(map[string]any{"success": false, "error": protocol.Object(e)})
+	if err != nil {
+		// Unreachable for our data (strings, numbers, slices); keep the flag.
+		text = []byte(`{"success":false}`)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
+}
