@@ -94,8 +94,9 @@ func TestExecutable(t *testing.T) {
 
 // TestInitializeToExitingProcess: when initialize cannot be written
 // because the process is exiting, the failure says how it ended, not
-// "broken pipe" (doctor --gateway once reported only that, under -race,
-// when sh exited before the gateway wrote).
+// "broken pipe", however long the exit takes to be seen (doctor --gateway
+// once reported only that, under -race, when sh exited before the gateway
+// wrote).
 func TestInitializeToExitingProcess(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
@@ -110,8 +111,11 @@ func TestInitializeToExitingProcess(t *testing.T) {
 	_ = r.Close() // so the write fails, as to a process that is gone
 	pr := &proc{cmd: cmd, stdin: w, init: make(chan struct{}), initAnswer: make(chan initAnswer, 1), exited: make(chan struct{})}
 	pr.lastStderr.Store("config.json not found")
-	// The exit is seen a moment after the failed write, as wait sees it.
-	time.AfterFunc(100*time.Millisecond, func() { close(pr.exited) })
+	// The exit is seen a while after the failed write, as wait sees it on
+	// a busy machine: later than the 2 s after which the gateway once gave
+	// up and said "broken pipe" (doctor --gateway's crash namespace flaked
+	// so).
+	time.AfterFunc(2500*time.Millisecond, func() { close(pr.exited) })
 	p := newCommandPeer(Namespace{Name: "gone", Command: "sh"}, "test", DefaultBackoff, DefaultMaxResponse, slog.New(slog.DiscardHandler))
 	p.sup.initialize(pr)
 	<-pr.init

@@ -95,9 +95,6 @@ const (
 )
 
 const (
-	// exitWordsWait is how long a process whose input is closed is given
-	// to exit, so that the error can say how it ended.
-	exitWordsWait = 2 * time.Second
 	// initTimeout bounds a new process's answer to initialize.
 	initTimeout = 30 * time.Second
 	// stableRun is how long a process must run for the back-off to start
@@ -231,19 +228,17 @@ func (p *supervisor) initialize(pr *proc) {
 		"protocolVersion": gatewayProtocol, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "obsidian-mcp-gateway", "version": p.version},
 	}})
-	if err := pr.write(msg); err != nil {
-		// A closed input is most often a process that is exiting, and how
-		// it ended says more than "broken pipe".
-		select {
-		case <-pr.exited:
-			pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
-		case <-time.After(exitWordsWait):
-			pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", err))
-		}
-		return
+	// A write that fails is most often to a process that is exiting, and
+	// how it ended says more than "broken pipe": its end is waited for as
+	// for an answer (wait records it), and the write's error is given only
+	// if the process neither answers nor ends in time.
+	writeErr := pr.write(msg)
+	answers := pr.initAnswer
+	if writeErr != nil {
+		answers = nil
 	}
 	select {
-	case a := <-pr.initAnswer:
+	case a := <-answers:
 		if a.err == nil {
 			// Sent before anyone may send a request, as the protocol asks.
 			a.err = pr.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
@@ -252,7 +247,11 @@ func (p *supervisor) initialize(pr *proc) {
 	case <-pr.exited:
 		pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
 	case <-time.After(initTimeout):
-		pr.initDone(nil, fmt.Errorf("no answer to initialize within %s", initTimeout))
+		if writeErr != nil {
+			pr.initDone(nil, fmt.Errorf("initialize could not be sent: %w", writeErr))
+		} else {
+			pr.initDone(nil, fmt.Errorf("no answer to initialize within %s", initTimeout))
+		}
 		_ = signalGroup(pr.pid, true)
 	}
 	if pr.initErr != nil {
