@@ -119,6 +119,7 @@ func isTerminal(w io.Writer) bool {
 // Serve answers MCP over in and out until in ends, the client sends exit,
 // or ctx is cancelled. Every request read is answered before it returns.
 func Serve(ctx context.Context, cfg vaultserver.Config, in io.Reader, out io.Writer, logger *slog.Logger, version string) error {
+	cfg.IndexBuildHook = relaxGCForBuild
 	st, err := vaultserver.Open(cfg, logger)
 	if err != nil {
 		return err

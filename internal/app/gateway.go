@@ -79,6 +79,7 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 			return nil, err
 		}
 		log := logger.With("namespace", n.Name)
+		cfg.IndexBuildHook = relaxGCForBuild
 		st, err := vaultserver.Open(cfg, log)
 		if err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	// serialised together and the file list is cached once.
 	var folder *native.Engine
 	if cfg.VaultPath != "" {
-		v, err := native.Open(cfg.VaultPath, native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithIndexBuildHook(relaxGCForBuild))
+		v, err := native.Open(cfg.VaultPath, native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithIndexBuildHook(cfg.IndexBuildHook))
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		folder = v
 	}
 	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
-		FolderOptions: []native.Option{native.WithIndexBuildHook(relaxGCForBuild)}}
+		FolderOptions: []native.Option{native.WithIndexBuildHook(cfg.IndexBuildHook)}}
 	if cfg.Backend != backend.Native {
 		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
 	}

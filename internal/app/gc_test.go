@@ -1,4 +1,4 @@
-package vaultserver
+package app
 
 import (
 	"runtime/debug"
