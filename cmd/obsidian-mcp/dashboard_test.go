@@ -20,19 +20,7 @@ import (
 // ways and the namespace's counts. The screenshot is kept as the test's
 // artifact (go test -artifacts).
 func TestGatewayDashboard(t *testing.T) {
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium: .ci/run installs it (apt-get install chromium)")
-		}
-		t.Skip("no Chromium installed")
-	}
+	browser := findBrowser(t)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nshown on the dashboard\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -40,13 +28,7 @@ func TestGatewayDashboard(t *testing.T) {
 	g := gateway(t, "namespaces:\n  notes:\n    vault_path: "+vault+"\n")
 	debug := g.match[2]
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := browse(t, browser)
 	// Poll: the page's own state, as it changes (a class, a row).
 	live := `document.getElementById("live").className === "on" && document.querySelector('tr[data-namespace="notes"]') !== null`
 	if err := chromedp.Run(ctx, chromedp.Navigate(debug+"/debug"), chromedp.Poll(live, nil)); err != nil {
@@ -85,5 +67,80 @@ func TestGatewayDashboard(t *testing.T) {
 	// session's one message each way.
 	if f := strings.Fields(counts); len(f) < 5 || f[0] != "notes" || f[1] != "vault" || f[2] != "running" || f[len(f)-2] != "1" || f[len(f)-1] != "1" {
 		t.Errorf("the namespace row: %q", counts)
+	}
+}
+
+// findBrowser is the Chromium to drive: CI installs one; elsewhere the
+// test is skipped without.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium: .ci/run installs it (apt-get install chromium)")
+	}
+	t.Skip("no Chromium installed")
+	return ""
+}
+
+// browse is a headless browser's tab, closed with the test, each of its
+// steps bounded by 60 s in all.
+func browse(t *testing.T, browser string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestGatewayDashboardKey: with an API key, the dashboard page asks for
+// it; a wrong key is refused on the page, the right one opens it live,
+// and a call made with the key shows there.
+func TestGatewayDashboardKey(t *testing.T) {
+	browser := findBrowser(t)
+	const key = "dashboard-key-0123456789"
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nbehind a key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := gateway(t, "namespaces:\n  notes:\n    vault_path: "+vault+"\n", "OBSIDIAN_MCP_API_KEY="+key)
+	ctx := browse(t, browser)
+	var said string
+	err := chromedp.Run(ctx, chromedp.Navigate(g.match[2]+"/debug"),
+		chromedp.WaitVisible("#key", chromedp.ByID),
+		chromedp.SendKeys("#key", "not-the-key-0123456789", chromedp.ByID),
+		chromedp.Click("#login button", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("login-error").textContent !== ""`, nil),
+		chromedp.Text("#login-error", &said, chromedp.ByID),
+	)
+	if err != nil || said != "that is not the key" {
+		t.Fatalf("a wrong key: %q, %v\n%s", said, err, g.stderr)
+	}
+	err = chromedp.Run(ctx,
+		chromedp.SetValue("#key", key, chromedp.ByID),
+		chromedp.Click("#login button", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("live").className === "on" && document.querySelector('tr[data-namespace="notes"]') !== null && document.getElementById("login").hidden`, nil),
+	)
+	if err != nil {
+		t.Fatalf("the right key did not open the page: %v\n%s", err, g.stderr)
+	}
+	if resp, _ := httpRequest(t, http.MethodPost, g.url+"/mcp/notes", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a call without the key: %d", resp.StatusCode)
+	}
+	resp, body := httpRequest(t, http.MethodPost, g.url+"/mcp/notes", `{"jsonrpc":"2.0","id":"keyed","method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Hello.md"}}}`,
+		map[string]string{"Authorization": "Bearer " + key})
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "behind a key") {
+		t.Fatalf("the call with the key: %d %s", resp.StatusCode, body)
+	}
+	var log string
+	if err := chromedp.Run(ctx, chromedp.Poll(`document.querySelector("#log tr.message.out") !== null`, nil), chromedp.Text("#log tbody", &log)); err != nil || !strings.Contains(log, `"keyed"`) {
+		t.Errorf("the call never showed: %v\n%s", err, log)
 	}
 }

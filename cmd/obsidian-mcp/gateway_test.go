@@ -285,3 +285,39 @@ func TestGatewayKillMidCall(t *testing.T) {
 		t.Errorf("health after the restart: %s (was pid %d)", body, h.PID)
 	}
 }
+
+// TestGatewayRefusesExposure: a listener beyond loopback without an API key
+// is a configuration error (exit 2, the fix on stderr), for the API and
+// the dashboard alike; with a key it starts, and curl gets 401 without it.
+func TestGatewayRefusesExposure(t *testing.T) {
+	vault := t.TempDir()
+	for _, listeners := range []string{"listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\n", "listen: 127.0.0.1:0\ndebug_listen: 0.0.0.0:0\n"} {
+		file := filepath.Join(t.TempDir(), "gateway.yaml")
+		if err := os.WriteFile(file, []byte(listeners+"namespaces:\n  notes:\n    vault_path: "+vault+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := obsidiantest.RunCommand(t, exec.Command(binary, "gateway", "--config", file))
+		if code != 2 || !strings.Contains(stderr, "reaches beyond this machine, and no API key is set") || !strings.Contains(stderr, "OBSIDIAN_MCP_API_KEY or --api-key-file") {
+			t.Errorf("%q without a key: exit %d\n%s", listeners, code, stderr)
+		}
+	}
+	const key = "exposure-test-key-0123456789"
+	g := startListening(t, []string{"gateway", "--config", writeGatewayFile(t, "listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nnamespaces:\n  notes:\n    vault_path: "+vault+"\n")},
+		[]string{"OBSIDIAN_MCP_API_KEY=" + key}, gatewayServing)
+	defer g.stop(t)
+	if resp, _ := httpRequest(t, http.MethodGet, g.url+"/health", "", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/health without the key: %d", resp.StatusCode)
+	}
+	if resp, body := httpRequest(t, http.MethodGet, g.url+"/health", "", map[string]string{"X-Api-Key": key}); resp.StatusCode != 200 || !strings.Contains(string(body), "healthy") {
+		t.Errorf("/health with the key: %d %s", resp.StatusCode, body)
+	}
+}
+
+func writeGatewayFile(t *testing.T, yaml string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}

@@ -40,6 +40,7 @@ func TestDoctorGateway(t *testing.T) {
 		name   string
 		yaml   string // "" for no file at all
 		args   func(file string) []string
+		env    map[string]string
 		code   int
 		want   []string // in order
 		absent []string
@@ -53,7 +54,7 @@ func TestDoctorGateway(t *testing.T) {
 				": 2 namespaces (notes, self)",
 				"✓ API: would listen on a free port the system picks (127.0.0.1:0), such as http://127.0.0.1:",
 				"✓ debug dashboard: would listen on a free port",
-				"✓ access: Host localhost or 127.0.0.1; browser pages from loopback origins and http://localhost:3000; requests up to 1 MiB, answers up to 10 MiB, 5 streams at once",
+				"✓ access: no API key, so loopback only; Host localhost or 127.0.0.1; browser pages from loopback origins and http://localhost:3000; requests up to 1 MiB, answers up to 10 MiB, 5 streams at once",
 				"namespace notes (vault, line 5 of ",
 				"    ✓ settings are valid (backend native, read-only)",
 				"    ✓ vault folder: " + vault + " (set by vault_path)",
@@ -107,10 +108,27 @@ namespaces:
 			absent: []string{"OBSIDIAN_VAULT", "--vault"},
 		},
 		{
-			name: "beyond loopback: a warning, as the gateway gives",
-			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nlimits: {max_request: 512KB, max_connections: 1}\nnamespaces:\n  notes:\n    vault_path: %q\n", vault),
-			code: 0,
-			want: []string{"– access: warning: the API listens beyond this machine (0.0.0.0:0) and asks no key", "requests up to 512 KB, answers up to 10 MiB, 1 stream at once", "✓ ready: the gateway would serve 1 namespace"},
+			name: "beyond loopback without a key: refused, as the gateway refuses to start",
+			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nnamespaces:\n  notes:\n    vault_path: %q\n", vault),
+			code: 1,
+			want: []string{"✗ access: listen 0.0.0.0:0 reaches beyond this machine, and no API key is set", "fix: set OBSIDIAN_MCP_API_KEY or --api-key-file (at least 16 characters",
+				"namespace notes", "    ✓ ready:", "✗ not ready: the gateway refuses to start with a listener beyond this machine and no API key"},
+		},
+		{
+			name:   "beyond loopback with a key",
+			yaml:   fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nlimits: {max_request: 512KB, max_connections: 1}\nnamespaces:\n  notes:\n    vault_path: %q\n", vault),
+			env:    map[string]string{"OBSIDIAN_MCP_API_KEY": "doctor-gateway-key-0123"},
+			code:   0,
+			want:   []string{"✓ access: reachable from the network; every request must carry the API key;", "requests up to 512 KB, answers up to 10 MiB, 1 stream at once", "✓ ready: the gateway would serve 1 namespace"},
+			absent: []string{"doctor-gateway-key-0123", "✗"},
+		},
+		{
+			name:   "a key too short",
+			yaml:   "namespaces:\n  notes:\n    vault_path: /x\n",
+			env:    map[string]string{"OBSIDIAN_MCP_API_KEY": "short-key"},
+			code:   1,
+			want:   []string{"✗ invalid OBSIDIAN_MCP_API_KEY: the key is too short: use at least 16 characters"},
+			absent: []string{"short-key"},
 		},
 		{
 			name:   "a mistake in the file, with its line",
@@ -146,7 +164,7 @@ namespaces:
 				args = append([]string{"--gateway"}, tt.args(file)...)
 			}
 			var out bytes.Buffer
-			code := Doctor(context.Background(), args, func(string) string { return "" }, &out, "1.2.3-test", vaultserver.Machine{Finder: nowhere})
+			code := Doctor(context.Background(), args, func(k string) string { return tt.env[k] }, &out, "1.2.3-test", vaultserver.Machine{Finder: nowhere})
 			text := out.String()
 			if code != tt.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tt.code, text)

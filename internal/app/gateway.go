@@ -109,7 +109,10 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	if err != nil {
 		return settingsError{err}
 	}
-	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version)})
+	if err := gateway.CheckExposure(cfg, c.Key); err != nil {
+		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
+	}
+	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version), Key: c.Key})
 	if err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
@@ -122,12 +125,9 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 		_ = api.Close()
 		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w", cfg.DebugListen, err), g.Close())
 	}
-	if !httpapi.Loopback(cfg.Listen) {
-		logger.Warn("the gateway listens beyond this machine and asks no key: anyone who can reach it can use every namespace", "listen", cfg.Listen)
-	}
 	base := strings.TrimSuffix(httpapi.ReachableURL(api.Addr()), "/mcp")
 	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",
-		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","))
+		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","), "api_key", c.Key.Set())
 	if ready != nil {
 		ready(GatewayAddrs{API: api.Addr(), Debug: debug.Addr()})
 	}

@@ -28,7 +28,7 @@ func ServeHTTP(ctx context.Context, cfg vaultserver.Config, logger *slog.Logger,
 	}
 	defer st.Close()
 	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
-		APIKey:       cfg.HTTP.APIKey,
+		Key:          cfg.HTTP.Key,
 		AllowedHosts: cfg.HTTP.AllowedHosts,
 		CORSOrigins:  cfg.HTTP.CORSOrigins,
 		CallTimeout:  st.CallBound,
@@ -56,7 +56,7 @@ func ServeHTTP(ctx context.Context, cfg vaultserver.Config, logger *slog.Logger,
 		}
 		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
 	}
-	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.APIKey != "")
+	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.Key.Set())
 	logger.Info("obsidian-mcp serving over HTTP", attrs...)
 	if ready != nil {
 		ready(ln.Addr())

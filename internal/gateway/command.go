@@ -1,17 +1,22 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 // CommandConfig is how `obsidian-mcp gateway` was started (ParseCommand):
 // the rest is in its YAML file.
 type CommandConfig struct {
-	File        string
+	File string
+	// Key, when set, is required on every request to both listeners, which
+	// may then listen beyond loopback.
+	Key         httpapi.Key
 	LogLevel    slog.Level
 	ShowVersion bool
 	Ignored     []string
@@ -22,6 +27,8 @@ func Specs() []settings.Spec {
 	return []settings.Spec{
 		{Flag: "config", Env: "OBSIDIAN_MCP_GATEWAY_CONFIG", Default: "gateway.yaml", Help: "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
 		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
+		{Flag: "api-key-file", Env: "OBSIDIAN_MCP_API_KEY_FILE", Help: "A file holding the API key (its first line; at least 16 characters, no spaces). With a key, every request to both listeners must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key` (the dashboard asks for it once), and they may listen beyond loopback; without one, both must listen on loopback."},
+		{Env: "OBSIDIAN_MCP_API_KEY", Help: "The API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins."},
 	}
 }
 
@@ -33,10 +40,22 @@ func ParseCommand(args []string, getenv func(string) string) (CommandConfig, err
 		return c, err
 	}
 	c.Ignored, c.File = ignored, vals[0].Value
+	var errs []error
 	if c.LogLevel, err = settings.LogLevel(vals[1].Value); err != nil {
-		return c, fmt.Errorf("invalid %s %q: %v", vals[1].Source, vals[1].Value, err)
+		errs = append(errs, fmt.Errorf("invalid %s %q: %v", vals[1].Source, vals[1].Value, err))
 	}
-	return c, nil
+	switch file, key := vals[2], vals[3]; {
+	case file.Value != "":
+		if c.Key, err = httpapi.ReadKeyFile(file.Value); err != nil {
+			errs = append(errs, fmt.Errorf("invalid %s %q: %v", file.Source, file.Value, err))
+		}
+	case key.Value != "":
+		if c.Key, err = httpapi.NewKey(key.Value); err != nil {
+			// The key itself is never shown.
+			errs = append(errs, fmt.Errorf("invalid %s: %v", key.Source, err))
+		}
+	}
+	return c, errors.Join(errs...)
 }
 
 // Usage is `obsidian-mcp gateway --help`.
@@ -78,4 +97,21 @@ A gateway.yaml:
       args: [-y, "@modelcontextprotocol/server-filesystem", /home/me/Documents]
 `)
 	return b.String()
+}
+
+// CheckExposure refuses what the gateway must not do: listen beyond this
+// machine with no API key, on either listener (the dashboard shows every
+// message, notes included). Anyone who could reach it could then read and
+// change every vault namespace and run every command namespace's tools.
+func CheckExposure(cfg *Config, key httpapi.Key) error {
+	if key.Set() {
+		return nil
+	}
+	var errs []error
+	for _, l := range []struct{ key, addr string }{{"listen", cfg.Listen}, {"debug_listen", cfg.DebugListen}} {
+		if !httpapi.Loopback(l.addr) {
+			errs = append(errs, fmt.Errorf("%s %s reaches beyond this machine, and no API key is set: anyone on the network could use every namespace. Set OBSIDIAN_MCP_API_KEY or --api-key-file (at least %d characters, e.g. openssl rand -hex 32), or listen on 127.0.0.1", l.key, l.addr, httpapi.MinKeyLength))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -17,13 +17,31 @@ var dashboard []byte
 
 // DebugHandler is the debug listener: /debug (the dashboard page),
 // /debug/state (JSON) and /debug/stream (SSE: message, connection, ping),
-// behind the same Host and Origin checks as the API.
+// behind the same Host, Origin and key checks as the API. With a key, the
+// page (which holds no data) asks for it and posts it to /debug/login,
+// which answers with a cookie for the rest: a browser's EventSource
+// cannot send a header.
 func (g *Gateway) DebugHandler() http.Handler {
 	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.guard(w, r) {
+		a := keyedOrPass
+		switch r.URL.Path {
+		case "/debug", "/debug/":
+			a = open
+		case "/debug/login":
+			a = keyed
+		}
+		if !g.guard(w, r, a) {
 			return
 		}
 		switch r.URL.Path {
+		case "/debug/login":
+			// Reached with the key (the guard checked it): the pass.
+			if r.Method != http.MethodPost {
+				g.refuse(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "/debug/login takes POST", "The dashboard page posts the key there.")
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: passCookie, Value: g.pass, Path: "/debug", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			w.WriteHeader(http.StatusNoContent)
 		case "/debug", "/debug/":
 			h := w.Header()
 			h.Set("Content-Type", "text/html; charset=utf-8")
@@ -36,7 +54,7 @@ func (g *Gateway) DebugHandler() http.Handler {
 		case "/debug/stream":
 			g.debugStream(w, r)
 		default:
-			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+r.URL.Path, "The debug endpoints are /debug, /debug/state and /debug/stream.")
+			g.refuse(w, http.StatusNotFound, "NOT_FOUND", "nothing is served at "+r.URL.Path, "The debug endpoints are /debug, /debug/state, /debug/stream and /debug/login.")
 		}
 	}))
 }

@@ -66,7 +66,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, r *d
 	r.OK("%s: %s (%s)", c.File, doctor.Plural(len(names), "namespace"), strings.Join(names, ", "))
 	listener(r, "API", "listen", c.File, cfg.Listen, "/mcp/{namespace}")
 	listener(r, "debug dashboard", "debug_listen", c.File, cfg.DebugListen, "/debug")
-	access(r, cfg)
+	exposed := !accessReport(r, cfg, c.Key)
 
 	var failed []string
 	for _, n := range cfg.Namespaces {
@@ -91,6 +91,10 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, r *d
 		if !ok {
 			failed = append(failed, n.Name)
 		}
+	}
+	if exposed {
+		r.Fail("not ready: the gateway refuses to start with a listener beyond this machine and no API key", "set the key, or listen on 127.0.0.1, then run obsidian-mcp doctor --gateway again")
+		return 1
 	}
 	if len(failed) > 0 {
 		r.Fail(fmt.Sprintf("not ready: %s could not serve (%s)", doctor.Plural(len(failed), "namespace"), strings.Join(failed, ", ")),
@@ -118,18 +122,29 @@ func listener(r *doctor.Report, what, key, file, addr, path string) {
 	r.OK("%s: would listen on %s", what, url)
 }
 
-// access says who may reach the gateway.
-func access(r *doctor.Report, cfg *Config) {
+// accessReport says who may reach the gateway, and fails for a listener
+// beyond this machine without a key, which the gateway refuses to start.
+func accessReport(r *doctor.Report, cfg *Config, key httpapi.Key) bool {
 	web := httpapi.BrowserReach(cfg.AllowedOrigins, "allowed_origins: ['*']")
 	l := cfg.Limits
-	summary := fmt.Sprintf("Host %s; %s; requests up to %s, answers up to %s, %s at once",
-		strings.Join(cfg.AllowedHosts, " or "), web, SizeWord(l.MaxRequest), SizeWord(l.MaxResponse), doctor.Plural(l.MaxConnections, "stream"))
-	if !httpapi.Loopback(cfg.Listen) {
-		// The gateway serves so, with a warning; so does doctor.
-		r.Skip("access: warning: the API listens beyond this machine (%s) and asks no key, so anyone who can reach it can use every namespace; listen on 127.0.0.1 unless a firewall or an authenticating proxy stands in front. %s", cfg.Listen, summary)
-		return
+	who := "no API key, so loopback only"
+	if key.Set() {
+		who = "every request must carry the API key"
+		if !httpapi.Loopback(cfg.Listen) || !httpapi.Loopback(cfg.DebugListen) {
+			who = "reachable from the network; " + who
+		}
+	}
+	summary := fmt.Sprintf("%s; Host %s; %s; requests up to %s, answers up to %s, %s at once",
+		who, strings.Join(cfg.AllowedHosts, " or "), web, SizeWord(l.MaxRequest), SizeWord(l.MaxResponse), doctor.Plural(l.MaxConnections, "stream"))
+	if err := CheckExposure(cfg, key); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			what, fix, _ := strings.Cut(line, ". Set ")
+			r.Fail("access: "+what, "set "+fix)
+		}
+		return false
 	}
 	r.OK("access: %s", summary)
+	return true
 }
 
 // commandNamespace finds a command namespace's program and folder, and

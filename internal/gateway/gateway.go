@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
@@ -79,6 +81,9 @@ type Options struct {
 	// Backoff paces the restarts of command namespaces' processes
 	// (default DefaultBackoff).
 	Backoff Backoff
+	// Key, when set, is required on every request to both listeners
+	// (the dashboard's page asks for it once: see DebugHandler).
+	Key httpapi.Key
 }
 
 func (o Options) backoff() Backoff {
@@ -96,8 +101,12 @@ type Gateway struct {
 	spaces map[string]*namespace
 	order  []*namespace
 	// conns holds a token per open SSE stream (limits.max_connections).
-	conns   chan struct{}
-	mon     *monitor
+	conns chan struct{}
+	mon   *monitor
+	// pass is the dashboard's cookie once its page was given the key: a
+	// random value of this run, so that the key itself is never stored
+	// in the browser.
+	pass    string
 	mu      sync.Mutex
 	stopped bool
 }
@@ -111,7 +120,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		opts.Grace = 10 * time.Second
 	}
 	g := &Gateway{cfg: cfg, opts: opts, logger: opts.Logger, spaces: map[string]*namespace{},
-		conns: make(chan struct{}, cfg.Limits.MaxConnections), mon: newMonitor()}
+		conns: make(chan struct{}, cfg.Limits.MaxConnections), mon: newMonitor(), pass: rand.Text()}
 	for _, n := range cfg.Namespaces {
 		ns := &namespace{name: n.Name}
 		var err error

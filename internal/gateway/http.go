@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -18,7 +19,7 @@ import (
 // validation, CORS and the limits.
 func (g *Gateway) Handler() http.Handler {
 	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.guard(w, r) {
+		if !g.guard(w, r, keyed) {
 			return
 		}
 		path := r.URL.Path
@@ -64,9 +65,23 @@ const (
 	allowHeaders = "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 )
 
+// access is what a request must show besides its Host and Origin.
+type access int
+
+const (
+	// keyed: the API key, when one is set.
+	keyed access = iota
+	// keyedOrPass: the key, or the dashboard's pass (debug listener).
+	keyedOrPass
+	// open: nothing; a page that holds no data.
+	open
+)
+
 // guard checks Host and Origin, puts the CORS headers on every answer,
-// and answers OPTIONS. It reports whether the request may go on.
-func (g *Gateway) guard(w http.ResponseWriter, r *http.Request) bool {
+// answers OPTIONS, and asks for what a says (the API key, from the headers
+// alone, before any body is read). It reports whether the request may go
+// on.
+func (g *Gateway) guard(w http.ResponseWriter, r *http.Request, a access) bool {
 	h := w.Header()
 	origin := r.Header.Get("Origin")
 	// Pages served from this machine (a local web UI such as llama.cpp's)
@@ -99,7 +114,23 @@ func (g *Gateway) guard(w http.ResponseWriter, r *http.Request) bool {
 		w.WriteHeader(http.StatusOK)
 		return false
 	}
+	if a == open {
+		return true
+	}
+	if ok, presented := g.opts.Key.Allows(r); !ok && (a != keyedOrPass || !g.passed(r)) {
+		httpapi.RefuseKey(w, presented, "obsidian-mcp gateway")
+		return false
+	}
 	return true
+}
+
+// passCookie carries the dashboard's pass (Gateway.pass).
+const passCookie = "obsidian_mcp_gateway"
+
+// passed reports whether r carries the dashboard's pass.
+func (g *Gateway) passed(r *http.Request) bool {
+	c, err := r.Cookie(passCookie)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(g.pass)) == 1
 }
 
 // hostAllowed accepts the names in allowed_hosts, with any port.

@@ -54,8 +54,8 @@ type Config struct {
 type HTTPConfig struct {
 	// Listen is the address: host:port.
 	Listen string
-	// APIKey, when set, is required on every request.
-	APIKey string
+	// Key, when set, is required on every request.
+	Key httpapi.Key
 	// AllowedHosts are the Host names accepted besides the loopback ones.
 	AllowedHosts []string
 	// CORSOrigins are the browser origins allowed besides loopback ones;
@@ -74,20 +74,6 @@ const (
 	ToolErrorsProtocol = "protocol"
 	ToolErrorsResult   = "result"
 )
-
-// setAPIKey checks and sets the API key.
-func (c *Config) setAPIKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("holds no key")
-	case len(key) < 16:
-		return fmt.Errorf("the key is too short: use at least 16 characters (e.g. openssl rand -hex 32)")
-	case strings.ContainsAny(key, " \t\r\n"):
-		return fmt.Errorf("the key must not contain white space")
-	}
-	c.HTTP.APIKey = key
-	return nil
-}
 
 // policy is the configuration's folder policy, made on first use.
 func (c *Config) policy() *policy.Policy {
@@ -153,7 +139,7 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 		c.Settings = append(c.Settings, settings.Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
 	}
 	c.from = ""
-	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && c.HTTP.APIKey == "" {
+	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
 	}
 	// A folder that was given but is invalid has been reported already.

@@ -3,11 +3,15 @@ package vaultserver
 import (
 	"flag"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -205,7 +209,7 @@ func TestServeConfig(t *testing.T) {
 	t.Parallel()
 	none := func(string) string { return "" }
 	c, err := ParseServeConfig(nil, none)
-	if err != nil || c.HTTP.Listen != "127.0.0.1:3000" || c.HTTP.APIKey != "" {
+	if err != nil || c.HTTP.Listen != "127.0.0.1:3000" || c.HTTP.Key.Set() {
 		t.Fatalf("defaults = %+v, %v", c.HTTP, err)
 	}
 	if _, err := ParseServeConfig([]string{"--listen", "0.0.0.0:3000"}, none); err == nil || !strings.Contains(err.Error(), "no API key") {
@@ -216,7 +220,7 @@ func TestServeConfig(t *testing.T) {
 		return map[string]string{"OBSIDIAN_MCP_API_KEY": key, "OBSIDIAN_MCP_CORS_ORIGINS": "https://Chat.example/, *"}[k]
 	}
 	c, err = ParseServeConfig([]string{"--listen", "[::]:8443", "--allowed-hosts", "Notes.lan, vault.local"}, env)
-	if err != nil || c.HTTP.APIKey != key || c.HTTP.Listen != "[::]:8443" ||
+	if err != nil || !keyIs(c.HTTP.Key, key) || c.HTTP.Listen != "[::]:8443" ||
 		strings.Join(c.HTTP.AllowedHosts, ",") != "notes.lan,vault.local" || strings.Join(c.HTTP.CORSOrigins, ",") != "https://chat.example,*" {
 		t.Fatalf("serve settings = %+v, %v", c.HTTP, err)
 	}
@@ -229,8 +233,8 @@ func TestServeConfig(t *testing.T) {
 	if err := os.WriteFile(file, []byte("from-the-file-0123456789\nignored\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || c.HTTP.APIKey != "from-the-file-0123456789" {
-		t.Errorf("--api-key-file wins over the environment: %q, %v", c.HTTP.APIKey, err)
+	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || !keyIs(c.HTTP.Key, "from-the-file-0123456789") {
+		t.Errorf("--api-key-file wins over the environment: %v", err)
 	}
 	for _, bad := range []map[string]string{
 		{"OBSIDIAN_MCP_API_KEY": "short"},
@@ -247,4 +251,12 @@ func TestServeConfig(t *testing.T) {
 	if _, err := ParseConfig([]string{"--listen", "127.0.0.1:3000"}, none); err == nil {
 		t.Error("the stdio server accepted serve's --listen")
 	}
+}
+
+// keyIs reports whether k is the key want: a request carrying want passes.
+func keyIs(k httpapi.Key, want string) bool {
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("X-Api-Key", want)
+	ok, _ := k.Allows(r)
+	return k.Set() && ok
 }

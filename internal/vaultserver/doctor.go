@@ -340,7 +340,7 @@ func (d *doctor) http(cfg Config) {
 	}
 	_ = ln.Close()
 	reach := "loopback only, no API key"
-	if cfg.HTTP.APIKey != "" {
+	if cfg.HTTP.Key.Set() {
 		reach = "every request must carry the API key"
 		if !httpapi.Loopback(cfg.HTTP.Listen) {
 			reach = "reachable from the network; " + reach

@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -161,25 +162,24 @@ func options() []option {
 				return nil
 			}},
 		{flag: "api-key-file", env: "OBSIDIAN_MCP_API_KEY_FILE",
-			help: "`serve`: a file holding the API key (its first line). With a key, every request must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key`, and the server may listen beyond loopback.",
+			help: "`serve`: a file holding the API key (its first line; at least 16 characters, no spaces: `openssl rand -hex 32` makes one). With a key, every request must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key`, and the server may listen beyond loopback.",
 			set: func(c *Config, v string) error {
 				if v == "" {
 					return nil
 				}
-				data, err := os.ReadFile(v)
-				if err != nil {
-					return fmt.Errorf("cannot be read: %v", err)
-				}
-				key, _, _ := strings.Cut(string(data), "\n")
-				return c.setAPIKey(strings.TrimSpace(key))
+				key, err := httpapi.ReadKeyFile(v)
+				c.HTTP.Key = key
+				return err
 			}},
 		{env: "OBSIDIAN_MCP_API_KEY",
 			help: "`serve`: the API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins.",
 			set: func(c *Config, v string) error {
-				if c.HTTP.APIKey != "" || v == "" {
+				if c.HTTP.Key.Set() || v == "" {
 					return nil
 				}
-				return c.setAPIKey(strings.TrimSpace(v))
+				key, err := httpapi.NewKey(v)
+				c.HTTP.Key = key
+				return err
 			}},
 		{flag: "allowed-hosts", env: "OBSIDIAN_MCP_ALLOWED_HOSTS",
 			help: "`serve`: comma-separated host names accepted in the `Host` header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection), e.g. `notes.lan`.",

@@ -13,11 +13,12 @@ func ReachableURL(addr net.Addr) string {
 	if err != nil {
 		return "http://" + addr.String() + "/mcp"
 	}
+	// A listener on every address (0.0.0.0, which Go opens as a
+	// dual-stack [::]) is reached here on 127.0.0.1, which every Host
+	// check accepts; [::1] would not pass the gateway's default
+	// allowed_hosts.
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
-		if ip.To4() == nil {
-			host = "::1"
-		}
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/mcp"
 }

@@ -22,8 +22,9 @@ const allowHeaders = "Content-Type, Accept, Authorization, X-Api-Key, X-ObsiScri
 
 // guard refuses, before anything reaches a tool: a Host that is not this
 // machine's or an allowed one (DNS rebinding), an Origin that is not
-// allowed (a web page the user visits), a missing or wrong API key, and a
-// body over the limit. It answers CORS preflights for allowed origins, caps
+// allowed (a web page the user visits), a missing or wrong API key (all
+// from the headers alone), and a body over the limit (from its declared
+// length when it has one, before reading it). It answers CORS preflights for allowed origins, caps
 // the requests served at once, and bounds each request's time.
 func (h *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,7 +49,22 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
+		// The key is checked from the headers, before any body is read:
+		// whoever has not got it costs no more than its headers.
+		if ok, presented := h.opts.Key.Allows(r); !ok {
+			if h.envelopeRefusal(r) {
+				// The envelope API answers 200 with AUTH_REQUIRED.
+				envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
+				return
+			}
+			RefuseKey(w, presented, "obsidian-mcp")
+			return
+		}
 		if r.Method == http.MethodPost && r.Body != nil {
+			if r.ContentLength > h.opts.MaxBody {
+				h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit of "+sizeString(h.opts.MaxBody), "Send less at once.")
+				return
+			}
 			body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
 			if err != nil {
 				h.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read", "")
@@ -60,23 +76,6 @@ func (h *Server) guard(next http.Handler) http.Handler {
 			}
 			r.Body = &bodyBuffer{Reader: bytes.NewReader(body), data: body}
 			r.ContentLength = int64(len(body))
-		}
-		if h.opts.APIKey != "" {
-			key, ok := presentedKey(r)
-			if !ok || !h.keyMatches(key) {
-				if isEnvelope(r) {
-					// The envelope API answers 200 with AUTH_REQUIRED.
-					envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
-					return
-				}
-				w.Header().Set("WWW-Authenticate", `Bearer realm="obsidian-mcp"`)
-				msg := "this server needs its API key"
-				if ok {
-					msg = "the API key is wrong"
-				}
-				h.refuse(w, http.StatusUnauthorized, "UNAUTHORIZED", msg, "Send it as Authorization: Bearer <key>, X-Api-Key or X-ObsiScripta-Api-Key.")
-				return
-			}
 		}
 		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
 			ctx := r.Context()
@@ -227,3 +226,21 @@ func (r *Recorder) Flush() {
 }
 
 func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// envelopePeek bounds what is read of a request without the key, to tell
+// an envelope API call (answered in its own format) from JSON-RPC.
+const envelopePeek = 16 << 10
+
+// envelopeRefusal reports whether a request without the key is one for the
+// envelope API: by its path, or, at /mcp, by the start of a body short
+// enough to read whole within envelopePeek.
+func (h *Server) envelopeRefusal(r *http.Request) bool {
+	if envelopePaths[r.URL.Path] {
+		return true
+	}
+	if r.URL.Path != "/mcp" || r.Method != http.MethodPost || r.Body == nil || r.ContentLength > envelopePeek {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, envelopePeek+1))
+	return err == nil && len(head) <= envelopePeek && envelope.IsEnvelope(head)
+}

@@ -12,14 +12,11 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +28,8 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// APIKey, when set, is required on every request.
-	APIKey string
+	// Key, when set, is required on every request.
+	Key Key
 	// AllowedHosts are Host names accepted besides the loopback ones.
 	AllowedHosts []string
 	// CORSOrigins are browser origins allowed besides loopback ones; "*"
@@ -143,7 +140,7 @@ func (h *Server) envelope() *envelope.Handler {
 		Confirm:      h.opts.Confirm,
 		Health:       h.opts.Health,
 		PolicyLoaded: h.opts.PolicyLoaded,
-		Strict:       h.opts.APIKey != "" && !slices.Contains(h.opts.CORSOrigins, "*"),
+		Strict:       h.opts.Key.Set() && !slices.Contains(h.opts.CORSOrigins, "*"),
 		Started:      h.started,
 	}
 }
@@ -199,29 +196,4 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		err = e
 	}
 	return err
-}
-
-// keyMatches compares a presented key with the configured one in constant
-// time (both hashed first, so that not even the length leaks).
-func (h *Server) keyMatches(presented string) bool {
-	a := sha256.Sum256([]byte(presented))
-	b := sha256.Sum256([]byte(h.opts.APIKey))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
-}
-
-// presentedKey is the key a request carries, from any of the three
-// headers clients use.
-func presentedKey(r *http.Request) (string, bool) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, token, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			return strings.TrimSpace(token), true
-		}
-	}
-	for _, h := range []string{"X-Api-Key", "X-ObsiScripta-Api-Key"} {
-		if v := r.Header.Get(h); v != "" {
-			return v, true
-		}
-	}
-	return "", false
 }

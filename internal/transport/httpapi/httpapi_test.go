@@ -123,7 +123,7 @@ func do(t *testing.T, method, url, body string, headers map[string]string) (int,
 // no tool runs.
 func TestRefusedBeforeAnyTool(t *testing.T) {
 	const key = "0123456789abcdef0123"
-	f := newFixture(t, Options{APIKey: key, MaxBody: 1 << 20, AllowedHosts: []string{"notes.lan"}, CORSOrigins: []string{"https://chat.example"}})
+	f := newFixture(t, Options{Key: mustKey(t, key), MaxBody: 1 << 20, AllowedHosts: []string{"notes.lan"}, CORSOrigins: []string{"https://chat.example"}})
 	good := map[string]string{"X-Api-Key": key}
 	with := func(extra map[string]string) map[string]string {
 		h := map[string]string{"X-Api-Key": key}
@@ -293,7 +293,7 @@ func TestBusy(t *testing.T) {
 // without it: 401 in the Bridge Protocol v1 error shape, or the envelope
 // API's 200 AUTH_REQUIRED envelope on its own endpoints; and no tool runs.
 func TestEveryEndpointNeedsTheKey(t *testing.T) {
-	f := newFixture(t, Options{APIKey: "every-endpoint-key-0123"})
+	f := newFixture(t, Options{Key: mustKey(t, "every-endpoint-key-0123")})
 	base := strings.TrimSuffix(f.url, "/mcp")
 	for _, tc := range []struct {
 		method, path, body string
