@@ -107,13 +107,7 @@ func TestStdioBridgeFollowsServer(t *testing.T) {
 	if data, err := os.ReadFile(urlFile); err != nil || strings.TrimSpace(string(data)) != first.url {
 		t.Fatalf("--url-file holds %q, %v; serve listens at %s", data, err, first.url)
 	}
-	stderr := &obsidiantest.Buffer{}
-	cmd := exec.Command(binary, "bridge", "--url-file", urlFile, "--port", "1")
-	cmd.Stderr = stderr
-	changed := make(chan struct{}, 10)
-	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-bridge-test", Version: "1.0.0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
+	cmd, stderr, client, changed := urlFileBridge(urlFile)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr)
@@ -170,4 +164,70 @@ func TestStdioBridgeFollowsServer(t *testing.T) {
 		t.Error("tools/list_changed for a server that came back with the same tools")
 	default:
 	}
+}
+
+// TestStdioBridgeStartsWithServerDown: the Go SDK's stdio client starts
+// the bridge while no server is there. initialize is answered at once, no
+// tools are listed, and a call says which server is missing and what to
+// do; once serve comes up (found through --url-file), the client is told
+// that the tools changed, and they work. Closing the client's end ends the
+// bridge at once, as a client quitting expects.
+func TestStdioBridgeStartsWithServerDown(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("A.md", "alpha")
+	urlFile := filepath.Join(t.TempDir(), "serve.url")
+	cmd, stderr, client, changed := urlFileBridge(urlFile)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect with the server down: %v\n%s", err, stderr)
+	}
+	t.Logf("initialized in %s with the server down", time.Since(start).Round(time.Millisecond))
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) != 0 {
+		t.Errorf("tools with the server down: %+v, %v", tools, err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}})
+	if err != nil || !res.IsError || len(res.Content) == 0 {
+		t.Fatalf("a call with the server down: %+v, %v", res, err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "http://127.0.0.1:1") || !strings.Contains(text, "cannot be reached") || !strings.Contains(text, "obsidian-mcp serve") {
+		t.Errorf("a call with the server down says %q", text)
+	}
+	s := serve(t, []string{"--url-file", urlFile}, "OBSIDIAN_BIN="+f.Bin)
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second): // the back-off reaches 8 s by then
+		t.Fatalf("no tools/list_changed once serve listened at %s:\n%s", s.url, stderr)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "alpha" {
+		t.Errorf("a call once serve is up: %+v, %v\n%s", res, err, stderr)
+	}
+	closed := time.Now()
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if waitErr := cmd.Wait(); waitErr != nil && !strings.Contains(waitErr.Error(), "Wait was already called") {
+		t.Logf("bridge exit: %v", waitErr)
+	}
+	if took := time.Since(closed); took > 10*time.Second {
+		t.Errorf("the bridge took %s to exit after its input closed", took)
+	}
+}
+
+// urlFileBridge is a bridge that finds its server through urlFile (port 1
+// before that: nothing there), and a Go SDK client that counts the tool
+// list changes it is told of.
+func urlFileBridge(urlFile string) (*exec.Cmd, *obsidiantest.Buffer, *mcp.Client, chan struct{}) {
+	stderr := &obsidiantest.Buffer{}
+	cmd := exec.Command(binary, "bridge", "--url-file", urlFile, "--port", "1")
+	cmd.Stderr = stderr
+	changed := make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-bridge-test", Version: "1.0.0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	return cmd, stderr, client, changed
 }

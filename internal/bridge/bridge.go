@@ -3,14 +3,19 @@
 // `obsidian-mcp serve`), reached through internal/bridge/upstream, as the stdio
 // bridge contract describes (seeds/stdio-bridge-plan.ja.md).
 //
-// It waits for the server with back-off, lists its tools, then serves stdio
-// through mcp-go and internal/wire (the stdio mends of the stdio server:
-// answers drained at end of input, cancellations honoured), polling the
-// tool list and replacing the set when its hash changes, so that the client
-// gets one notifications/tools/list_changed per real change. A call goes to
-// the server once: failures come back as isError results, never as a second
-// attempt. Resources and prompts are forwarded when the server offers them
-// over MCP.
+// It serves stdio at once, whatever the server's state, through the
+// protocol core (internal/transport/stdio: answers drained at end of input,
+// cancellations honoured): initialize is answered after one bounded try of
+// the server (FirstContact), which decides the capabilities. Until the
+// server answers, no tools are listed and a call is an isError result
+// naming the server and the fix; the bridge tries again with back-off, and
+// when the tools arrive the client gets notifications/tools/list_changed.
+// Once connected it polls the tool list and replaces the set when its hash
+// changes, so that the client gets one list_changed per real change; a
+// server that goes away keeps its last tools. A call goes to the server
+// once: failures come back as isError results, never as a second attempt.
+// Resources and prompts are forwarded when the server offered them over
+// MCP at first contact.
 package bridge
 
 import (
@@ -52,7 +57,10 @@ const DefaultCallTimeout = 70 * time.Second
 // workers is how many calls are forwarded at once.
 const workers = 8
 
-// Backoff is the start-up wait: First, doubling up to Max, Attempts tries.
+// Backoff paces the tries of a server that does not answer: First,
+// doubling up to Max. After Attempts tries (the contract's retry budget)
+// the bridge says so once in its log and goes on trying every Max: a
+// client that stays connected gets the tools whenever the server comes.
 type Backoff struct {
 	First, Max time.Duration
 	Attempts   int
@@ -60,6 +68,11 @@ type Backoff struct {
 
 // DefaultBackoff is the contract's: 1 s doubling to 30 s, 30 attempts.
 var DefaultBackoff = Backoff{First: time.Second, Max: 30 * time.Second, Attempts: 30}
+
+// DefaultFirstContact bounds the try before initialize is answered: long
+// enough for a server on this machine, short against any client's
+// patience.
+const DefaultFirstContact = 2 * time.Second
 
 // Options configure a Bridge.
 type Options struct {
@@ -73,6 +86,9 @@ type Options struct {
 	// CallTimeout bounds a tool call: the server's own bound plus a margin.
 	CallTimeout time.Duration
 	Backoff     Backoff
+	// FirstContact bounds the one try of the server made before the
+	// first message is answered (default DefaultFirstContact).
+	FirstContact time.Duration
 	// Forwarder, when set, returns the transport for resources and
 	// prompts while there is one (nil once on the Bridge Protocol v1).
 	Forwarder func() Forwarder
@@ -89,9 +105,13 @@ type Bridge struct {
 	up Upstream
 	o  Options
 
-	mu      sync.Mutex
-	hash    string
-	failing bool // the last poll failed; logged once per streak
+	mu   sync.Mutex
+	hash string
+	// connected: the tools were listed once; until then down says why
+	// not, for the calls that come meanwhile.
+	connected bool
+	down      error
+	failing   bool // the last poll failed; logged once per streak
 	// prompts is the hash of the server's prompts, when it offers them.
 	prompts string
 	offers  map[string]json.RawMessage // the server's MCP capabilities
@@ -115,6 +135,9 @@ func New(up Upstream, o Options) *Bridge {
 	}
 	if o.Backoff.Attempts <= 0 {
 		o.Backoff = DefaultBackoff
+	}
+	if o.FirstContact <= 0 {
+		o.FirstContact = DefaultFirstContact
 	}
 	if o.Target == nil {
 		o.Target = func() string { return "the server" }
@@ -149,43 +172,7 @@ func refused(err error) *RefusedError {
 	return nil
 }
 
-// Wait waits for the server to answer its health check and list its tools,
-// with back-off; the tools listed are the first tool set.
-func (b *Bridge) Wait(ctx context.Context) error {
-	delay := b.o.Backoff.First
-	var last error
-	for attempt := 1; ; attempt++ {
-		err := b.ready(ctx)
-		if err == nil {
-			return nil
-		}
-		if r := refused(err); r != nil {
-			return r
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		last = err
-		if attempt >= b.o.Backoff.Attempts {
-			break
-		}
-		if b.o.Rediscover != nil && b.o.Rediscover() {
-			b.o.Logger.Info("the server moved; trying its new address", "server", b.o.Target())
-			delay = b.o.Backoff.First
-			continue
-		}
-		b.o.Logger.Info("waiting for the server", "server", b.o.Target(), "attempt", attempt, "retry_in", delay, "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, b.o.Backoff.Max)
-	}
-	return fmt.Errorf("%s did not answer after %d attempts: %w", b.o.Target(), b.o.Backoff.Attempts, last)
-}
-
-// ready checks health, then lists the tools.
+// ready checks health, then lists the tools: one try.
 func (b *Bridge) ready(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(ctx, b.o.ListTimeout)
 	defer cancel()
@@ -198,6 +185,24 @@ func (b *Bridge) ready(ctx context.Context) error {
 	return b.syncPrompts(ctx)
 }
 
+// start makes the bridge's MCP server: after one try of the server,
+// bounded by FirstContact, with the capabilities it offers; without them
+// (no answer) tools only, none listed yet.
+func (b *Bridge) start(ctx context.Context) *server.MCPServer {
+	fctx, cancel := context.WithTimeout(ctx, b.o.FirstContact)
+	err := b.ready(fctx)
+	cancel()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.s == nil {
+		b.s = b.newServer(nil)
+	}
+	if err != nil {
+		b.down = err
+	}
+	return b.s
+}
+
 // Sync lists the server's tools and, when their hash changed, replaces the
 // tool set (mcp-go then notifies initialized clients once). It reports
 // whether the set changed.
@@ -208,9 +213,18 @@ func (b *Bridge) Sync(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	var offers map[string]json.RawMessage
+	b.mu.Lock()
+	first := b.s == nil
+	b.mu.Unlock()
+	if first {
+		// The server answers before any client was: what it offers
+		// besides tools decides the bridge's capabilities.
+		offers = b.capabilities(ctx)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if hash == b.hash && b.s != nil {
+	if hash == b.hash && b.connected {
 		return false, nil
 	}
 	set := make([]server.ServerTool, 0, len(tools))
@@ -222,68 +236,132 @@ func (b *Bridge) Sync(ctx context.Context) (bool, error) {
 		}
 		set = append(set, st)
 	}
-	first := b.s == nil
-	if first {
-		b.s = b.newServer(ctx)
+	if b.s == nil {
+		b.s = b.newServer(offers)
 	}
-	b.hash = hash
+	changed := b.connected
+	b.hash, b.connected, b.down = hash, true, nil
 	b.s.SetTools(set...)
-	if !first {
+	if changed {
 		b.o.Logger.Info("the server's tools changed", "tools", len(set), "hash", hash)
 	}
-	return !first, nil
+	return changed, nil
 }
 
-// poll syncs every Poll until ctx ends. A failing server keeps the last
-// tool set; each streak of failures is logged once, and its end too.
-func (b *Bridge) poll(ctx context.Context) {
-	t := time.NewTicker(b.o.Poll)
-	defer t.Stop()
+// keep keeps the tools up to date until ctx ends: until the server first
+// answers, a try after each back-off wait; then a poll every Poll. A
+// failing server keeps the last tool set; each streak of failures is
+// logged once, and its end too.
+func (b *Bridge) keep(ctx context.Context) {
+	delay, tries := b.o.Backoff.First, 1 // start made the first
 	for {
+		b.mu.Lock()
+		connected := b.connected
+		b.mu.Unlock()
+		wait := b.o.Poll
+		if !connected {
+			wait = delay
+			delay = min(2*delay, b.o.Backoff.Max)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
-		_, err := b.Sync(ctx)
-		if err != nil && b.o.Rediscover != nil && b.o.Rediscover() {
-			b.o.Logger.Info("the server moved; following it", "server", b.o.Target())
-			_, err = b.Sync(ctx)
+		if !connected {
+			tries++
+			b.try(ctx, tries)
+			continue
 		}
-		if err == nil {
-			err = b.syncPrompts(ctx)
-		}
+		b.poll(ctx)
+	}
+}
+
+// try is one more try of a server that has not answered yet.
+func (b *Bridge) try(ctx context.Context, tries int) {
+	if b.o.Rediscover != nil && b.o.Rediscover() {
+		b.o.Logger.Info("the server moved; trying its new address", "server", b.o.Target())
+	}
+	err := b.ready(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil {
 		b.mu.Lock()
-		was := b.failing
-		b.failing = err != nil
+		n := len(b.s.ListTools())
 		b.mu.Unlock()
-		if ctx.Err() == nil {
-			b.o.Logger.Debug("polled the server's tools", "server", b.o.Target(), "ok", err == nil)
-		}
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil && !was:
-			b.o.Logger.Warn("the server's tools cannot be listed; serving the last ones", "server", b.o.Target(), "err", err)
-		case err == nil && was:
-			b.o.Logger.Info("the server answers again", "server", b.o.Target())
-		}
+		b.o.Logger.Info("the server answers; its tools are served", "server", b.o.Target(), "tools", n, "tries", tries)
+		return
+	}
+	b.mu.Lock()
+	b.down = err
+	b.mu.Unlock()
+	switch {
+	case tries < b.o.Backoff.Attempts:
+		b.o.Logger.Info("waiting for the server", "server", b.o.Target(), "attempt", tries, "err", err)
+	case tries == b.o.Backoff.Attempts:
+		b.o.Logger.Warn("the server still does not answer; trying every "+b.o.Backoff.Max.String()+" while the client is connected", "server", b.o.Target(), "attempts", tries, "err", err)
+	}
+}
+
+// poll syncs the tools of a server that answered before.
+func (b *Bridge) poll(ctx context.Context) {
+	_, err := b.Sync(ctx)
+	if err != nil && b.o.Rediscover != nil && b.o.Rediscover() {
+		b.o.Logger.Info("the server moved; following it", "server", b.o.Target())
+		_, err = b.Sync(ctx)
+	}
+	if err == nil {
+		err = b.syncPrompts(ctx)
+	}
+	b.mu.Lock()
+	was := b.failing
+	b.failing = err != nil
+	b.mu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
+	b.o.Logger.Debug("polled the server's tools", "server", b.o.Target(), "ok", err == nil)
+	switch {
+	case err != nil && !was:
+		b.o.Logger.Warn("the server's tools cannot be listed; serving the last ones", "server", b.o.Target(), "err", err)
+	case err == nil && was:
+		b.o.Logger.Info("the server answers again", "server", b.o.Target())
 	}
 }
 
 // Serve answers MCP over in and out until in ends or ctx is cancelled,
-// after Wait. Every request read is answered before it returns.
+// from the first message on, whatever the server's state (see start).
+// Every request read is answered before it returns.
 func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer, gone func() bool) error {
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil {
-		return errors.New("bridge: Serve before Wait")
-	}
-	core := protocol.New(s, protocol.Options{Logger: b.o.Logger, Workers: workers, Substitute: substitute})
+	s := b.start(ctx)
+	core := protocol.New(s, protocol.Options{Logger: b.o.Logger, Workers: workers, Substitute: b.substitute})
 	ctx, stop := context.WithCancel(ctx)
-	defer stop() // the polling ends with the session
-	go b.poll(ctx)
-	b.o.Logger.Info("obsidian-mcp bridge ready", "server", b.o.Target(), "transport", b.up.Name(), "tools", len(s.ListTools()))
+	defer stop() // the tries and polls end with the session
+	go b.keep(ctx)
+	b.mu.Lock()
+	down := b.down
+	b.mu.Unlock()
+	if down != nil {
+		b.o.Logger.Warn("serving with no tools until the server answers", "server", b.o.Target(), "transport", b.up.Name(), "err", down, "fix", b.fix(down))
+	} else {
+		b.o.Logger.Info("obsidian-mcp bridge ready", "server", b.o.Target(), "transport", b.up.Name(), "tools", len(s.ListTools()))
+	}
 	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: b.o.Logger, DrainTimeout: b.o.CallTimeout + 5*time.Second, Gone: gone})
+}
+
+// unreachable words why the server cannot serve a call, with the fix.
+func (b *Bridge) unreachable(err error) string {
+	if r := refused(err); r != nil {
+		return "Error: " + r.Error()
+	}
+	return fmt.Sprintf("Error: %s cannot be reached (%v): %s", b.o.Target(), err, b.fix(err))
+}
+
+// fix is what to do about the server not answering.
+func (b *Bridge) fix(err error) string {
+	if r := refused(err); r != nil {
+		return KeyFix
+	}
+	return "start Obsidian with the ObsiScripta Bridge plugin enabled, or obsidian-mcp serve, at that address (or point --url / OBSIDIAN_MCP_URL at it); the bridge keeps trying and the client is told when the tools arrive"
 }

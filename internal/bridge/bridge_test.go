@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -215,6 +214,12 @@ type logs struct{ obsidiantest.Buffer }
 
 func (l *logs) count(s string) int { return strings.Count(l.String(), s) }
 
+// waitFor returns once the bridge has logged s.
+func (l *logs) waitFor(t *testing.T, s string) {
+	t.Helper()
+	eventually(t, "the log line "+s, func() bool { return l.count(s) > 0 })
+}
+
 // waitPolls returns once the bridge has polled the server n more times:
 // what they would have changed has happened by then, with no wait for an
 // absence.
@@ -244,7 +249,7 @@ type client struct {
 // notifications (mcp-go-notes.md §1).
 var oneStdio sync.Mutex
 
-// run starts b (Wait must have succeeded) with a client, initialized.
+// run serves b to a client, initialized.
 func run(t *testing.T, b *Bridge) *client {
 	t.Helper()
 	oneStdio.Lock()
@@ -418,7 +423,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // newBridge makes a bridge to s over transport ("mcp", "v1" or "auto"),
-// polling fast, and waits for it.
+// polling fast; run serves it (its first contact finds s up).
 func newBridge(t *testing.T, s *standIn, transport string, l *logs, o Options) *Bridge {
 	t.Helper()
 	up := upstreamFor(s, transport)
@@ -435,11 +440,10 @@ func newBridge(t *testing.T, s *standIn, transport string, l *logs, o Options) *
 			t.Logf("the bridge's log:\n%s", l)
 		}
 	})
-	b := New(up, o)
-	if err := b.Wait(t.Context()); err != nil {
-		t.Fatalf("Wait: %v", err)
+	if o.FirstContact == 0 {
+		o.FirstContact = 10 * time.Second // a busy machine's loopback
 	}
-	return b
+	return New(up, o)
 }
 
 func upstreamFor(s *standIn, transport string) Upstream {
@@ -642,97 +646,87 @@ func TestServerGoesAwayAndComesBack(t *testing.T) {
 	}
 }
 
-// TestWait: the start-up wait retries until the server answers, stops at
-// once on a 4xx with a JSON or empty body, and gives up after its attempts.
-func TestWait(t *testing.T) {
-	t.Parallel()
-	t.Run("server starts late", func(t *testing.T) {
-		t.Parallel()
-		var asked atomic.Int64
-		s := newStandIn(t, tool("echo", "echo"))
-		s.mcp = false
-		inner := http.Handler(s)
-		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if asked.Add(1) <= 6 { // three attempts: MCP and v1 health each
-				w.Header().Set("Content-Type", "text/html")
-				w.WriteHeader(503)
-				_, _ = io.WriteString(w, "<p>starting</p>")
-				return
-			}
-			inner.ServeHTTP(w, r)
-		})}
-		s.mu.Lock()
-		old := s.srv
-		s.mu.Unlock()
-		_ = old.Close()
-		addr := strings.TrimPrefix(s.url(), "http://")
-		var ln net.Listener
-		var err error
-		for range 50 {
-			if ln, err = net.Listen("tcp", addr); err == nil {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(func() { _ = srv.Close() })
-		var l logs
-		b := New(upstreamFor(s, "auto"), Options{Logger: slog.New(slog.NewTextHandler(&l, nil)), Backoff: Backoff{First: time.Millisecond, Max: 4 * time.Millisecond, Attempts: 10}})
-		if err := b.Wait(t.Context()); err != nil {
-			t.Fatalf("Wait: %v", err)
-		}
-		if n := l.count("waiting for the server"); n != 3 {
-			t.Errorf("%d waits logged, want 3:\n%s", n, l.String())
-		}
-	})
-	for _, tc := range []struct {
-		name, body string
-		status     int
-		stops      bool
-	}{
-		{"401 JSON", `{"error":"unauthorized"}`, 401, true},
-		{"403 empty", "", 403, true},
-		{"404 JSON", `{"error":"NOT_FOUND"}`, 404, true},
-		{"404 HTML", "<html>no</html>", 404, false},
-		{"500 JSON", `{"error":"x"}`, 500, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+// TestStartsAtOnce: with its server down, the bridge answers initialize
+// at once (tools only, their list may change), lists no tools, and answers
+// a call with what is wrong and what to do; when the server comes, the
+// client is told, and the tools work. It exits at the end of its input
+// whatever the server's state.
+func TestStartsAtOnce(t *testing.T) {
+	for _, transport := range []string{"mcp", "v1", "auto"} {
+		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			var asked atomic.Int64
-			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				asked.Add(1)
-				w.WriteHeader(tc.status)
-				_, _ = io.WriteString(w, tc.body)
-			})}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
+			s := newStandIn(t, tool("echo", "echo"))
+			addr := strings.TrimPrefix(s.url(), "http://")
+			s.stop()
+			var l logs
+			start := time.Now()
+			c := run(t, newBridge(t, s, transport, &l, Options{Backoff: Backoff{First: 20 * time.Millisecond, Max: 50 * time.Millisecond, Attempts: 3}}))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("initialize took %s", took)
 			}
-			go func() { _ = srv.Serve(ln) }()
-			t.Cleanup(func() { _ = srv.Close() })
-			base := "http://" + ln.Addr().String()
-			up := &upstream.MCP{URL: base + "/mcp", HTTP: http.DefaultClient}
-			b := New(up, Options{Backoff: Backoff{First: time.Millisecond, Max: 2 * time.Millisecond, Attempts: 4}})
-			err = b.Wait(t.Context())
-			var r *RefusedError
-			switch {
-			case err == nil:
-				t.Fatal("Wait succeeded against a server that only refuses")
-			// One attempt: initialize, and after a 4xx other than 401/403
-			// (a server without sessions) the listing.
-			case tc.stops && (!errors.As(err, &r) || asked.Load() > 2):
-				t.Errorf("Wait = %v after %d requests; want a refusal at once", err, asked.Load())
-			case !tc.stops && (errors.As(err, &r) || !strings.Contains(err.Error(), "after 4 attempts")):
-				t.Errorf("Wait = %v after %d requests; want 4 attempts", err, asked.Load())
+			var init struct {
+				Capabilities struct {
+					Tools *struct {
+						ListChanged bool `json:"listChanged"`
+					} `json:"tools"`
+				} `json:"capabilities"`
 			}
-			if tc.status == 401 && !strings.Contains(err.Error(), "OBSIDIAN_MCP_API_KEY") {
-				t.Errorf("a 401 does not say how to fix it: %v", err)
+			c.mu.Lock()
+			_ = json.Unmarshal(c.got[0]["result"], &init)
+			c.mu.Unlock()
+			if init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
+				t.Errorf("initialize while down: %+v", init)
+			}
+			if got := c.toolNames(); len(got) != 0 {
+				t.Errorf("tools while the server never answered: %v", got)
+			}
+			text, isErr := c.callText("echo", map[string]any{})
+			if !isErr || !strings.Contains(text, s.url()) || !strings.Contains(text, "cannot be reached") || !strings.Contains(text, "start Obsidian with the ObsiScripta Bridge plugin enabled, or obsidian-mcp serve") {
+				t.Errorf("a call while down: %q isError=%v", text, isErr)
+			}
+			l.waitFor(t, "the server still does not answer; trying every 50ms")
+			s.start(t, addr)
+			eventually(t, "list_changed once the server answers", func() bool { return c.notifications("notifications/tools/list_changed") == 1 })
+			if got := c.toolNames(); fmt.Sprint(got) != "[echo]" {
+				t.Errorf("tools once the server answers: %v", got)
+			}
+			if text, isErr := c.callText("echo", map[string]any{"x": 1}); isErr || !strings.Contains(text, `{"x":1}`) {
+				t.Errorf("a call once the server answers: %q isError=%v", text, isErr)
+			}
+			c.finish()
+			// Tries 1 (before initialize) and 3 (the last of the budget)
+			// have lines of their own.
+			if n := l.count("waiting for the server"); n != 1 {
+				t.Errorf("%d waits logged, want 1 (the 2nd try):\n%s", n, l.String())
 			}
 		})
 	}
+}
+
+// TestStartsAtOnceRefused: a server that refuses the bridge (a missing
+// key) does not hold up initialize either, and a call says how to fix it.
+func TestStartsAtOnceRefused(t *testing.T) {
+	t.Parallel()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"error":"UNAUTHORIZED","message":"this server needs its API key"}`)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	up := &upstream.MCP{URL: "http://" + ln.Addr().String() + "/mcp", HTTP: http.DefaultClient}
+	var l logs
+	b := New(up, Options{Logger: slog.New(slog.NewTextHandler(&l, nil)), Backoff: Backoff{First: time.Second, Max: time.Second, Attempts: 2}})
+	c := run(t, b)
+	text, isErr := c.callText("anything", map[string]any{})
+	if !isErr || !strings.Contains(text, "refused the bridge") || !strings.Contains(text, "HTTP 401") || !strings.Contains(text, "set OBSIDIAN_MCP_API_KEY") {
+		t.Errorf("a call to a server that refuses: %q isError=%v", text, isErr)
+	}
+	c.finish()
 }
 
 // TestCancellationForwarded: a call the client cancels ends its HTTP

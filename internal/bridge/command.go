@@ -318,11 +318,7 @@ func Connect(c Config, logger *slog.Logger, name, version string) (Upstream, Opt
 func Run(ctx context.Context, c Config, in io.Reader, out io.Writer, logger *slog.Logger, name, version string, backoff Backoff, gone func() bool) error {
 	up, opts := Connect(c, logger, name, version)
 	opts.Backoff = backoff
-	b := New(up, opts)
-	if err := b.Wait(ctx); err != nil {
-		return err
-	}
-	return b.Serve(ctx, in, out, gone)
+	return New(up, opts).Serve(ctx, in, out, gone)
 }
 
 // Usage is `obsidian-mcp bridge --help`.
@@ -332,9 +328,11 @@ func Usage() string {
 
 It serves over stdio the tools of a server reached over HTTP: the ObsiScripta
 Bridge plugin inside Obsidian, ` + "`obsidian-mcp serve`" + `, or any MCP Streamable HTTP
-server. It waits for the server (1 s back-off doubling to 30 s, 30 attempts),
-lists its tools, and keeps them up to date (every 5 s; the client is told
-when they change). Logs go to stderr.
+server. It answers at once, whatever the server's state: until the server
+answers, it lists no tools and a call says why and what to do, while it tries
+again (1 s back-off doubling to 30 s); then it lists the server's tools and
+keeps them up to date (every 5 s; the client is told when they change). It
+exits when its input ends. Logs go to stderr.
 
 Usage:
   obsidian-mcp bridge [flags]

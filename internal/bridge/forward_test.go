@@ -52,13 +52,10 @@ func TestForwardsPromptsAndResources(t *testing.T) {
 	m := &upstream.MCP{URL: ts.URL + "/mcp", HTTP: http.DefaultClient, ClientName: "test", ClientVersion: "1"}
 	var l logs
 	b := New(m, Options{Forwarder: func() Forwarder { return m }, Poll: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&l, nil))})
-	if err := b.Wait(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	c := run(t, b)
 	if id, _ := m.Session(); id == "" {
 		t.Error("no session with a server that has them")
 	}
-	c := run(t, b)
 	var init struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,16 +22,24 @@ import (
 const instructions = `Tools of an Obsidian vault served by a running Obsidian (or obsidian-mcp serve), reached through a local bridge. ` +
 	`The tool set can change while you work (the client is told); a failure that starts with "Error:" is the server's or the connection's, said in words.`
 
+// capabilities are what the server offers over MCP besides tools; nil
+// when it cannot say (or is reached over the Bridge Protocol v1).
+func (b *Bridge) capabilities(ctx context.Context) map[string]json.RawMessage {
+	fwd := b.forwarder()
+	if fwd == nil {
+		return nil
+	}
+	caps, err := fwd.Capabilities(ctx)
+	if err != nil {
+		b.o.Logger.Warn("the server's capabilities are unknown; serving tools only", "err", err)
+	}
+	return caps
+}
+
 // newServer is the bridge's MCP server, with the capabilities the server
 // offers; b.mu is held.
-func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
-	if fwd := b.forwarder(); fwd != nil {
-		caps, err := fwd.Capabilities(ctx)
-		if err != nil {
-			b.o.Logger.Warn("the server's capabilities are unknown; serving tools only", "err", err)
-		}
-		b.offers = caps
-	}
+func (b *Bridge) newServer(offers map[string]json.RawMessage) *server.MCPServer {
+	b.offers = offers
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
 	opts := []server.ServerOption{
@@ -56,12 +65,19 @@ func (b *Bridge) newServer(ctx context.Context) *server.MCPServer {
 }
 
 // substitute answers a call to a tool not in the current set as the
-// contract says: an isError result, where mcp-go would answer -32602. The
-// server's own JSON-RPC errors (upstream.RPCError) need nothing: the core
-// passes them on as they are.
-func substitute(f protocol.Failure) (any, bool) {
+// contract says: an isError result, where mcp-go would answer -32602;
+// while the server has not answered yet, the result says why and what to
+// do. The server's own JSON-RPC errors (upstream.RPCError) need nothing:
+// the core passes them on as they are.
+func (b *Bridge) substitute(f protocol.Failure) (any, bool) {
 	if f.Method != mcp.MethodToolsCall || !errors.Is(f.Err, server.ErrToolNotFound) {
 		return nil, false
+	}
+	b.mu.Lock()
+	down := b.down
+	b.mu.Unlock()
+	if down != nil {
+		return errorResult(b.unreachable(down)), true
 	}
 	name := ""
 	if req, ok := f.Message.(*mcp.CallToolRequest); ok {
@@ -142,6 +158,10 @@ func (b *Bridge) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		b.o.Logger.Warn("tool call", "tool", name, "duration", elapsed, "outcome", "timeout")
 		return errorResult(fmt.Sprintf("Error: %s did not answer %s within %s (--call-timeout)", b.o.Target(), name, b.o.CallTimeout)), nil
+	case errors.As(err, new(*net.OpError)):
+		// The server is gone (or not there yet): what to do about it.
+		b.o.Logger.Warn("tool call", "tool", name, "duration", elapsed, "outcome", "unreachable", "err", err)
+		return errorResult(b.unreachable(err)), nil
 	default:
 		b.o.Logger.Warn("tool call", "tool", name, "duration", elapsed, "outcome", "failed", "err", err)
 		return errorResult("Error: " + err.Error()), nil
