@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,11 +102,29 @@ func TestEnvelopeCurlExamples(t *testing.T) {
 	if detail["code"] != "FILE_NOT_FOUND" || !strings.Contains(m["error"].(string), "note not found") || detail["details"].(map[string]any)["hint"] == "" {
 		t.Errorf("tool failure: %v", m)
 	}
-	// Validation: an unknown method.
+	// Validation: an unknown method, worded as the contract's clients
+	// look for it (BurlyMCP's: "validation" in error_detail.summary).
 	status, m = curlJSON(base+"/mcp", `{"id":"x","method":"run_tool"}`, true)
 	wantEnvelope(t, "invalid method", status, m, false)
-	if !strings.Contains(m["error"].(string), "Method must be one of: ['list_tools', 'call_tool']") {
+	if !strings.Contains(m["error"].(string), "Method must be one of: ['list_tools', 'call_tool']") ||
+		m["error_detail"].(map[string]any)["summary"] != "Request validation failed" {
 		t.Errorf("invalid method: %v", m)
+	}
+	// A body over the limit on the envelope's endpoint: its 200 envelope.
+	big := `{"method":"call_tool","name":"obsidian_read_note","args":{"path":"` + strings.Repeat("x", 5<<20) + `"}}`
+	bigFile := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(bigFile, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, status := curl(t, "-s", "-X", "POST", base+"/v1/mcp", "-H", "Content-Type: application/json", "-H", "X-Api-Key: "+envelopeKey, "--data-binary", "@"+bigFile)
+	m = decodeJSON(t, out)
+	wantEnvelope(t, "oversized", status, m, false)
+	if !strings.Contains(strings.ToLower(m["error"].(string)), "exceeds maximum size") {
+		t.Errorf("an oversized request: %v", m)
+	}
+	// meta.git_sha is never empty.
+	if meta, _ := m["meta"].(map[string]any); meta["git_sha"] == nil || meta["git_sha"] == "" {
+		t.Errorf("meta without git_sha: %v", m["meta"])
 	}
 	// Authentication: no key is a 200 AUTH_REQUIRED envelope on its
 	// endpoints; JSON-RPC at /mcp is 401.

@@ -99,16 +99,26 @@ func removeURLFile(file, url string, logger *slog.Logger) {
 	}
 }
 
-// gitSHA is the commit the binary was built from, when Go recorded it.
+// gitSHA is the commit the binary was built from, for the envelope API's
+// meta.git_sha, which its clients expect never empty: the commit when Go
+// recorded it (a build in a checkout), else the module's version (go
+// install …@v1.2.3 records no commit), else "unknown".
 func gitSHA() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
+	return buildRevision(bi, ok)
+}
+
+func buildRevision(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "unknown"
 	}
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
+		if s.Key == "vcs.revision" && s.Value != "" {
 			return s.Value[:min(len(s.Value), 12)]
 		}
 	}
-	return ""
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	return "unknown"
 }

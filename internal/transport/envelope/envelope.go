@@ -132,9 +132,7 @@ func IsEnvelope(body []byte) bool {
 	return !rpc
 }
 
-func (h *Handler) meta() Meta {
-	return Meta{APIVersion: APIVersion, ContainerVersion: h.Version, GitSHA: h.GitSHA}
-}
+func (h *Handler) meta() Meta { return MetaOf(h.Version, h.GitSHA) }
 
 // ServeHTTP answers a POST (any path it is mounted on) with an envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -152,12 +150,21 @@ func Write(w http.ResponseWriter, env Envelope) {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(env); err != nil {
 		buf.Reset()
-		fmt.Fprintf(&buf, `{"ok":false,"summary":"Request processing failed","error":%q,"metrics":{"elapsed_ms":0,"exit_code":1}}`+"\n", "the answer could not be encoded: "+err.Error())
+		fmt.Fprintf(&buf, `{"ok":false,"summary":"`+Failed+`","error":%q,"metrics":{"elapsed_ms":0,"exit_code":1}}`+"\n", "the answer could not be encoded: "+err.Error())
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// The summaries of a request that failed before any tool ran: Invalid when
+// the request itself is wrong (clients of the contract, BurlyMCP's among
+// them, look for "validation" in it), Failed when it could not be
+// processed.
+const (
+	Invalid = "Request validation failed"
+	Failed  = "Request processing failed"
+)
 
 // Failure is an envelope for a request that failed before any tool ran.
 func Failure(summary, code, msg string, exitCode int) Envelope {
@@ -172,21 +179,26 @@ func Failure(summary, code, msg string, exitCode int) Envelope {
 // AuthRequired is the contract's answer to a request without the right key.
 func AuthRequired(version, gitSHA string) Envelope {
 	env := Failure("Authentication required", "AUTH_REQUIRED", "Missing or invalid API key", 1)
-	env.Meta = Meta{APIVersion: APIVersion, ContainerVersion: version, GitSHA: gitSHA}
+	env.Meta = MetaOf(version, gitSHA)
 	return env
+}
+
+// MetaOf is the meta of this server's answers.
+func MetaOf(version, gitSHA string) Meta {
+	return Meta{APIVersion: APIVersion, ContainerVersion: version, GitSHA: gitSHA}
 }
 
 func (h *Handler) serve(r *http.Request) Envelope {
 	if r.Method != http.MethodPost {
-		return Failure("Request processing failed", "METHOD_NOT_ALLOWED", "HTTP bridge error: use POST with a JSON body", 1)
+		return Failure(Invalid, "METHOD_NOT_ALLOWED", "HTTP bridge error: use POST with a JSON body", 1)
 	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(r.Body); err != nil {
-		return Failure("Request processing failed", "INVALID_REQUEST", "HTTP bridge error: the body could not be read: "+err.Error(), 1)
+		return Failure(Failed, "INVALID_REQUEST", "HTTP bridge error: the body could not be read: "+err.Error(), 1)
 	}
 	var req Request
 	if err := json.Unmarshal(buf.Bytes(), &req); err != nil {
-		return Failure("Request processing failed", "INVALID_REQUEST", "HTTP bridge error: the body is not a JSON object of this API: "+err.Error(), 1)
+		return Failure(Invalid, "INVALID_REQUEST", "HTTP bridge error: the body is not a JSON object of this API: "+err.Error(), 1)
 	}
 	var env Envelope
 	switch req.Method {
@@ -204,7 +216,7 @@ func (h *Handler) serve(r *http.Request) Envelope {
 		}
 		env = h.callTool(r.Context(), name, args)
 	default:
-		env = Failure("Request processing failed", "INVALID_METHOD", "HTTP bridge error: Method must be one of: ['list_tools', 'call_tool']", 1)
+		env = Failure(Invalid, "INVALID_METHOD", "HTTP bridge error: Method must be one of: ['list_tools', 'call_tool']", 1)
 	}
 	env.ID = req.ID
 	return env
@@ -262,7 +274,7 @@ func confirmed(v any) bool {
 
 func (h *Handler) callTool(ctx context.Context, name string, args map[string]any) Envelope {
 	if name == "" {
-		return Failure("Request processing failed", "INVALID_REQUEST", "HTTP bridge error: call_tool needs the tool's name (name, or params.name)", 1)
+		return Failure(Invalid, "INVALID_REQUEST", "HTTP bridge error: call_tool needs the tool's name (name, or params.name)", 1)
 	}
 	if args == nil {
 		args = map[string]any{}

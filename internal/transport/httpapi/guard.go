@@ -62,7 +62,7 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		}
 		if r.Method == http.MethodPost && r.Body != nil {
 			if r.ContentLength > h.opts.MaxBody {
-				h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit of "+sizeString(h.opts.MaxBody), "Send less at once.")
+				h.tooLarge(w, r)
 				return
 			}
 			body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
@@ -71,7 +71,7 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 			if int64(len(body)) > h.opts.MaxBody {
-				h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit of "+sizeString(h.opts.MaxBody), "Send less at once.")
+				h.tooLarge(w, r)
 				return
 			}
 			r.Body = &bodyBuffer{Reader: bytes.NewReader(body), data: body}
@@ -226,6 +226,20 @@ func (r *Recorder) Flush() {
 }
 
 func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// tooLarge refuses a body over the limit: 413, or, on the envelope API's
+// own endpoints, its HTTP 200 envelope, as its clients expect every
+// answer.
+func (h *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	msg := "the request body exceeds maximum size of " + sizeString(h.opts.MaxBody)
+	if envelopePaths[r.URL.Path] {
+		env := envelope.Failure(envelope.Invalid, "REQUEST_TOO_LARGE", "HTTP bridge error: "+msg, 1)
+		env.Meta = envelope.MetaOf(h.opts.Version, h.opts.GitSHA)
+		envelope.Write(w, env)
+		return
+	}
+	h.refuse(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", msg, "Send less at once.")
+}
 
 // envelopePeek bounds what is read of a request without the key, to tell
 // an envelope API call (answered in its own format) from JSON-RPC.
