@@ -44,6 +44,12 @@ type Limits struct {
 	MaxResponse int64 `yaml:"max_response"`
 	// MaxConnections is how many SSE streams may be open at once (503).
 	MaxConnections int `yaml:"max_connections"`
+	// MaxSessions bounds each namespace's sessions; past it the one
+	// unused longest makes room.
+	MaxSessions int `yaml:"max_sessions"`
+	// RequestTimeout bounds each request to a command namespace's server:
+	// past it the server is told to cancel, and the client gets an error.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
 }
 
 // Namespace is a vault served in-process, or a stdio MCP server run as a
@@ -76,6 +82,8 @@ const (
 	DefaultMaxRequest     = 1 << 20
 	DefaultMaxResponse    = 10 << 20
 	DefaultMaxConnections = 5
+	DefaultMaxSessions    = 256
+	DefaultRequestTimeout = 5 * time.Minute
 	DefaultPingInterval   = 30 * time.Second
 )
 
@@ -114,7 +122,8 @@ func Parse(file string, data []byte) (*Config, error) {
 	c := &Config{
 		Listen: cmp.Or(r.Listen, DefaultListen), DebugListen: cmp.Or(r.DebugListen, DefaultDebugListen),
 		AllowedHosts: r.AllowedHosts, AllowedOrigins: r.AllowedOrigins,
-		Limits:       Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections},
+		Limits: Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections,
+			MaxSessions: DefaultMaxSessions, RequestTimeout: DefaultRequestTimeout},
 		PingInterval: DefaultPingInterval,
 	}
 	if len(c.AllowedHosts) == 0 {
@@ -202,7 +211,7 @@ func Parse(file string, data []byte) (*Config, error) {
 // MiB…), connections as a positive number.
 func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 	if n.Kind != yaml.MappingNode {
-		at(n.Line, "limits must be a mapping: max_request, max_response, max_connections")
+		at(n.Line, "limits must be a mapping: max_request, max_response, max_connections, max_sessions, request_timeout")
 		return l
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -219,15 +228,26 @@ func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 			} else {
 				l.MaxResponse = size
 			}
-		case "max_connections":
+		case "max_connections", "max_sessions":
 			v, err := strconv.Atoi(val.Value)
 			if err != nil || v < 1 {
-				at(val.Line, "max_connections %q must be a whole number of at least 1", val.Value)
+				at(val.Line, "%s %q must be a whole number of at least 1", key.Value, val.Value)
 				continue
 			}
-			l.MaxConnections = v
+			if key.Value == "max_connections" {
+				l.MaxConnections = v
+			} else {
+				l.MaxSessions = v
+			}
+		case "request_timeout":
+			d, err := time.ParseDuration(val.Value)
+			if err != nil || d < time.Second {
+				at(val.Line, "request_timeout %q must be a duration of at least 1s, e.g. 5m", val.Value)
+				continue
+			}
+			l.RequestTimeout = d
 		default:
-			at(key.Line, "limits has no %q; it knows max_request, max_response and max_connections", key.Value)
+			at(key.Line, "limits has no %q; it knows max_request, max_response, max_connections, max_sessions and request_timeout", key.Value)
 		}
 	}
 	return l

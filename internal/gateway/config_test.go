@@ -16,6 +16,8 @@ limits:
   max_request: 2MB
   max_response: 16MiB
   max_connections: 8
+  max_sessions: 40
+  request_timeout: 90s
 ping_interval: 15s
 namespaces:
   work:
@@ -36,7 +38,7 @@ namespaces:
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:9080" || c.DebugListen != "127.0.0.1:9081" || c.PingInterval != 15*time.Second ||
-		c.Limits != (Limits{MaxRequest: 2_000_000, MaxResponse: 16 << 20, MaxConnections: 8}) ||
+		c.Limits != (Limits{MaxRequest: 2_000_000, MaxResponse: 16 << 20, MaxConnections: 8, MaxSessions: 40, RequestTimeout: 90 * time.Second}) ||
 		strings.Join(c.AllowedHosts, ",") != "localhost,notes.lan" || len(c.AllowedOrigins) != 1 {
 		t.Errorf("config %+v", c)
 	}
@@ -47,7 +49,7 @@ namespaces:
 	if strings.Join(names, ",") != "work,personal-2,fs" {
 		t.Errorf("namespaces in order: %v", names)
 	}
-	if w := c.Namespaces[0]; !w.IsVault() || !w.ReadOnly || w.Backend != "native" || w.DenyPaths[0] != "Private/**" || w.Line != 11 {
+	if w := c.Namespaces[0]; !w.IsVault() || !w.ReadOnly || w.Backend != "native" || w.DenyPaths[0] != "Private/**" || w.Line != 13 {
 		t.Errorf("work = %+v", w)
 	}
 	if fs := c.Namespaces[2]; fs.IsVault() || fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["NODE_OPTIONS"] != "--no-warnings" || fs.Cwd != "/tmp" {
@@ -59,7 +61,7 @@ namespaces:
 		t.Fatal(err)
 	}
 	if c.Listen != DefaultListen || c.DebugListen != DefaultDebugListen || c.PingInterval != DefaultPingInterval ||
-		c.Limits != (Limits{DefaultMaxRequest, DefaultMaxResponse, DefaultMaxConnections}) || strings.Join(c.AllowedHosts, ",") != "localhost,127.0.0.1" {
+		c.Limits != (Limits{DefaultMaxRequest, DefaultMaxResponse, DefaultMaxConnections, DefaultMaxSessions, DefaultRequestTimeout}) || strings.Join(c.AllowedHosts, ",") != "localhost,127.0.0.1" {
 		t.Errorf("defaults %+v", c)
 	}
 }
@@ -82,6 +84,8 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate", "namespaces:\n  a: {vault: A}\n  a: {vault: B}\n", `line 3: namespace "a" is defined twice (first on line 2)`},
 		{"size", "limits:\n  max_request: lots\nnamespaces:\n  a: {vault: A}\n", `line 2: max_request "lots": must be a size such as 1048576, 1MB or 10MiB`},
 		{"connections", "limits:\n  max_connections: 0\nnamespaces:\n  a: {vault: A}\n", "line 2: max_connections \"0\" must be a whole number of at least 1"},
+		{"sessions", "limits:\n  max_sessions: none\nnamespaces:\n  a: {vault: A}\n", "line 2: max_sessions \"none\" must be a whole number of at least 1"},
+		{"request timeout", "limits:\n  request_timeout: 10ms\nnamespaces:\n  a: {vault: A}\n", "line 2: request_timeout \"10ms\" must be a duration of at least 1s"},
 		{"limit key", "limits:\n  max_body: 1\nnamespaces:\n  a: {vault: A}\n", `line 2: limits has no "max_body"`},
 		{"ping", "ping_interval: soon\nnamespaces:\n  a: {vault: A}\n", `line 1: ping_interval "soon" must be a duration`},
 		{"listen", "listen: 8080\nnamespaces:\n  a: {vault: A}\n", `line 1: listen "8080" must be host:port`},

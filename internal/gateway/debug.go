@@ -100,7 +100,7 @@ func (g *Gateway) State() State {
 // debugStream is /debug/stream: every message both ways, streams coming
 // and going, and pings. Watchers do not count as connections.
 func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
-	st := mcphttp.NewStream(g.logger)
+	st := mcphttp.NewStream(g.logger, 0)
 	if !g.mon.watch(st) {
 		g.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the gateway is stopping", "")
 		return
@@ -113,6 +113,8 @@ func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
+	// As for the API's streams: a watcher that stops reading is cut off.
+	st.OnKill(func() { _ = rc.SetWriteDeadline(time.Now()) })
 	for {
 		select {
 		case <-r.Context().Done():
@@ -120,6 +122,8 @@ func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
 		case <-st.Done():
 			return
 		case ev := <-st.Events():
+			st.Sent(ev)
+			_ = rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
 			if _, err := w.Write(mcphttp.EncodeEvent(ev)); err != nil || rc.Flush() != nil {
 				return
 			}

@@ -21,7 +21,7 @@ import (
 // ms, or never if cancelled first); progress (reports progress on the
 // request's token, then answers); notify (tools/list_changed, then
 // answers); ask (asks the client ping and roots/list, answers with what it
-// got); big {bytes}; child (starts a grandchild that sleeps, answers its
+// got); big {bytes}; flood {bytes} (junk on stdout and stderr); child (starts a grandchild that sleeps, answers its
 // pid).
 
 func TestMain(m *testing.M) {
@@ -181,6 +181,18 @@ func (f *fake) call(id json.RawMessage, name, text string, ms, size int, token j
 		f.answer(id, "ping: "+f.ask("srv-ping", "ping")+" roots: "+f.ask("srv-roots", "roots/list"))
 	case "big":
 		f.answer(id, strings.Repeat("z", size))
+	case "flood":
+		// size bytes of junk on stdout and on stderr, in 200-byte lines,
+		// then one stderr line of size bytes, then a last word.
+		junk := strings.Repeat("j", 199) + "\n"
+		f.out.Lock()
+		for range size / 200 {
+			os.Stdout.WriteString(junk)
+			os.Stderr.WriteString(junk)
+		}
+		f.out.Unlock()
+		os.Stderr.WriteString(strings.Repeat("L", size) + "\nflood done\n")
+		f.answer(id, "flooded")
 	case "child":
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "GATEWAY_FAKE_SLEEP=1", "GATEWAY_FAKE_SERVER=")

@@ -134,22 +134,24 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				}
 			}
 		} else {
-			ns.peer = newCommandPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), g.logger)
+			ns.peer = newCommandPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), cfg.Limits.RequestTimeout, g.logger)
 		}
 		if err != nil {
 			g.stopPeers()
 			return nil, fmt.Errorf("namespace %q (line %d): %w", n.Name, n.Line, err)
 		}
 		ns.endpoint, err = mcphttp.New(ns.peer, mcphttp.Options{
-			Logger:       g.logger,
-			Name:         n.Name,
-			MessagePath:  "/mcp/" + n.Name + "/message",
-			MaxRequest:   cfg.Limits.MaxRequest,
-			MaxResponse:  cfg.Limits.MaxResponse,
-			PingInterval: cfg.PingInterval,
-			Conns:        g.conns,
-			ConnsSetting: "limits.max_connections",
-			Monitor:      nsMonitor{g.mon, n.Name},
+			Logger:          g.logger,
+			Name:            n.Name,
+			MessagePath:     "/mcp/" + n.Name + "/message",
+			MaxRequest:      cfg.Limits.MaxRequest,
+			MaxResponse:     cfg.Limits.MaxResponse,
+			PingInterval:    cfg.PingInterval,
+			Conns:           g.conns,
+			ConnsSetting:    "limits.max_connections",
+			MaxSessions:     cfg.Limits.MaxSessions,
+			SessionsSetting: "limits.max_sessions",
+			Monitor:         nsMonitor{g.mon, n.Name},
 		})
 		if err != nil {
 			ns.peer.close()

@@ -56,7 +56,7 @@ type Probed struct {
 // once, with what the process said last.
 func Probe(ctx context.Context, n Namespace, version string, logger *slog.Logger) (Probed, error) {
 	start := time.Now()
-	p := newCommandPeer(n, version, Backoff{Initial: time.Hour, Max: time.Hour}, DefaultMaxResponse, logger)
+	p := newCommandPeer(n, version, Backoff{Initial: time.Hour, Max: time.Hour}, DefaultMaxResponse, 0, logger)
 	defer p.close()
 	pr, err := p.sup.ensure(ctx)
 	if err != nil {

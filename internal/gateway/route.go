@@ -39,6 +39,8 @@ import (
 type commandPeer struct {
 	sup    *supervisor
 	logger *slog.Logger
+	// timeout bounds each request (limits.request_timeout; 0: none).
+	timeout time.Duration
 
 	mu       sync.Mutex
 	sessions map[*mcphttp.Session]struct{}
@@ -54,7 +56,20 @@ type pendingCall struct {
 	id      json.RawMessage // the client's
 	reply   func([]byte)
 	token   string // the gateway's progress token, if the request had one
+	// unwatch and timer end the watch on the client's context and the
+	// request's deadline (release).
 	unwatch func() bool
+	timer   *time.Timer
+}
+
+// release stops what watches a call that is no longer pending.
+func (pc *pendingCall) release() {
+	if pc.unwatch != nil {
+		pc.unwatch()
+	}
+	if pc.timer != nil {
+		pc.timer.Stop()
+	}
 }
 
 // progressRoute is where progress for a token goes.
@@ -63,9 +78,9 @@ type progressRoute struct {
 	token   json.RawMessage // the client's
 }
 
-func newCommandPeer(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger) *commandPeer {
+func newCommandPeer(ns Namespace, version string, backoff Backoff, maxLine int, timeout time.Duration, logger *slog.Logger) *commandPeer {
 	logger = logger.With("namespace", ns.Name)
-	p := &commandPeer{logger: logger, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+	p := &commandPeer{logger: logger, timeout: timeout, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
 	p.sup = newSupervisor(ns, version, backoff, maxLine, logger, p)
 	return p
 }
@@ -155,8 +170,13 @@ func (p *commandPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphtt
 		return
 	}
 	p.pending[id] = pc
-	p.mu.Unlock()
+	// Both run on their own goroutines, and find the call (p.mu) only
+	// once it is fully recorded.
 	pc.unwatch = context.AfterFunc(ctx, func() { p.abandon(id, "the client went away") })
+	if p.timeout > 0 {
+		pc.timer = time.AfterFunc(p.timeout, func() { p.expire(id) })
+	}
+	p.mu.Unlock()
 	if err := pr.write(raw); err != nil {
 		if pc := p.take(id); pc != nil {
 			pc.reply(protocol.ErrorAnswer(pc.id, -32603, "the request could not be sent to the server process: "+err.Error()))
@@ -202,22 +222,38 @@ func (p *commandPeer) take(id int64) *pendingCall {
 	}
 	delete(p.pending, id)
 	delete(p.tokens, pc.token)
+	pc.release()
 	return pc
 }
 
 // abandon gives up a call: the server is told (notifications/cancelled),
 // and the client gets no answer (it cancelled, or went away).
 func (p *commandPeer) abandon(id int64, reason string) {
-	pc := p.take(id)
+	if pc := p.cancel(id, reason); pc != nil {
+		pc.reply(nil)
+	}
+}
+
+// expire gives up a call past limits.request_timeout: the server is told,
+// and the client gets an error saying so.
+func (p *commandPeer) expire(id int64) {
+	pc := p.cancel(id, "the gateway's request_timeout passed")
 	if pc == nil {
 		return
 	}
-	if pc.unwatch != nil {
-		pc.unwatch()
+	p.logger.Warn("a request got no answer within limits.request_timeout; cancelled", "timeout", p.timeout)
+	pc.reply(protocol.ErrorAnswer(pc.id, -32603, fmt.Sprintf("the %s server did not answer within %s (limits.request_timeout); it was asked to cancel the request", p.sup.ns.Name, p.timeout)))
+}
+
+// cancel takes a pending call and tells the server to cancel it.
+func (p *commandPeer) cancel(id int64, reason string) *pendingCall {
+	pc := p.take(id)
+	if pc == nil {
+		return nil
 	}
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": id, "reason": reason}})
 	_ = pc.proc.write(msg)
-	pc.reply(nil)
+	return pc
 }
 
 // idPrefix finds the id of an answer too long to keep whole.
@@ -233,7 +269,6 @@ func (p *commandPeer) tooLong(head []byte) {
 	}
 	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	if pc := p.take(id); pc != nil {
-		pc.unwatch()
 		pc.reply(mcphttp.LimitResponse(pc.id, -1, int64(p.sup.maxLine)))
 	}
 }
@@ -245,7 +280,7 @@ func (p *commandPeer) tooLong(head []byte) {
 // pass (BenchmarkAnswerFromServer in docs/benchmarks.md).
 func (p *commandPeer) fromServer(pr *proc, line []byte) {
 	if !isObject(line) || !gjson.ValidBytes(line) {
-		p.logger.Warn("the server wrote a line that is not a JSON object; ignored", "line", truncate(string(line), 200))
+		p.sup.logs.log(p.logger, slog.LevelWarn, "the server wrote a line that is not a JSON object; ignored", "line", truncate(string(line), 200))
 		return
 	}
 	got := gjson.GetManyBytes(line, "id", "method")
@@ -265,7 +300,6 @@ func (p *commandPeer) fromServer(pr *proc, line []byte) {
 			p.logger.Debug("an answer for no waiting request (cancelled, or not ours); dropped", "id", string(id))
 			return
 		}
-		pc.unwatch()
 		out, err := setMember(line, []string{"id"}, pc.id)
 		if err != nil {
 			out = protocol.ErrorAnswer(pc.id, -32603, "the server's answer could not be read: "+err.Error())
@@ -345,13 +379,11 @@ func (p *commandPeer) exited(pr *proc, why string) int {
 			orphans = append(orphans, pc)
 			delete(p.pending, id)
 			delete(p.tokens, pc.token)
+			pc.release()
 		}
 	}
 	p.mu.Unlock()
 	for _, pc := range orphans {
-		if pc.unwatch != nil {
-			pc.unwatch()
-		}
 		pc.reply(protocol.ErrorAnswer(pc.id, -32603, why))
 	}
 	return len(orphans)

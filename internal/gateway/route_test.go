@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
 // Command namespaces, with the test binary as the stdio server (see
@@ -174,6 +177,48 @@ func TestCommandCancel(t *testing.T) {
 	// The cancelled call's answer, if the server sent one, would come
 	// before the answer to a call made after the cancellation.
 	a.nextAfter(t, func() { do(t, http.MethodPost, r.api+string(end.data), call(78, "echo", `{"text":"after"}`)) }, `"id":78`)
+}
+
+// TestCommandRequestTimeout: a request the server does not answer within
+// limits.request_timeout is answered with an error that names the limit,
+// and the server is told to cancel it; the namespace serves on.
+func TestCommandRequestTimeout(t *testing.T) {
+	ns, log := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "limits:\n  request_timeout: 1s\nnamespaces:\n"+ns, fastBackoff)
+	resp, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(5, "slow", `{"ms":60000}`))
+	if resp.StatusCode != 200 || !strings.Contains(body, `"id":5`) || !strings.Contains(body, "did not answer within 1s (limits.request_timeout)") {
+		t.Errorf("a request past its deadline: %d %s", resp.StatusCode, body)
+	}
+	id := strings.TrimPrefix(waitLog(t, log, "call slow"), "call slow id ")
+	waitLog(t, log, "cancelled "+id)
+	if _, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(6, "echo", `{"text":"still here"}`)); !strings.Contains(body, "still here") {
+		t.Errorf("after the timeout: %s", body)
+	}
+}
+
+// TestCommandFloodsItsOutput: a server that writes megabytes of junk on
+// stdout and stderr (and a stderr line of megabytes) is answered as usual,
+// and the gateway's log takes a bounded part of it, saying how much it
+// left out; stderr is read on past the long line.
+func TestCommandFloodsItsOutput(t *testing.T) {
+	ns, _ := fakeNamespace(t, "fake")
+	var logs obsidiantest.Buffer
+	r := startGatewayWith(t, "namespaces:\n"+ns, Options{Backoff: fastBackoff.Backoff, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	resp, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(9, "flood", `{"bytes":4000000}`))
+	if resp.StatusCode != 200 || !strings.Contains(body, "flooded") {
+		t.Fatalf("the flooding call: %d %.300s", resp.StatusCode, body)
+	}
+	// Its last words come after the long line: they are read, and say how
+	// it ended.
+	if _, body := do(t, http.MethodPost, r.api+"/mcp/fake", call(10, "crash", `{}`)); !strings.Contains(body, "crashing now") {
+		t.Errorf("stderr was not read past its long line: %.300s", body)
+	}
+	if n := len(logs.String()); n > 1<<20 {
+		t.Errorf("8 MB of junk became %d bytes of log", n)
+	}
+	if !strings.Contains(logs.String(), "lines were left out") {
+		t.Errorf("the log does not say what it left out:\n%.2000s", logs.String())
+	}
 }
 
 // TestCommandProgressAndNews: progress goes to the session that asked,

@@ -41,6 +41,8 @@ type supervisor struct {
 	// maxLine bounds a line of the server's output kept whole.
 	maxLine int
 	events  processEvents
+	// logs paces what the server writes into our log (stderr, junk).
+	logs *logLimit
 
 	mu       sync.Mutex
 	state    string
@@ -67,7 +69,7 @@ type processEvents interface {
 }
 
 func newSupervisor(ns Namespace, version string, backoff Backoff, maxLine int, logger *slog.Logger, events processEvents) *supervisor {
-	return &supervisor{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger, events: events, state: stateStopped}
+	return &supervisor{ns: ns, version: version, backoff: backoff, maxLine: maxLine, logger: logger, events: events, state: stateStopped, logs: newLogLimit()}
 }
 
 // Backoff is the wait before a process that died is started again.
@@ -285,15 +287,25 @@ func (p *supervisor) readStdout(pr *proc, r io.ReadCloser) {
 	}
 }
 
+// readStderr reads what the process says on stderr to its end: each line
+// (its first 2,000 bytes) into our log, at the log's pace, and the last
+// one kept to say how the process ended. A line of any length is read on
+// (a scanner would stop at its limit, and the process then block on a
+// full pipe).
 func (p *supervisor) readStderr(pr *proc, r io.ReadCloser) {
 	defer close(pr.errDone)
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		pr.lastStderr.Store(truncate(line, 300))
-		p.logger.Info("server stderr", "pid", pr.pid, "line", line)
+	br := bufio.NewReaderSize(r, 16<<10)
+	for {
+		line, _, err := readLine(br, 2000)
+		if len(line) > 0 {
+			text := string(line)
+			pr.lastStderr.Store(truncate(text, 300))
+			p.logs.log(p.logger, slog.LevelInfo, "server stderr", "pid", pr.pid, "line", text)
+		}
+		if err != nil {
+			return
+		}
 	}
 }
 
@@ -326,6 +338,7 @@ func (p *supervisor) wait(pr *proc) {
 		}
 	}
 	p.mu.Unlock()
+	p.logs.flush(p.logger)
 	unanswered := p.events.exited(pr, fmt.Sprintf("the %s server exited before answering (%s); %s", p.ns.Name, words, next))
 	// Only now, with the state no longer naming the process and nothing
 	// left waiting on it, may those waiting for its end (close, at stop)

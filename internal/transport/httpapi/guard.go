@@ -24,8 +24,9 @@ const allowHeaders = "Content-Type, Accept, Authorization, X-Api-Key, X-ObsiScri
 // machine's or an allowed one (DNS rebinding), an Origin that is not
 // allowed (a web page the user visits), a missing or wrong API key (all
 // from the headers alone), and a body over the limit (from its declared
-// length when it has one, before reading it). It answers CORS preflights for allowed origins, caps
-// the requests served at once, and bounds each request's time.
+// length when it has one, before reading it). It answers CORS preflights
+// for allowed origins, caps the requests served at once (their bodies
+// too), and bounds each request's time, reading its body included.
 func (h *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !h.hostAllowed(r.Host) {
@@ -52,7 +53,7 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		// The key is checked from the headers, before any body is read:
 		// whoever has not got it costs no more than its headers.
 		if ok, presented := h.opts.Key.Allows(r); !ok {
-			if h.envelopeRefusal(r) {
+			if h.envelopeRefusal(w, r) {
 				// The envelope API answers 200 with AUTH_REQUIRED.
 				envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
 				return
@@ -60,22 +61,9 @@ func (h *Server) guard(next http.Handler) http.Handler {
 			RefuseKey(w, presented, "obsidian-mcp")
 			return
 		}
-		if r.Method == http.MethodPost && r.Body != nil {
-			if r.ContentLength > h.opts.MaxBody {
-				h.tooLarge(w, r)
-				return
-			}
-			body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
-			if err != nil {
-				h.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read", "")
-				return
-			}
-			if int64(len(body)) > h.opts.MaxBody {
-				h.tooLarge(w, r)
-				return
-			}
-			r.Body = &bodyBuffer{Reader: bytes.NewReader(body), data: body}
-			r.ContentLength = int64(len(body))
+		if r.Method == http.MethodPost && r.ContentLength > h.opts.MaxBody {
+			h.tooLarge(w, r)
+			return
 		}
 		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
 			ctx := r.Context()
@@ -84,6 +72,9 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				ctx, cancel = context.WithTimeout(ctx, h.opts.CallTimeout)
 				defer cancel()
 			}
+			// The slot is taken before the body is read: at most
+			// MaxConcurrent bodies are in memory at once, however many
+			// clients send them.
 			select {
 			case h.slots <- struct{}{}:
 				defer func() { <-h.slots }()
@@ -91,11 +82,31 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				h.refuse(w, http.StatusServiceUnavailable, "BUSY", "the server is busy with other calls", "Try again shortly.")
 				return
 			}
+			rc := http.NewResponseController(w)
+			if r.Method == http.MethodPost && r.Body != nil {
+				// A body sent slowly cannot hold its slot past BodyTimeout.
+				_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+				body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBody+1))
+				if err != nil {
+					// The deadline stays: the server must not wait for
+					// the rest of the body before answering either.
+					w.Header().Set("Connection", "close")
+					h.refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read within "+h.opts.BodyTimeout.String()+": "+err.Error(), "Send the body at once.")
+					return
+				}
+				if int64(len(body)) > h.opts.MaxBody {
+					h.tooLarge(w, r)
+					return
+				}
+				_ = rc.SetReadDeadline(time.Time{})
+				r.Body = &bodyBuffer{Reader: bytes.NewReader(body), data: body}
+				r.ContentLength = int64(len(body))
+			}
 			if h.opts.CallTimeout > 0 {
 				// A client that stops reading cannot hold its slot much
 				// past the call's bound either; the margin lets the
 				// answer to a call that ran out of time be written.
-				_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.CallTimeout + h.opts.WriteMargin))
+				_ = rc.SetWriteDeadline(time.Now().Add(h.opts.CallTimeout + h.opts.WriteMargin))
 			}
 			r = r.WithContext(ctx)
 		}
@@ -248,13 +259,22 @@ const envelopePeek = 16 << 10
 // envelopeRefusal reports whether a request without the key is one for the
 // envelope API: by its path, or, at /mcp, by the start of a body short
 // enough to read whole within envelopePeek.
-func (h *Server) envelopeRefusal(r *http.Request) bool {
+func (h *Server) envelopeRefusal(w http.ResponseWriter, r *http.Request) bool {
 	if envelopePaths[r.URL.Path] {
 		return true
 	}
 	if r.URL.Path != "/mcp" || r.Method != http.MethodPost || r.Body == nil || r.ContentLength > envelopePeek {
 		return false
 	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
 	head, err := io.ReadAll(io.LimitReader(r.Body, envelopePeek+1))
-	return err == nil && len(head) <= envelopePeek && envelope.IsEnvelope(head)
+	if err != nil || len(head) > envelopePeek {
+		// The rest is not read: the refusal closes the connection, and
+		// the deadline stays so that nothing waits for it.
+		w.Header().Set("Connection", "close")
+		return false
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return envelope.IsEnvelope(head)
 }

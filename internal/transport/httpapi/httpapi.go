@@ -43,6 +43,10 @@ type Options struct {
 	// CallTimeout bounds one request (0: none). Streams (GET) are not
 	// bounded.
 	CallTimeout time.Duration
+	// BodyTimeout bounds the reading of a request's body (default 30 s).
+	BodyTimeout time.Duration
+	// MaxStreams bounds the SSE streams open at once (default 16).
+	MaxStreams int
 	// WriteMargin is how long past CallTimeout an answer may take to be
 	// written (default 5 s), so that a client that stops reading frees
 	// its slot.
@@ -86,6 +90,12 @@ func New(core *protocol.Core, opts Options) (*Server, error) {
 	if opts.WriteMargin <= 0 {
 		opts.WriteMargin = 5 * time.Second
 	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 30 * time.Second
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = 16
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -102,6 +112,8 @@ func New(core *protocol.Core, opts Options) (*Server, error) {
 		MaxRequest:   opts.MaxBody,
 		PingInterval: 30 * time.Second,
 		SessionIdle:  time.Hour,
+		Conns:        make(chan struct{}, opts.MaxStreams),
+		ConnsSetting: "serve's stream limit",
 	})
 	if err != nil {
 		return nil, err

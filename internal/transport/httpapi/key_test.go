@@ -126,3 +126,40 @@ func TestRefusedFromHeadersAlone(t *testing.T) {
 		t.Errorf("%d tools ran", n)
 	}
 }
+
+// TestSlowBodyHoldsNoSlot: a body that stalls is given up after
+// BodyTimeout, and the slot it held (bodies are read in a slot, so that at
+// most MaxConcurrent are in memory) serves the next request.
+func TestSlowBodyHoldsNoSlot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{BodyTimeout: time.Second, MaxConcurrent: 1})
+	u, _ := url.Parse(f.url)
+	conn, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
+	second := make(chan int, 1)
+	go func() {
+		status, _, _ := do(t, http.MethodPost, f.url, listBody, nil)
+		second <- status
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the stalled POST got no answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("the stalled POST: %d, want 400", resp.StatusCode)
+	}
+	select {
+	case status := <-second:
+		if status != 200 {
+			t.Errorf("the request that waited for the slot: %d", status)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the request that waited for the slot was never served")
+	}
+}

@@ -69,12 +69,33 @@ type Options struct {
 	// SessionIdle is how long a Streamable HTTP session may go unused, with
 	// no stream open, before it is forgotten (default 1 h).
 	SessionIdle time.Duration
+	// MaxSessions bounds the sessions open at once (default
+	// DefaultMaxSessions): a new one past it takes the place of the one
+	// unused longest, whose client is told so if it comes back; when every
+	// session is busy (a stream open, a call waiting) it is refused (503).
+	MaxSessions int
+	// SessionsSetting names the setting that bounds MaxSessions.
+	SessionsSetting string
 	// Conns holds a token per open stream, shared by endpoints (nil: no
 	// bound); a stream past it is refused with 503.
 	Conns chan struct{}
 	// ConnsSetting names the setting that bounds Conns, for the refusal.
 	ConnsSetting string
-	Monitor      Monitor
+	// StreamBytes bounds what may wait on one stream for a client that
+	// does not read (default twice MaxResponse, at least
+	// DefaultStreamBytes); past it the stream is cut.
+	StreamBytes int64
+	// WriteTimeout bounds one write to a stream (default 30 s): a client
+	// that reads nothing for that long is cut off.
+	WriteTimeout time.Duration
+	// BodyTimeout bounds the reading of a POST's body (default 30 s).
+	BodyTimeout time.Duration
+	// MaxPosts bounds the POSTs read and served at once (default 64), so
+	// that their bodies in memory are bounded too; more wait up to
+	// PostWait (default 30 s), then get 503.
+	MaxPosts int
+	PostWait time.Duration
+	Monitor  Monitor
 }
 
 // Endpoint is one MCP endpoint's sessions and streams.
@@ -88,7 +109,17 @@ type Endpoint struct {
 	sessions map[string]*Session
 	streams  map[*Stream]struct{}
 	stopped  bool
+	// evicted remembers the sessions closed to make room (bounded), so
+	// that their clients learn why theirs is gone.
+	evicted      map[string]struct{}
+	evictedOrder []string
+	// posts holds a token per POST being read or served (MaxPosts).
+	posts chan struct{}
 }
+
+// DefaultMaxSessions bounds an endpoint's sessions: about 10 KB each, so
+// a few MB in all.
+const DefaultMaxSessions = 256
 
 type noMonitor struct{}
 
@@ -112,10 +143,32 @@ func New(peer Peer, opts Options) (*Endpoint, error) {
 	if opts.Monitor == nil {
 		opts.Monitor = noMonitor{}
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionsSetting == "" {
+		opts.SessionsSetting = "the session limit"
+	}
+	if opts.StreamBytes <= 0 {
+		opts.StreamBytes = max(2*opts.MaxResponse, DefaultStreamBytes)
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 30 * time.Second
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 30 * time.Second
+	}
+	if opts.MaxPosts <= 0 {
+		opts.MaxPosts = 64
+	}
+	if opts.PostWait <= 0 {
+		opts.PostWait = 30 * time.Second
+	}
 	if opts.ConnsSetting == "" {
 		opts.ConnsSetting = "the connection limit"
 	}
-	e := &Endpoint{peer: peer, opts: opts, logger: opts.Logger, sessions: map[string]*Session{}, streams: map[*Stream]struct{}{}}
+	e := &Endpoint{peer: peer, opts: opts, logger: opts.Logger, sessions: map[string]*Session{}, streams: map[*Stream]struct{}{}, evicted: map[string]struct{}{},
+		posts: make(chan struct{}, opts.MaxPosts)}
 	e.shared = e.newSession("shared", false)
 	e.shared.shared = true
 	if err := peer.Attach(e.shared); err != nil {
@@ -150,10 +203,16 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.streamableGet(w, r)
 	case r.Method == http.MethodGet && !message:
 		e.legacyStream(w, r)
-	case r.Method == http.MethodPost && message:
-		e.legacyPost(w, r)
 	case r.Method == http.MethodPost:
-		e.streamablePost(w, r)
+		if !e.takePost(w, r) {
+			return
+		}
+		defer func() { <-e.posts }()
+		if message {
+			e.legacyPost(w, r)
+		} else {
+			e.streamablePost(w, r)
+		}
 	case r.Method == http.MethodDelete && !message:
 		e.streamableDelete(w, r)
 	default:
@@ -168,10 +227,14 @@ func (e *Endpoint) newSession(id string, legacy bool) *Session {
 	return &Session{id: id, e: e, legacy: legacy, ctx: ctx, cancel: cancel, streams: map[*Stream]struct{}{}, used: time.Now()}
 }
 
-var errDuplicate = errors.New("duplicate session")
+var (
+	errDuplicate = errors.New("duplicate session")
+	errTooMany   = errors.New("too many sessions")
+)
 
 // open makes, attaches and records a session: id "" gets a fresh one. It
-// fails with errDuplicate when the id is taken.
+// fails with errDuplicate when the id is taken, and with errTooMany when
+// MaxSessions are open and none can make room.
 func (e *Endpoint) open(id string, legacy bool) (*Session, error) {
 	if id == "" {
 		id = newSessionID()
@@ -182,9 +245,22 @@ func (e *Endpoint) open(id string, legacy bool) (*Session, error) {
 		e.mu.Unlock()
 		return nil, errDuplicate
 	}
+	var evict *Session
+	if len(e.sessions) >= e.opts.MaxSessions {
+		if evict = e.idlest(); evict == nil {
+			e.mu.Unlock()
+			return nil, errTooMany
+		}
+		e.forget(evict.id)
+		delete(e.sessions, evict.id)
+	}
 	s := e.newSession(id, legacy)
 	e.sessions[id] = s
 	e.mu.Unlock()
+	if evict != nil {
+		e.logger.Info("a session was closed to make room for a new one", "endpoint", e.opts.Name, "session", evict.id, "max", e.opts.MaxSessions)
+		e.end(evict)
+	}
 	if err := e.peer.Attach(s); err != nil {
 		e.mu.Lock()
 		delete(e.sessions, id)
@@ -192,6 +268,41 @@ func (e *Endpoint) open(id string, legacy bool) (*Session, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// idlest is the session unused longest that has no stream open and no
+// call waiting, nil when every session is busy (e.mu held).
+func (e *Endpoint) idlest() *Session {
+	var oldest *Session
+	var at time.Time
+	for _, s := range e.sessions {
+		s.mu.Lock()
+		busy, used := s.own != nil || len(s.posts) > 0, s.used
+		s.mu.Unlock()
+		if !busy && (oldest == nil || used.Before(at)) {
+			oldest, at = s, used
+		}
+	}
+	return oldest
+}
+
+// forget records id as evicted, keeping the last 4 × MaxSessions (e.mu
+// held).
+func (e *Endpoint) forget(id string) {
+	e.evicted[id] = struct{}{}
+	e.evictedOrder = append(e.evictedOrder, id)
+	if len(e.evictedOrder) > 4*e.opts.MaxSessions {
+		delete(e.evicted, e.evictedOrder[0])
+		e.evictedOrder = e.evictedOrder[1:]
+	}
+}
+
+// wasEvicted reports whether id was closed to make room.
+func (e *Endpoint) wasEvicted(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.evicted[id]
+	return ok
 }
 
 // lookup finds an open session.

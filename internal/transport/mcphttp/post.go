@@ -25,7 +25,7 @@ func (e *Endpoint) legacyStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.releaseConn()
-	st := NewStream(e.logger)
+	st := NewStream(e.logger, e.opts.StreamBytes)
 	s := e.lookup(id)
 	if id != "" && s != nil {
 		if !s.addStream(st, true) {
@@ -38,7 +38,7 @@ func (e *Endpoint) legacyStream(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(err, errDuplicate) {
 				e.duplicate(w, id)
 			} else {
-				Refuse(w, http.StatusInternalServerError, "SESSION_FAILED", "the server could not open a session: "+err.Error(), "")
+				e.openFailed(w, err)
 			}
 			return
 		}
@@ -104,7 +104,7 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 	} else if initializes(msgs) {
 		var err error
 		if s, err = e.open("", false); err != nil {
-			Refuse(w, http.StatusInternalServerError, "SESSION_FAILED", "the server could not open a session: "+err.Error(), "")
+			e.openFailed(w, err)
 			return
 		}
 		w.Header().Set(HeaderSession, s.id)
@@ -114,7 +114,7 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 		s = e.shared
 	}
 	s.touch()
-	side := NewStream(e.logger)
+	side := NewStream(e.logger, e.opts.StreamBytes)
 	s.addPost(side)
 	defer s.removePost(side)
 	answers := make([][]byte, 0, len(msgs))
@@ -202,6 +202,7 @@ func (e *Endpoint) waitAnswers(w http.ResponseWriter, r *http.Request, side *Str
 	for {
 		select {
 		case ev := <-side.Events():
+			side.Sent(ev)
 			p.write(ev)
 		case <-done:
 			// What was sent before the answers is queued already (the
@@ -209,6 +210,7 @@ func (e *Endpoint) waitAnswers(w http.ResponseWriter, r *http.Request, side *Str
 			for {
 				select {
 				case ev := <-side.Events():
+					side.Sent(ev)
 					p.write(ev)
 				default:
 					if p.broken {
@@ -250,7 +252,7 @@ func (e *Endpoint) streamableGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.releaseConn()
-	st := NewStream(e.logger)
+	st := NewStream(e.logger, e.opts.StreamBytes)
 	if !s.addStream(st, true) {
 		e.duplicate(w, id)
 		return
@@ -286,11 +288,48 @@ func (e *Endpoint) dispatch(ctx context.Context, s *Session, m *Message, reply f
 }
 
 func (e *Endpoint) noSession(w http.ResponseWriter, id string) {
+	if e.wasEvicted(id) {
+		Refuse(w, http.StatusNotFound, "SESSION_EVICTED", fmt.Sprintf("session %q was closed to make room for newer ones: at most %d are kept (%s), and it was unused the longest", id, e.opts.MaxSessions, e.opts.SessionsSetting),
+			"Open a new one: initialize without Mcp-Session-Id, or GET for an HTTP+SSE stream.")
+		return
+	}
 	Refuse(w, http.StatusNotFound, "SESSION_NOT_FOUND", fmt.Sprintf("session %q is not open here (it ended, or the server restarted)", id), "Open a new one: initialize without Mcp-Session-Id, or GET for an HTTP+SSE stream.")
+}
+
+// openFailed answers a request whose session could not be opened.
+func (e *Endpoint) openFailed(w http.ResponseWriter, err error) {
+	if errors.Is(err, errTooMany) {
+		w.Header().Set("Retry-After", "5")
+		Refuse(w, http.StatusServiceUnavailable, "TOO_MANY_SESSIONS", fmt.Sprintf("all %d sessions (%s) are busy: each has a stream open or a call waiting", e.opts.MaxSessions, e.opts.SessionsSetting),
+			"Close a session (DELETE, or end its stream), or raise "+e.opts.SessionsSetting+".")
+		return
+	}
+	Refuse(w, http.StatusInternalServerError, "SESSION_FAILED", "the server could not open a session: "+err.Error(), "")
 }
 
 func (e *Endpoint) duplicate(w http.ResponseWriter, id string) {
 	Refuse(w, http.StatusConflict, "DUPLICATE_SESSION", fmt.Sprintf("session %q already has a stream open", id), "Close the other stream first, or open a new session.")
+}
+
+// takePost takes a POST's place, waiting up to PostWait, or answers 503.
+func (e *Endpoint) takePost(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case e.posts <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(e.opts.PostWait)
+	defer t.Stop()
+	select {
+	case e.posts <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-t.C:
+		w.Header().Set("Retry-After", "5")
+		Refuse(w, http.StatusServiceUnavailable, "BUSY", fmt.Sprintf("all %d places for requests are taken", cap(e.posts)), "Try again shortly.")
+		return false
+	}
 }
 
 // takeConn takes a connection slot, or answers 503.
@@ -340,8 +379,15 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	// A client that stops reading blocks a write once the sockets'
+	// buffers are full: each write has WriteTimeout, and a kill (the
+	// queue over its bound) ends the write at once, so the stream's
+	// connection slot is freed either way.
+	st.OnKill(func() { _ = rc.SetWriteDeadline(time.Now()) })
 	write := func(ev Event) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(e.opts.WriteTimeout))
 		if _, err := w.Write(EncodeEvent(ev)); err != nil {
+			e.logger.Info("a stream's client stopped reading; its stream is cut", "endpoint", e.opts.Name, "session", sessID, "err", err, "why", st.why)
 			return false
 		}
 		return rc.Flush() == nil
@@ -364,6 +410,7 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 			e.logger.Debug("stream ended", "endpoint", e.opts.Name, "session", sessID, "why", st.why)
 			return
 		case ev := <-st.ch:
+			st.Sent(ev)
 			if !write(ev) {
 				return
 			}
@@ -398,11 +445,18 @@ func (e *Endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 		e.tooLarge(w, r.ContentLength)
 		return nil, false
 	}
+	// A body sent slowly cannot hold its POST's place past BodyTimeout.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.opts.BodyTimeout))
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		Refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read: "+err.Error(), "")
+		// The deadline stays: the server must not wait for the rest of
+		// the body before answering either.
+		w.Header().Set("Connection", "close")
+		Refuse(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read within "+e.opts.BodyTimeout.String()+": "+err.Error(), "Send the body at once.")
 		return nil, false
 	}
+	_ = rc.SetReadDeadline(time.Time{})
 	if int64(len(body)) > limit {
 		e.tooLarge(w, -1)
 		return nil, false

@@ -5,10 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -147,42 +150,87 @@ type Event struct {
 }
 
 // Stream is one open SSE response. Events queue until the handler writes
-// them out; Kill ends it from anywhere.
+// them out, within a bound in bytes: a client that does not read is cut
+// off (Kill) rather than let its answers pile up in memory.
 type Stream struct {
 	ch     chan Event
 	done   chan struct{}
 	once   sync.Once
 	why    string
 	logger *slog.Logger
+	// max bounds the bytes queued; queued counts them.
+	max    int64
+	queued atomic.Int64
+
+	mu     sync.Mutex
+	killed bool
+	// abort unblocks the write in progress when the stream is killed.
+	abort func()
 }
 
-// streamQueue is how many events may wait for a slow client.
-const streamQueue = 256
+// streamQueue is how many events may wait for a slow client, whatever
+// their size; DefaultStreamBytes how many bytes.
+const (
+	streamQueue        = 1024
+	DefaultStreamBytes = 16 << 20
+)
 
-// NewStream is a stream with nothing queued.
-func NewStream(logger *slog.Logger) *Stream {
-	return &Stream{ch: make(chan Event, streamQueue), done: make(chan struct{}), logger: logger}
+// NewStream is a stream with nothing queued, on which at most maxBytes
+// may wait (DefaultStreamBytes when 0 or less; one event of any size is
+// always taken).
+func NewStream(logger *slog.Logger, maxBytes int64) *Stream {
+	if maxBytes <= 0 {
+		maxBytes = DefaultStreamBytes
+	}
+	return &Stream{ch: make(chan Event, streamQueue), done: make(chan struct{}), logger: logger, max: maxBytes}
 }
 
-// Events are the events queued, in order.
+// Events are the events queued, in order; whoever takes one calls Sent.
 func (st *Stream) Events() <-chan Event { return st.ch }
+
+// Sent says ev, taken from Events, has left the queue.
+func (st *Stream) Sent(ev Event) { st.queued.Add(-int64(len(ev.Data))) }
 
 // Done is closed when the stream is killed.
 func (st *Stream) Done() <-chan struct{} { return st.done }
 
-// Offer queues ev, or ends a stream whose queue is full.
+// Queued is how many bytes wait for the client.
+func (st *Stream) Queued() int64 { return st.queued.Load() }
+
+// Offer queues ev, or ends a stream whose client has fallen behind by
+// more than its bound (in bytes or in events).
 func (st *Stream) Offer(ev Event) bool {
 	select {
 	case <-st.done:
 		return false
 	default:
 	}
+	size := int64(len(ev.Data))
+	if q := st.queued.Add(size); q > st.max && q > size {
+		st.queued.Add(-size)
+		st.Kill(fmt.Sprintf("the client is not reading its stream: %d bytes wait for it, over the limit of %d", q-size, st.max))
+		return false
+	}
 	select {
 	case st.ch <- ev:
 		return true
 	default:
-		st.Kill("the client is not reading its stream fast enough")
+		st.queued.Add(-size)
+		st.Kill("the client is not reading its stream: " + strconv.Itoa(streamQueue) + " events wait for it")
 		return false
+	}
+}
+
+// OnKill sets what unblocks the write in progress when the stream is
+// killed (a write deadline in the past), so that a client that stopped
+// reading frees its connection slot at once.
+func (st *Stream) OnKill(abort func()) {
+	st.mu.Lock()
+	st.abort = abort
+	killed := st.killed
+	st.mu.Unlock()
+	if killed {
+		abort()
 	}
 }
 
@@ -192,6 +240,13 @@ func (st *Stream) Kill(why string) {
 		st.why = why
 		close(st.done)
 	})
+	st.mu.Lock()
+	st.killed = true
+	abort := st.abort
+	st.mu.Unlock()
+	if abort != nil {
+		abort()
+	}
 }
 
 // EncodeEvent frames one event; data with line breaks takes several data

@@ -18,11 +18,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
@@ -37,7 +41,18 @@ type Options struct {
 	// asked). It is asked when input ends with answers pending, and then
 	// every goneCheck.
 	Gone func() bool
+	// MaxLine bounds one message (default DefaultMaxLine): a longer line is
+	// skipped, never held whole, and answered with an error that says so.
+	MaxLine int
 }
+
+// DefaultMaxLine bounds a message on stdin: three times the largest note
+// a client may send in one call (10 MB, escaped as JSON), with room to
+// spare.
+const DefaultMaxLine = 32 << 20
+
+// headKept is how much of a line over MaxLine is kept, to find its id.
+const headKept = 64 << 10
 
 // goneCheck is how often the wait at end of input asks Options.Gone.
 const goneCheck = 200 * time.Millisecond
@@ -48,6 +63,9 @@ const goneCheck = 200 * time.Millisecond
 func Serve(ctx context.Context, core *protocol.Core, in io.Reader, out io.Writer, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
 	}
 	// A client that goes away mid-call must not leave its calls (and the
 	// CLI processes they started) running until they time out.
@@ -71,7 +89,7 @@ func Serve(ctx context.Context, core *protocol.Core, in io.Reader, out io.Writer
 			t.lose("writing an answer failed: " + err.Error())
 		}
 	}
-	lines := readLines(in, ctx.Done(), opts.Logger)
+	lines := readLines(in, ctx.Done(), opts.MaxLine, opts.Logger)
 	stopped := false
 read:
 	for {
@@ -83,10 +101,15 @@ read:
 			if !ok {
 				break read
 			}
-			if isExit(line) {
+			if line.size > 0 {
+				opts.Logger.Warn("a message over the size limit; skipped", "bytes", line.size, "max", opts.MaxLine)
+				reply(tooLong(line.data, line.size, opts.MaxLine))
+				continue
+			}
+			if isExit(line.data) {
 				break read // graceful shutdown, as at end of input
 			}
-			sess.Receive(ctx, line, reply)
+			sess.Receive(ctx, line.data, reply)
 		}
 	}
 	if !stopped {
@@ -187,18 +210,26 @@ func (t *transport) drain(ctx context.Context) {
 	}
 }
 
+// line is one line of input: whole, or, when size is set (a line over the
+// limit, of size bytes), its first headKept bytes.
+type line struct {
+	data []byte
+	size int
+}
+
 // readLines reads in line by line in the background (a read cannot be
-// interrupted, but Serve need not wait for it), skipping blank lines.
-func readLines(in io.Reader, done <-chan struct{}, logger *slog.Logger) <-chan []byte {
-	lines := make(chan []byte)
+// interrupted, but Serve need not wait for it), skipping blank lines. A
+// line over limit is read to its end but not kept, but for its head.
+func readLines(in io.Reader, done <-chan struct{}, limit int, logger *slog.Logger) <-chan line {
+	lines := make(chan line)
 	go func() {
 		defer close(lines)
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
+			l, err := readLine(br, limit)
+			if len(bytes.TrimSpace(l.data)) > 0 {
 				select {
-				case lines <- line:
+				case lines <- l:
 				case <-done:
 					return
 				}
@@ -212,6 +243,50 @@ func readLines(in io.Reader, done <-chan struct{}, logger *slog.Logger) <-chan [
 		}
 	}()
 	return lines
+}
+
+// readLine reads up to a line end (or the end of input). Past limit bytes
+// it stops keeping them (all but the first headKept are dropped) and
+// counts the rest.
+func readLine(br *bufio.Reader, limit int) (line, error) {
+	var l line
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case l.size > 0:
+			l.size += len(chunk)
+		case len(l.data)+len(chunk) > limit:
+			l.size = len(l.data) + len(chunk)
+			if len(l.data) < headKept {
+				l.data = append(l.data, chunk[:min(len(chunk), headKept-len(l.data))]...)
+			}
+			// A copy: what was read so far (up to limit) is let go.
+			l.data = bytes.Clone(l.data[:min(len(l.data), headKept)])
+		default:
+			l.data = append(l.data, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if l.size > 0 {
+				l.size -= trailing(chunk)
+			}
+			return l, err
+		}
+	}
+}
+
+// trailing is the line end at the end of chunk.
+func trailing(chunk []byte) int {
+	return len(chunk) - len(bytes.TrimRight(chunk, "\r\n"))
+}
+
+// tooLong is the answer to a message over the limit: -32600, with the
+// request's id when its head holds it.
+func tooLong(head []byte, size, limit int) []byte {
+	var id json.RawMessage
+	if got := gjson.GetBytes(head, "id"); got.Exists() && (got.Type == gjson.Number || got.Type == gjson.String) {
+		id = json.RawMessage(got.Raw)
+	}
+	return protocol.ErrorAnswer(id, -32600, fmt.Sprintf("Invalid Request: the message is %d bytes, over the limit of %d for one message; it was not read. Send less at once: a long note can be created, then appended to in parts", size, limit))
 }
 
 // isExit reports whether line is the `exit` notification (LSP's, which

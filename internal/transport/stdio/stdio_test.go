@@ -169,6 +169,49 @@ func TestFraming(t *testing.T) {
 	}
 }
 
+// TestLineLimit: a message over MaxLine is not kept and is answered with
+// -32600 saying so, under its id when its head holds one (a string or a
+// number, before the long member or after, within the head); the messages
+// around it are served as usual, the last line without its '\n' too.
+func TestLineLimit(t *testing.T) {
+	var hung atomic.Int32
+	big := strings.Repeat("x", 200<<10) // past the limit and the head kept
+	input := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"echo","arguments":{"path":"` + big + `"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"path":"` + big + `"}},"id":3}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"path":"` + big + `"}}}`
+	out := serve(t, newCore(&hung), input, stdio.Options{DrainTimeout: wait, MaxLine: 100 << 10})
+	var lines []map[string]json.RawMessage
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %.200s", l)
+		}
+		lines = append(lines, m)
+	}
+	got := map[string]string{}
+	for _, m := range lines {
+		got[string(m["id"])] = string(m["result"]) + string(m["error"])
+	}
+	for id, want := range map[string]string{
+		`1`: `{}`, `4`: `{}`,
+		`"big-1"`: `"code":-32600`, `5`: `"code":-32600`,
+		// Its id comes after the long member: answered without one.
+		`null`: `over the limit of 102400 for one message`,
+	} {
+		if !strings.Contains(got[id], want) {
+			t.Errorf("answer to %s: %s, want %q\nall: %v", id, got[id], want, got)
+		}
+	}
+	if !strings.Contains(got[`"big-1"`], fmt.Sprintf("the message is %d bytes", len(big)+101)) {
+		t.Errorf("the size is not the message's: %s", got[`"big-1"`])
+	}
+	if len(lines) != 5 {
+		t.Errorf("%d answers for 5 messages:\n%.500s", len(lines), out)
+	}
+}
+
 // TestEOFAnswersEverything: calls written at once, then end of input:
 // each is answered before Serve returns (mcp-go dropped queued ones).
 func TestEOFAnswersEverything(t *testing.T) {
