@@ -81,6 +81,10 @@ func (h *Server) guard(next http.Handler) http.Handler {
 			case <-ctx.Done():
 				h.refuse(w, http.StatusServiceUnavailable, "BUSY", "the server is busy with other calls", "Try again shortly.")
 				return
+			case <-h.stopping:
+				w.Header().Set("Connection", "close")
+				h.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the server is stopping", "Try again once it is back.")
+				return
 			}
 			rc := http.NewResponseController(w)
 			if r.Method == http.MethodPost && r.Body != nil {

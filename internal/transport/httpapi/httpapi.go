@@ -77,6 +77,8 @@ type Server struct {
 	logger   *slog.Logger
 	active   atomic.Int64
 	started  time.Time
+	// stopping is closed when Serve begins to stop.
+	stopping chan struct{}
 }
 
 // New serves core.
@@ -99,7 +101,8 @@ func New(core *protocol.Core, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Server{opts: opts, caller: &protocol.Caller{Server: core.Server()}, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now()}
+	h := &Server{opts: opts, caller: &protocol.Caller{Server: core.Server()}, slots: make(chan struct{}, opts.MaxConcurrent), logger: opts.Logger, started: time.Now(),
+		stopping: make(chan struct{})}
 	// Host, Origin, the key and the body's size are checked for every
 	// endpoint here (guard) before the endpoint sees a request. Sessions
 	// are issued on initialize and checked; a request without one is
@@ -192,6 +195,8 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	case <-ctx.Done():
 	}
 	h.logger.Info("stopping: finishing the calls in flight", "in_flight", h.active.Load())
+	// Requests still waiting for a slot are refused rather than started.
+	close(h.stopping)
 	stopCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	srv.SetKeepAlivesEnabled(false)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -253,13 +252,21 @@ func (st *Stream) Kill(why string) {
 // lines, as SSE joins them back.
 func EncodeEvent(ev Event) []byte {
 	var b bytes.Buffer
+	// One allocation of the right size: answers may be megabytes.
+	b.Grow(len("event: \n\n") + len(ev.Name) + len(ev.Data) + (bytes.Count(ev.Data, []byte{'\n'})+1)*len("data: \n"))
 	b.WriteString("event: ")
 	b.WriteString(ev.Name)
 	b.WriteByte('\n')
-	for _, line := range strings.Split(string(ev.Data), "\n") {
+	data := ev.Data
+	for {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
 		b.WriteString("data: ")
-		b.WriteString(strings.TrimSuffix(line, "\r"))
+		b.Write(bytes.TrimSuffix(line, []byte{'\r'}))
 		b.WriteByte('\n')
+		if !more {
+			break
+		}
+		data = rest
 	}
 	b.WriteByte('\n')
 	return b.Bytes()
