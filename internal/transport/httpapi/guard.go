@@ -75,13 +75,17 @@ func (h *Server) guard(next http.Handler) http.Handler {
 			// The slot is taken before the body is read: at most
 			// MaxConcurrent bodies are in memory at once, however many
 			// clients send them.
+			h.waiting.Add(1)
 			select {
 			case h.slots <- struct{}{}:
+				h.waiting.Add(-1)
 				defer func() { <-h.slots }()
 			case <-ctx.Done():
+				h.waiting.Add(-1)
 				h.refuse(w, http.StatusServiceUnavailable, "BUSY", "the server is busy with other calls", "Try again shortly.")
 				return
 			case <-h.stopping:
+				h.waiting.Add(-1)
 				w.Header().Set("Connection", "close")
 				h.refuse(w, http.StatusServiceUnavailable, "STOPPING", "the server is stopping", "Try again once it is back.")
 				return

@@ -76,7 +76,9 @@ type Server struct {
 	slots    chan struct{}
 	logger   *slog.Logger
 	active   atomic.Int64
-	started  time.Time
+	// waiting counts the requests waiting for a slot.
+	waiting atomic.Int64
+	started time.Time
 	// stopping is closed when Serve begins to stop.
 	stopping chan struct{}
 }
@@ -194,7 +196,7 @@ func (h *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		return err
 	case <-ctx.Done():
 	}
-	h.logger.Info("stopping: finishing the calls in flight", "in_flight", h.active.Load())
+	h.logger.Info("stopping: finishing the calls in flight", "in_flight", h.active.Load(), "refused_waiting", h.waiting.Load())
 	// Requests still waiting for a slot are refused rather than started.
 	close(h.stopping)
 	stopCtx, cancel := context.WithTimeout(context.Background(), grace)

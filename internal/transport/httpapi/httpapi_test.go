@@ -29,6 +29,7 @@ type fixture struct {
 	url     string
 	calls   atomic.Int64
 	release chan struct{}
+	h       *Server
 }
 
 // waitCall waits, with a deadline, until a tool call has reached the
@@ -79,6 +80,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.h = h
 	ts := httptest.NewServer(h.Handler())
 	t.Cleanup(ts.Close)
 	f.url = ts.URL + "/mcp"

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -161,5 +162,55 @@ func TestSlowBodyHoldsNoSlot(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the request that waited for the slot was never served")
+	}
+}
+
+// TestStopRefusesWaiters: at stop, a request still waiting for a slot is
+// refused at once (503 STOPPING) instead of waiting for the calls in
+// flight, which finish.
+func TestStopRefusesWaiters(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{MaxConcurrent: 1})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- f.h.Serve(ctx, ln, 20*time.Second) }()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	blocked := make(chan int, 1)
+	go func() {
+		status, _, _ := do(t, http.MethodPost, url, callBody("block"), nil)
+		blocked <- status
+	}()
+	f.waitCall(t)
+	waiter := make(chan string, 1)
+	go func() {
+		status, _, body := do(t, http.MethodPost, url, listBody, nil)
+		waiter <- fmt.Sprint(status, " ", body)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.h.waiting.Load() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never waited for the slot")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	select {
+	case got := <-waiter:
+		if !strings.HasPrefix(got, "503 ") || !strings.Contains(got, "STOPPING") {
+			t.Errorf("the request waiting for a slot at stop: %s", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request waiting for a slot was not refused at stop")
+	}
+	close(f.release)
+	if status := <-blocked; status != 200 {
+		t.Errorf("the call in flight at stop: %d", status)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }
