@@ -362,16 +362,43 @@ func TestHTTPProtocolVersions(t *testing.T) {
 		}
 	}
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"v","version":"1"}}`
-	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
-	if resp, body := send("POST", modern, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`); resp.StatusCode != 200 ||
+	modern := func(method, name string) map[string]string {
+		h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+		if name != "" {
+			h["Mcp-Name"] = name
+		}
+		return h
+	}
+	if resp, body := send("POST", modern("server/discover", ""), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`); resp.StatusCode != 200 ||
 		!strings.Contains(body, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`) {
 		t.Errorf("2026-07-28 server/discover: %d %.300s", resp.StatusCode, body)
 	}
-	if resp, body := send("POST", modern, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_list_files","arguments":{},`+meta+`}}`); resp.StatusCode != 200 || !strings.Contains(body, `"resultType":"complete"`) {
+	if resp, body := send("POST", modern("tools/call", "obsidian_list_files"), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_list_files","arguments":{},`+meta+`}}`); resp.StatusCode != 200 || !strings.Contains(body, `"resultType":"complete"`) {
 		t.Errorf("2026-07-28 tools/call: %d %.300s", resp.StatusCode, body)
 	}
+	// SEP-2243 and SEP-2575 over HTTP: headers that disagree with the body
+	// are 400 with -32020 under the request's id; an unknown method 404.
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_list_files","arguments":{},` + meta + `}}`
+	for _, c := range []struct {
+		headers map[string]string
+		body    string
+		status  int
+		want    string
+	}{
+		{map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, call, 400, `"id":3,"error":{"code":-32020,"message":"Header mismatch: the Mcp-Method header is required`},
+		{modern("tools/list", ""), call, 400, `"code":-32020,"message":"Header mismatch: the Mcp-Method header says \"tools/list\"`},
+		{modern("tools/call", ""), call, 400, `Mcp-Name header is required for tools/call`},
+		{modern("tools/call", "obsidian_read_note"), call, 400, `the Mcp-Name header says \"obsidian_read_note\"`},
+		{modern("tools/call", "  obsidian_list_files "), call, 200, `"resultType":"complete"`},
+		{modern("nope/nope", ""), `{"jsonrpc":"2.0","id":4,"method":"nope/nope","params":{` + meta + `}}`, 404, `"id":4,"error":{"code":-32601`},
+		{modern("server/discover", ""), `{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}`, 400, `"code":-32020`},
+	} {
+		if resp, body := send("POST", c.headers, c.body); resp.StatusCode != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("2026-07-28 %v: %d %.300s, want %d with %s", c.headers, resp.StatusCode, body, c.status, c.want)
+		}
+	}
 	for _, bad := range []string{"1999-01-01", "garbage"} {
-		if resp, body := send("POST", map[string]string{"Mcp-Protocol-Version": bad}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "UNSUPPORTED_PROTOCOL_VERSION") {
+		if resp, body := send("POST", map[string]string{"Mcp-Protocol-Version": bad}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"id":1,"error":{"code":-32022`) || !strings.Contains(body, `"requested":"`+bad+`"`) {
 			t.Errorf("MCP-Protocol-Version %s: %d %s, want 400", bad, resp.StatusCode, body)
 		}
 	}

@@ -405,7 +405,8 @@ func TestBadBodies(t *testing.T) {
 }
 
 // TestRevisions: an MCP-Protocol-Version the gateway does not speak is a
-// 400 on every endpoint (MCP Streamable HTTP); a batch is processed on
+// 400 on every endpoint (MCP Streamable HTTP), a POST's with the JSON-RPC
+// UnsupportedProtocolVersionError (-32022, SEP-2575) under its id; a batch is processed on
 // 2025-03-26 (or when the client names no revision) and refused with
 // -32600 on any other.
 func TestRevisions(t *testing.T) {
@@ -414,7 +415,11 @@ func TestRevisions(t *testing.T) {
 	for _, v := range []string{"1999-01-01", "garbage"} {
 		for _, c := range []struct{ method, path string }{{"POST", "/mcp/notes"}, {"POST", "/mcp/notes/message"}, {"GET", "/mcp/notes"}, {"DELETE", "/mcp/notes"}} {
 			resp, body := do(t, c.method, r.api+c.path, call(1, "echo", `{}`), "MCP-Protocol-Version", v)
-			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "UNSUPPORTED_PROTOCOL_VERSION") {
+			want := "UNSUPPORTED_PROTOCOL_VERSION"
+			if c.method == "POST" {
+				want = `"id":1,"error":{"code":-32022`
+			}
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, want) {
 				t.Errorf("%s %s with MCP-Protocol-Version %s = %d %s, want 400", c.method, c.path, v, resp.StatusCode, body)
 			}
 		}

@@ -97,6 +97,9 @@ type ErrorObject struct {
 	Data    any    `json:"data,omitempty"`
 }
 
+// Answer is the JSON-RPC error answer to id carrying o.
+func (o ErrorObject) Answer(id json.RawMessage) []byte { return errorAnswer(id, o) }
+
 // Object is the error object a Coded error is answered with.
 func Object(c Coded) ErrorObject {
 	code, msg, data := c.JSONRPCError()

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
@@ -192,7 +194,15 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !protocol.Supported(v) {
-		// MCP Streamable HTTP: an unsupported revision is a 400.
+		// MCP Streamable HTTP: an unsupported revision is a 400; a POST
+		// gets the JSON-RPC UnsupportedProtocolVersionError (SEP-2575)
+		// under its request's id, listing the revisions spoken.
+		if r.Method == http.MethodPost {
+			if body, ok := e.readBody(w, r); ok {
+				writeRefusal(w, []byte(gjson.GetBytes(body, "id").Raw), unsupported(v))
+			}
+			return
+		}
 		Refuse(w, http.StatusBadRequest, "UNSUPPORTED_PROTOCOL_VERSION", fmt.Sprintf("MCP-Protocol-Version %q is not a revision this server speaks", v),
 			"Use one of "+strings.Join(protocol.Revisions, ", ")+", or leave the header out.")
 		return

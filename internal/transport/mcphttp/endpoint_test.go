@@ -131,7 +131,7 @@ func TestSessionsAndRevisions(t *testing.T) {
 	if resp, body := post(t, url, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, mcphttp.HeaderSession, "nope"); resp.StatusCode != 404 || !strings.Contains(body, "SESSION_NOT_FOUND") {
 		t.Errorf("unknown session: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := post(t, url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, mcphttp.HeaderProtocolVersion, "2099-01-01"); resp.StatusCode != 400 || !strings.Contains(body, "UNSUPPORTED_PROTOCOL_VERSION") {
+	if resp, body := post(t, url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, mcphttp.HeaderProtocolVersion, "2099-01-01"); resp.StatusCode != 400 || !strings.Contains(body, `"id":4,"error":{"code":-32022`) || !strings.Contains(body, `"supported":["2026-07-28"`) {
 		t.Errorf("unknown revision: %d %s", resp.StatusCode, body)
 	}
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, url, nil)

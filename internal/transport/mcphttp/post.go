@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,6 +96,13 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	revision := r.Header.Get(HeaderProtocolVersion)
+	if isStateless(revision) && !batch && len(msgs) == 1 {
+		if refused := checkStateless(r.Header, revision, msgs[0]); refused != nil {
+			writeRefusal(w, msgs[0].ID, refused)
+			return
+		}
+	}
 	var s *Session
 	if id := r.Header.Get(HeaderSession); id != "" {
 		if s = e.lookup(id); s == nil {
@@ -163,6 +171,9 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 	if sse.started {
 		sse.write(Event{Name: "message", Data: out})
 		return
+	}
+	if isStateless(revision) && !batch && status == http.StatusOK {
+		status = cmp.Or(errorStatus(out), status)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
