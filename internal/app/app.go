@@ -43,15 +43,22 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	if len(args) > 0 && args[0] == "gateway" {
 		return mainGateway(ctx, args[1:], getenv, std, version)
 	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "serve" {
+		if args[0] == "help" {
+			fmt.Fprint(std.Out, vaultserver.Usage())
+			return 0
+		}
+		return unknownCommand(std.Err, args[0])
+	}
 	serve := len(args) > 0 && args[0] == "serve"
-	parse := vaultserver.ParseConfig
+	parse, usage := vaultserver.ParseConfig, vaultserver.Usage
 	if serve {
-		args, parse = args[1:], vaultserver.ParseServeConfig
+		args, parse, usage = args[1:], vaultserver.ParseServeConfig, vaultserver.ServeUsage
 	}
 	cfg, err := parse(args, getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(std.Out, vaultserver.Usage())
+		fmt.Fprint(std.Out, usage())
 		return 0
 	case err != nil:
 		return configError(std.Err, "obsidian-mcp", err, "`obsidian-mcp doctor` checks the whole setup")
@@ -73,6 +80,46 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return 1
 	}
 	return 0
+}
+
+// commands are obsidian-mcp's subcommands.
+var commands = []string{"serve", "bridge", "gateway", "doctor", "help"}
+
+// unknownCommand reports a word that is no command, with the nearest one
+// when it looks like a typo, and returns the exit status for bad usage.
+func unknownCommand(w io.Writer, word string) int {
+	best, dist := "", 3 // more than two edits away is no typo
+	for _, c := range commands {
+		if d := editDistance(word, c); d < dist {
+			best, dist = c, d
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", word)
+	if best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return configError(w, "obsidian-mcp", errors.New(msg), "the commands are serve, bridge, gateway and doctor (obsidian-mcp --help; each has its own --help); flags start with --")
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // configError reports invalid settings, a line each, then where to look,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -35,5 +36,58 @@ func TestBuildRevision(t *testing.T) {
 		if got := buildRevision(tc.bi, tc.ok); got != tc.want {
 			t.Errorf("buildRevision(%+v) = %q, want %q", tc.bi, got, tc.want)
 		}
+	}
+}
+
+// TestHelpAndCommands: every command has its own --help, the top one
+// lists them all, and a word that is no command is refused, with the
+// command it was probably meant to be.
+func TestHelpAndCommands(t *testing.T) {
+	t.Parallel()
+	run := func(args ...string) (int, string, string) {
+		var out, errs strings.Builder
+		code := Main(context.Background(), args, func(string) string { return "" }, Streams{In: strings.NewReader(""), Out: &out, Err: &errs}, "1.0.0")
+		return code, out.String(), errs.String()
+	}
+	for _, tc := range []struct {
+		args        []string
+		want, lacks []string
+	}{
+		{[]string{"--help"}, []string{"obsidian-mcp gateway [flags]", "obsidian-mcp serve [flags]", "--vault-path", "Each command has its own --help"}, []string{"--listen", "OBSIDIAN_MCP_API_KEY"}},
+		{[]string{"help"}, []string{"obsidian-mcp doctor [flags]"}, nil},
+		{[]string{"serve", "--help"}, []string{"obsidian-mcp serve: the tools of obsidian-mcp over HTTP", "--listen", "OBSIDIAN_MCP_API_KEY", "--vault-path"}, []string{"over stdio."}},
+		{[]string{"bridge", "--help"}, []string{"obsidian-mcp bridge: a stdio MCP server in front of an HTTP one"}, nil},
+		{[]string{"gateway", "--help"}, []string{"obsidian-mcp gateway: many vaults and stdio MCP servers"}, nil},
+		{[]string{"doctor", "--help"}, []string{"Usage: obsidian-mcp doctor [flags]", "--listen"}, nil},
+	} {
+		code, out, errs := run(tc.args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errs)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in:\n%s", tc.args, w, out)
+			}
+		}
+		for _, w := range tc.lacks {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: %q is not this command's:\n%s", tc.args, w, out)
+			}
+		}
+	}
+	for word, want := range map[string]string{
+		"server":  `unknown command "server"; did you mean "serve"?`,
+		"gatway":  `did you mean "gateway"?`,
+		"doctr":   `did you mean "doctor"?`,
+		"xyzzy":   `unknown command "xyzzy"`,
+		"briddge": `did you mean "bridge"?`,
+	} {
+		code, out, errs := run(word)
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "the commands are serve, bridge, gateway and doctor") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", word, code, errs, want)
+		}
+	}
+	if _, _, errs := run("xyzzy"); strings.Contains(errs, "did you mean") {
+		t.Errorf("a suggestion for a word like no command: %s", errs)
 	}
 }

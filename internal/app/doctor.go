@@ -29,7 +29,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 	// Doctor takes serve's settings too, to check them.
 	cfg, err := vaultserver.ParseServeConfig(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+vaultserver.Usage())
+		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+vaultserver.ServeUsage())
 		return 0
 	}
 	return vaultserver.Doctor(ctx, cfg, err, r, version, m)

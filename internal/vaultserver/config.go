@@ -164,7 +164,8 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// Usage is the --help text.
+// Usage is `obsidian-mcp --help`: the stdio server, its flags, and the
+// other commands.
 func Usage() string {
 	var b strings.Builder
 	b.WriteString(`obsidian-mcp: a Model Context Protocol server for Obsidian vaults, over stdio.
@@ -175,15 +176,38 @@ interface enabled) and, when the app is closed or absent, works on the vault
 folder directly (--vault-path). Logs go to stderr.
 
 Usage:
-  obsidian-mcp [flags]          serve MCP over stdio
-  obsidian-mcp serve [flags]    the same tools over HTTP: MCP at /mcp, the Bridge Protocol v1
-                                at /bridge/v1, the envelope API at /v1/mcp
-  obsidian-mcp bridge [flags]   serve over stdio the tools of an HTTP server (obsidian-mcp serve,
-                                the ObsiScripta Bridge plugin); see obsidian-mcp bridge --help
-  obsidian-mcp doctor [flags]   check the setup and say how to fix it
+  obsidian-mcp [flags]           serve MCP over stdio
+  obsidian-mcp serve [flags]     the same tools over HTTP: MCP at /mcp, the Bridge Protocol v1
+                                 at /bridge/v1, the envelope API at /v1/mcp
+  obsidian-mcp bridge [flags]    serve over stdio the tools of an HTTP server (obsidian-mcp serve,
+                                 the ObsiScripta Bridge plugin)
+  obsidian-mcp gateway [flags]   many vaults and stdio MCP servers behind one HTTP endpoint
+  obsidian-mcp doctor [flags]    check the setup and say how to fix it
+Each command has its own --help.
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	settings.WriteHelp(&b, specsOf(options()))
+	settings.WriteHelp(&b, specsOf(commandOptions(false)))
+	return b.String()
+}
+
+// ServeUsage is `obsidian-mcp serve --help`: the stdio server's flags and
+// the HTTP ones.
+func ServeUsage() string {
+	var b strings.Builder
+	b.WriteString(`obsidian-mcp serve: the tools of obsidian-mcp over HTTP.
+
+The same tools, backends, folder policy and errors as over stdio, for clients
+that speak HTTP: MCP at /mcp (Streamable HTTP, and HTTP+SSE with /mcp/message),
+the Bridge Protocol v1 at /bridge/v1 (the ObsiScripta plugin's API), and the
+envelope API at /v1/mcp. It listens on loopback only unless an API key is set.
+Logs go to stderr.
+
+Usage:
+  obsidian-mcp serve [flags]
+
+Flags (each may also be set by its environment variable; a flag wins):
+`)
+	settings.WriteHelp(&b, specsOf(commandOptions(true)))
 	return b.String()
 }

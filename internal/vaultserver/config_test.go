@@ -104,10 +104,18 @@ func TestParseConfig(t *testing.T) {
 
 func TestUsageDocumentsEverything(t *testing.T) {
 	t.Parallel()
-	u := Usage()
+	u, su := Usage(), ServeUsage()
 	for _, o := range options() {
-		if !strings.Contains(u, "--"+o.flag) || !strings.Contains(u, o.env) {
-			t.Errorf("usage lacks --%s / %s", o.flag, o.env)
+		if !strings.Contains(su, "--"+o.flag) || !strings.Contains(su, o.env) {
+			t.Errorf("serve's usage lacks --%s / %s", o.flag, o.env)
+		}
+		if in := strings.Contains(u, o.env); in == serveOnly[o.env] {
+			t.Errorf("the stdio usage has %s: %v, want %v (serve's alone: %v)", o.env, in, !serveOnly[o.env], serveOnly[o.env])
+		}
+	}
+	for _, c := range []string{"serve [flags]", "bridge [flags]", "gateway [flags]", "doctor [flags]"} {
+		if !strings.Contains(u, "obsidian-mcp "+c) {
+			t.Errorf("the top usage does not list %s", c)
 		}
 	}
 	for _, w := range []string{"--version", "--help"} {
