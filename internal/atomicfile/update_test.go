@@ -321,3 +321,118 @@ func TestReadSettledWaitsForASaveInPlace(t *testing.T) {
 		t.Errorf("read %q, %v; want the saved note", got, err)
 	}
 }
+
+// TestUpdateKeepsAWriteIntoTheDisplacedFile: a program that opened the
+// note just before the swap writes into it only after the swap was found
+// clean, into the file about to be removed. Its save is merged into ours
+// instead of being removed with that file (the outside-writers stress
+// test lost 1 save in ten thousand so).
+func TestUpdateKeepsAWriteIntoTheDisplacedFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the displaced file is only handed back where names can be exchanged")
+	}
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var opened *os.File
+	testHookBeforeSwap = func() {
+		if opened == nil {
+			var err error
+			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wrote := false
+	testHookAfterCheck = func() {
+		if wrote {
+			return
+		}
+		wrote = true
+		if _, err := opened.WriteAt([]byte("a\nsaved\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { testHookBeforeSwap, testHookAfterCheck = nil, nil }()
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if opened != nil {
+		opened.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); !strings.Contains(string(got), "saved\n") || !strings.Contains(string(got), "ours\n") || string(res.New) != string(got) {
+		t.Errorf("content %q (result %q): want the save and ours", got, res.New)
+	}
+	noTemps(t, dir)
+}
+
+// TestUpdateCarryingASaveDoesNotGiveUp: once a save of another program
+// lives only in the update's merge (it was written into our file, which
+// was then put aside), a writer that keeps changing the file for more
+// than maxRounds rounds does not make the update give up and drop it: it
+// goes on until the file is quiet, and every save is kept.
+func TestUpdateCarryingASaveDoesNotGiveUp(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the displaced file is only handed back where names can be exchanged")
+	}
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var opened *os.File
+	swaps, busy := 0, maxRounds+5
+	testHookBeforeSwap = func() {
+		swaps++
+		switch {
+		case swaps == 1:
+			var err error
+			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
+				t.Fatal(err)
+			}
+		case swaps <= busy:
+			// Another program appends again, by rename, at every round.
+			cur, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outside(t, p, string(cur)+"busy\n", false)
+		}
+	}
+	fired := false
+	testHookAfterSwap = func() {
+		if fired {
+			return
+		}
+		fired = true
+		if _, err := opened.WriteAt([]byte("a\nsaved 1\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := os.ReadFile(p) // ours now
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside(t, p, string(cur)+"saved 2\n", true)
+	}
+	defer func() { testHookBeforeSwap, testHookAfterSwap = nil, nil }()
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if opened != nil {
+		opened.Close()
+	}
+	if err != nil {
+		t.Fatalf("after %d rounds: %v", res.Rounds, err)
+	}
+	got, _ := os.ReadFile(p)
+	for _, want := range []string{"saved 1\n", "saved 2\n", "ours\n", "busy\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("lost %q: %q after %d rounds", want, got, res.Rounds)
+		}
+	}
+	if res.Rounds <= maxRounds {
+		t.Errorf("%d rounds: the writer was meant to keep it busy past %d", res.Rounds, maxRounds)
+	}
+	noTemps(t, dir)
+}
