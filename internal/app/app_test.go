@@ -3,9 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 func TestLoggerPlainWhenNotATerminal(t *testing.T) {
@@ -89,5 +92,25 @@ func TestHelpAndCommands(t *testing.T) {
 	}
 	if _, _, errs := run("xyzzy"); strings.Contains(errs, "did you mean") {
 		t.Errorf("a suggestion for a word like no command: %s", errs)
+	}
+}
+
+// TestTakenPortSaysWhatToDo: serve on a port already taken fails saying
+// how to choose another.
+func TestTakenPortSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	vault := t.TempDir()
+	cfg, err := vaultserver.ParseServeConfig([]string{"--backend", "native", "--vault-path", vault, "--listen", ln.Addr().String()}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ServeHTTP(t.Context(), cfg, slog.New(slog.DiscardHandler), "test", nil)
+	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "choose another address with --listen (OBSIDIAN_MCP_LISTEN)") {
+		t.Errorf("serve on a taken port: %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func TestDoctorGateway(t *testing.T) {
 				"namespace notes (vault, line 5 of ",
 				"    ✓ settings are valid (backend native, read-only)",
 				"    ✓ vault folder: " + vault + " (set by vault_path)",
-				"    ✓ native backend: " + vault + " is readable (1 file) and writable",
+				"    ✓ native backend: " + vault + " is readable (1 file); read-only: the server refuses every write",
 				"    ✓ folder policy: hides deny_paths Private/**",
 				"    ✓ ready: tools are served from the vault folder",
 				"namespace self (command, line 9 of ",

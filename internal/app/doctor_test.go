@@ -284,8 +284,29 @@ func TestDoctor(t *testing.T) {
 				`✗ configuration: invalid --vault-path "/nonexistent/v": is not an existing folder`,
 				`✗ configuration: invalid --timeout "soon"`,
 				"✗ Obsidian CLI not found",
+				// The folder given cannot be used: said so, not "no folder".
+				"✗ vault folder: unknown (OBSIDIAN_VAULT_PATH /nonexistent/v cannot be used, and the app did not answer)",
 				"✗ not ready",
 			},
+			absent: []string{"no OBSIDIAN_VAULT_PATH"},
+		},
+		{
+			name: "HTTP: beyond loopback without a key, serve would not start",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "0.0.0.0:0"}, finder: nowhere}
+			},
+			exit:   1,
+			want:   []string{"✗ configuration: --listen 0.0.0.0:0 reaches beyond this machine, and no API key is set", "– HTTP (obsidian-mcp serve): would not start: 0.0.0.0:0 reaches beyond this machine and no API key is set"},
+			absent: []string{"loopback only"},
+		},
+		{
+			name: "read-only: the folder is not written, not even by doctor",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--read-only"}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"read-only: the server refuses every write", "✓ ready"},
+			absent: []string{"and writable"},
 		},
 	}
 	for _, tt := range tests {

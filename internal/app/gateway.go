@@ -118,12 +118,12 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	}
 	api, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return errors.Join(fmt.Errorf("cannot listen on %s (listen): %w", cfg.Listen, err), g.Close())
+		return errors.Join(fmt.Errorf("cannot listen on %s (listen): %w; choose another address with listen in %s, or stop what listens there", cfg.Listen, err, c.File), g.Close())
 	}
 	debug, err := net.Listen("tcp", cfg.DebugListen)
 	if err != nil {
 		_ = api.Close()
-		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w", cfg.DebugListen, err), g.Close())
+		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File), g.Close())
 	}
 	base := strings.TrimSuffix(httpapi.ReachableURL(api.Addr()), "/mcp")
 	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",

@@ -44,7 +44,7 @@ func ServeHTTP(ctx context.Context, cfg vaultserver.Config, logger *slog.Logger,
 	}
 	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", cfg.HTTP.Listen, err)
+		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
 	}
 	url := httpapi.ReachableURL(ln.Addr())
 	// The URL file is written before the line announcing the server, so

@@ -251,6 +251,10 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 		}
 	}
 	switch {
+	case f.path == "" && cfg.Backend != backend.CLI && !app.reachable && cfg.setting("vault-path").Value != "":
+		// Given, but refused by the configuration check above.
+		d.fail(fmt.Sprintf("vault folder: unknown (OBSIDIAN_VAULT_PATH %s cannot be used, and the app did not answer)", cfg.setting("vault-path").Value),
+			"correct OBSIDIAN_VAULT_PATH (--vault-path) as the configuration line above says: the vault folder, the one holding .obsidian/")
 	case f.path == "" && cfg.Backend != backend.CLI && !app.reachable:
 		d.fail("vault folder: unknown (no OBSIDIAN_VAULT_PATH, and the app did not answer)", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder, the one holding .obsidian/")
 	case f.path == "":
@@ -287,6 +291,15 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 		d.fail(fmt.Sprintf("native backend: cannot list %s: %v", f.path, err), permissionFix(d.m.GOOS, f.path))
 		return false
 	}
+	extra := ""
+	if cfg.VaultPath == "" {
+		extra = " (learned from the app; set OBSIDIAN_VAULT_PATH to it so this also works when Obsidian is closed as the server starts)"
+	}
+	if cfg.ReadOnly {
+		// Nothing is written, by this check either.
+		d.ok("native backend: %s is readable (%s); read-only: the server refuses every write%s", f.path, doctorpkg.Plural(len(files), "file"), extra)
+		return true
+	}
 	probe, err := os.CreateTemp(f.path, ".obsidian-mcp-doctor-*")
 	if err == nil {
 		name := probe.Name()
@@ -296,10 +309,6 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 	if err != nil {
 		d.fail(fmt.Sprintf("native backend: cannot write in %s: %v", f.path, err), permissionFix(d.m.GOOS, f.path))
 		return false
-	}
-	extra := ""
-	if cfg.VaultPath == "" {
-		extra = " (learned from the app; set OBSIDIAN_VAULT_PATH to it so this also works when Obsidian is closed as the server starts)"
 	}
 	d.ok("native backend: %s is readable (%s) and writable%s", f.path, doctorpkg.Plural(len(files), "file"), extra)
 	return true
@@ -317,11 +326,16 @@ func (d *doctor) policy(cfg Config, folder string) bool {
 		d.fail("folder policy: "+err.Error()+", so every note is hidden", "correct that line of "+filepath.Join(folder, policy.IgnoreFile)+" (.gitignore syntax), or make the file readable")
 		return false
 	}
+	desc := pol.Describe()
+	if cfg.ReadOnly {
+		// The policy alone would call notes writable; the server is not.
+		desc = strings.Replace(desc, "visible and writable", "visible", 1) + "; read-only, so no note is writable"
+	}
 	if !pol.Restricts() {
-		d.skip("folder policy: %s", pol.Describe())
+		d.skip("folder policy: %s", desc)
 		return true
 	}
-	d.ok("folder policy: %s", pol.Describe())
+	d.ok("folder policy: %s", desc)
 	return true
 }
 
@@ -339,6 +353,10 @@ func (d *doctor) http(cfg Config) {
 		return
 	}
 	_ = ln.Close()
+	if !httpapi.Loopback(cfg.HTTP.Listen) && !cfg.HTTP.Key.Set() {
+		d.skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.HTTP.Listen)
+		return
+	}
 	reach := "loopback only, no API key"
 	if cfg.HTTP.Key.Set() {
 		reach = "every request must carry the API key"
