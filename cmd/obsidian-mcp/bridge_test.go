@@ -22,13 +22,7 @@ import (
 // status on a last line.
 func curl(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	bin, err := exec.LookPath("curl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("curl is not installed")
-		}
-		t.Skip("curl is not installed")
-	}
+	bin := need(t, "curl")
 	out, err := exec.Command(bin, append(args, "-w", "\n%{http_code}")...).Output()
 	if err != nil {
 		t.Fatalf("curl %v: %v", args, err)

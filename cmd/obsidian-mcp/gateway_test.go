@@ -63,13 +63,7 @@ func TestGatewayTypeScriptSDK(t *testing.T) {
 // curl (202 each), the answers on the stream in order, and the health
 // checks; then SIGTERM stops the gateway cleanly.
 func TestGatewayCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("curl is not installed")
-		}
-		t.Skip("curl is not installed")
-	}
+	curl := need(t, "curl")
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nfrom the gateway\n"), 0o600); err != nil {
 		t.Fatal(err)

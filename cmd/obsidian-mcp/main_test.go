@@ -47,6 +47,7 @@ func (b *binaryMain) Run() int {
 		fmt.Fprintf(os.Stderr, "building the server: %v\n%s", err, out)
 		return 1
 	}
+	installClients()
 	return b.m.Run()
 }
 
