@@ -2,9 +2,12 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
@@ -15,6 +18,7 @@ type readNoteArgs struct {
 	locator
 	Section string `json:"section,omitempty" jsonschema:"Read only this section: a heading path such as Plan > Risks (each part nested in the one before), or one heading's text when it is unique. The section runs from its heading to the next heading of the same or a higher level. Several matches fail with AMBIGUOUS_NAME listing them." validate:"omitempty,max=500,nocontrols,excluded_with=Lines"`
 	Lines   string `json:"lines,omitempty" jsonschema:"Read only these lines, 1-based and inclusive: 10-20, 10- (to the end) or 10." validate:"omitempty,linerange"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"The next_cursor of a read cut at 100 KB, to read on from exactly where it stopped (with the same path or name, without section or lines)." validate:"omitempty,max=300,excluded_with=Section Lines"`
 }
 
 // maxRead bounds the text one read returns (see maxAnswer); a longer note
@@ -29,7 +33,10 @@ type readResult struct {
 	Section string `json:"section,omitempty" jsonschema:"the full heading path of the section read"`
 	// Lines is set when less than the whole note was read.
 	Lines     lineRange `json:"lines,omitzero" jsonschema:"the lines returned, when not the whole note"`
-	Truncated bool      `json:"truncated,omitempty" jsonschema:"true when the part asked for was over 100 KB and only its first lines were returned; read on with lines"`
+	Truncated bool      `json:"truncated,omitempty" jsonschema:"true when the part asked for was over 100 KB and only its start was returned"`
+	// NextCursor continues a truncated read where it stopped, inside a
+	// line if need be: the pages put together are the part byte for byte.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"when truncated: pass as cursor to read on from exactly where this part stopped"`
 }
 
 type lineRange struct {
@@ -45,12 +52,15 @@ var readNote = spec[readNoteArgs, readResult]{
 		"A name that matches several notes fails with AMBIGUOUS_NAME listing every candidate path; call again with one of them as `path`. " +
 		"Read only part of a long note with `section` (a heading path like `Plan > Risks`; see obsidian_get_outline) or `lines` (`10-40`). " +
 		"Returns the raw Markdown as text, and {path, content, etag, section, lines} as structured content; `etag` identifies this version of the whole note. " +
-		"A part over 100 KB comes back cut at a line end with truncated: true and the lines returned: read on with `lines`.",
+		"A part over 100 KB comes back cut (at a line end, or inside a line longer than that) with truncated: true and next_cursor: pass it as `cursor` to read on; the parts put together are the note byte for byte.",
 	hints: hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a readNoteArgs) (readResult, error) {
 		c, err := v.Notes.Read(ctx, a.note())
 		if err != nil {
 			return readResult{}, err
+		}
+		if a.Cursor != "" {
+			return readOn(c, a.Cursor)
 		}
 		return readPart(c, a.Section, a.Lines)
 	},
@@ -63,8 +73,8 @@ func readNotice(r readResult) string {
 	if !r.Truncated {
 		return ""
 	}
-	return fmt.Sprintf("[truncated: lines %d-%d of %d shown, to keep the answer under 100 KB; call again with lines \"%d-\" to read on]",
-		r.Lines.Start, r.Lines.End, r.Lines.Total, r.Lines.End+1)
+	return fmt.Sprintf("[truncated: lines %d-%d of %d shown, to keep the answer under 100 KB; call again with cursor %q to read on from exactly here]",
+		r.Lines.Start, r.Lines.End, r.Lines.Total, r.NextCursor)
 }
 
 // readPart cuts the part a read asks for out of the note.
@@ -94,20 +104,53 @@ func readPart(c note.Content, section, lines string) (readResult, error) {
 	if first == 1 && last == total && len(c.Content) <= maxRead {
 		return r, nil
 	}
-	from, to := ls.Start(first), ls.Start(last+1)
-	part := c.Content[from:to]
+	return page(r, ls, ls.Start(first), ls.Start(last+1)), nil
+}
+
+// page is the part of the note from byte from to byte to, cut to fit one
+// answer: at its last line end within maxRead, or, for a line longer than
+// that, inside it at a character boundary. A cut part carries the cursor
+// that reads on.
+func page(r readResult, ls metadata.Lines, from, to int) readResult {
+	part := r.Content[from:to]
 	if len(part) > maxRead {
-		cut := strings.LastIndexByte(part[:maxRead], '\n')
-		if cut < 0 {
-			cut = maxRead - 1 // one line over the budget: cut inside it
+		n := strings.LastIndexByte(part[:maxRead], '\n') + 1
+		if n == 0 {
+			for n = maxRead; n > 0 && !utf8.RuneStart(part[n]); n-- {
+			}
 		}
-		part = part[:cut+1]
-		last = first + strings.Count(part, "\n") - 1
+		part = part[:n]
 		r.Truncated = true
+		r.NextCursor = readCursor{From: from + n, To: to, Key: key("obsidian_read_note", r.Path, r.ETag)}.encode()
 	}
 	r.Content = part
-	r.Lines = lineRange{Start: first, End: last, Total: total}
-	return r, nil
+	r.Lines = lineRange{Start: ls.Of(from), End: ls.Of(from + len(part) - 1), Total: ls.Count()}
+	return r
+}
+
+// readCursor is where a cut read goes on (bytes From to To of the note),
+// for which note and version (Key).
+type readCursor struct {
+	From int    `json:"f"`
+	To   int    `json:"t"`
+	Key  string `json:"k"`
+}
+
+func (c readCursor) encode() string {
+	raw, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// readOn is the read a cursor continues, on the note as it is now.
+func readOn(c note.Content, s string) (readResult, error) {
+	r := readResult{Path: c.Path, Content: c.Content, ETag: note.ETag([]byte(c.Content))}
+	var cur readCursor
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(raw, &cur) != nil || cur.From < 0 || cur.From >= cur.To || cur.To > len(c.Content) || cur.Key != key("obsidian_read_note", c.Path, r.ETag) {
+		return readResult{}, errors.InvalidFields(errors.Field{Field: "cursor",
+			Message: "does not continue a read of this note as it is now: pass next_cursor unchanged with the same note; if the note changed since (its etag differs), read it again without cursor"})
+	}
+	return page(r, metadata.LinesOf(c.Content), cur.From, cur.To), nil
 }
 
 // parseLines reads a lines argument: "A-B", "A-" or "A" (last 0: to the end).

@@ -3,6 +3,7 @@ package tools
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -55,30 +56,70 @@ func TestReadNote(t *testing.T) {
 func TestReadNoteBounded(t *testing.T) {
 	t.Parallel()
 	line := strings.Repeat("x", 99) + "\n"
-	big := strings.Repeat(line, 2500) // 250 KB, 2500 lines
+	for _, tc := range []struct{ name, note, args string }{
+		{"many lines", strings.Repeat(line, 2500), `"lines":"1-"`},
+		// One line of 250 KB, in characters of 1 to 4 bytes: cut inside
+		// the line, never inside a character.
+		{"one long line", strings.Repeat("aé日😀", 25_000) + "\nlast\n", ``},
+		{"a long line from line 2", "first\n" + strings.Repeat("日本語", 40_000) + "\n", `"lines":"2-"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fb := &fakeBackend{content: tc.note}
+			st := findTool(t, "obsidian_read_note", fb)
+			want := tc.note
+			if tc.name == "a long line from line 2" {
+				want = strings.TrimPrefix(tc.note, "first\n")
+			}
+			var got strings.Builder
+			args := `{"path":"Big.md"` + map[bool]string{true: "", false: "," + tc.args}[tc.args == ""] + `}`
+			for range 10 {
+				res, err := call(t, st, args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := res.StructuredContent.(readResult)
+				if len(r.Content) > maxRead || !utf8.ValidString(r.Content) {
+					t.Fatalf("a part of %d bytes, valid UTF-8: %v", len(r.Content), utf8.ValidString(r.Content))
+				}
+				if r.Lines.End < r.Lines.Start {
+					t.Errorf("lines %+v", r.Lines)
+				}
+				got.WriteString(r.Content)
+				if !r.Truncated {
+					break
+				}
+				if r.NextCursor == "" || len(res.Content) != 2 || !strings.Contains(res.Content[1].(mcp.TextContent).Text, r.NextCursor) {
+					t.Fatalf("a cut part without its cursor and notice: %+v", res.Content)
+				}
+				args = `{"path":"Big.md","cursor":"` + r.NextCursor + `"}`
+			}
+			if got.String() != want {
+				t.Errorf("the parts put together are %d bytes, want the part's %d", got.Len(), len(want))
+			}
+		})
+	}
+}
+
+// TestReadNoteCursorRefused: a cursor of another version of the note, of
+// another note, or made up is refused, naming the field and the fix.
+func TestReadNoteCursorRefused(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 300_000)
 	fb := &fakeBackend{content: big}
 	st := findTool(t, "obsidian_read_note", fb)
-	var got strings.Builder
-	from := "1-"
-	for range 5 {
-		res, err := call(t, st, `{"path":"Big.md","lines":"`+from+`"}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := res.StructuredContent.(readResult)
-		if len(r.Content) > maxRead {
-			t.Fatalf("a part of %d bytes", len(r.Content))
-		}
-		got.WriteString(r.Content)
-		if !r.Truncated {
-			break
-		}
-		if len(res.Content) != 2 || !strings.Contains(res.Content[1].(mcp.TextContent).Text, "truncated") {
-			t.Fatalf("a cut part without its notice: %+v", res.Content)
-		}
-		from = strings.TrimSuffix(strings.Split(res.Content[1].(mcp.TextContent).Text, `lines "`)[1], `-" to read on]`) + "-"
+	res, err := call(t, st, `{"path":"Big.md"}`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got.String() != big {
-		t.Errorf("the parts put together are %d bytes, want the note's %d", got.Len(), len(big))
+	next := res.StructuredContent.(readResult).NextCursor
+	fb.content = big + "changed"
+	for _, args := range []string{
+		`{"path":"Big.md","cursor":"` + next + `"}`,
+		`{"path":"Big.md","cursor":"nonsense"}`,
+		`{"path":"Big.md","cursor":"` + next + `","lines":"2-"}`,
+	} {
+		if _, err := call(t, st, args); err == nil || !strings.Contains(err.Error(), "cursor") {
+			t.Errorf("%s: %v, want a refusal naming cursor", args, err)
+		}
 	}
 }
