@@ -139,3 +139,37 @@ func TestGatewayDashboardKey(t *testing.T) {
 		t.Errorf("the call never showed: %v\n%s", err, log)
 	}
 }
+
+// TestGatewayDashboardHistory: a page opened after traffic shows the
+// messages the gateway remembers, and a long message stays within its
+// column (the page never scrolls sideways).
+func TestGatewayDashboardHistory(t *testing.T) {
+	browser := findBrowser(t)
+	vault := t.TempDir()
+	long := strings.Repeat("a long line of the note that goes on and on ", 200)
+	if err := os.WriteFile(filepath.Join(vault, "Long.md"), []byte("# Long\n"+long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := gateway(t, "namespaces:\n  notes:\n    vault_path: "+vault+"\n")
+	resp, body := httpRequest(t, http.MethodPost, g.url+"/mcp/notes", `{"jsonrpc":"2.0","id":"before-the-page","method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Long.md"}}}`, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "goes on and on") {
+		t.Fatalf("the call: %d %.200s", resp.StatusCode, body)
+	}
+	ctx := browse(t, browser)
+	var log string
+	var wide bool
+	err := chromedp.Run(ctx, chromedp.Navigate(g.match[2]+"/debug"),
+		chromedp.Poll(`document.querySelectorAll("#log tr.message").length >= 2`, nil),
+		chromedp.Text("#log tbody", &log),
+		chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &wide),
+	)
+	if err != nil {
+		t.Fatalf("the page shows no history: %v\n%s", err, g.stderr)
+	}
+	if !strings.Contains(log, `"before-the-page"`) || !strings.Contains(log, "earlier") || !strings.Contains(log, "tools/call") {
+		t.Errorf("the history shown:\n%s", log)
+	}
+	if wide {
+		t.Error("the page scrolls sideways: a message column overflows")
+	}
+}

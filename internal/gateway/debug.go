@@ -2,6 +2,7 @@ package gateway
 
 import (
 	_ "embed"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
@@ -66,6 +67,10 @@ type State struct {
 	Seq         int64            `json:"seq"`
 	Namespaces  []NamespaceState `json:"namespaces"`
 	Connections []Connection     `json:"connections"`
+	// Recent are the last message events (as /debug/stream sends them,
+	// each message at most 4 KB), oldest first: the page shows them when
+	// it opens.
+	Recent []json.RawMessage `json:"recent"`
 }
 
 // NamespaceState is one namespace: its process (if any), sessions and
@@ -83,7 +88,7 @@ type NamespaceState struct {
 func (g *Gateway) State() State {
 	counts, conns, seq := g.mon.snapshot()
 	slices.SortFunc(conns, func(a, b Connection) int { return a.Since.Compare(b.Since) })
-	st := State{Time: time.Now().UTC(), Seq: seq, Connections: conns}
+	st := State{Time: time.Now().UTC(), Seq: seq, Connections: conns, Recent: g.mon.history()}
 	for _, ns := range g.order {
 		ids := ns.endpoint.Sessions()
 		slices.Sort(ids)

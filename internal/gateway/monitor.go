@@ -19,7 +19,17 @@ type monitor struct {
 	// snapshot older than the messages it has already counted.
 	seq     int64
 	stopped bool
+	// recent are the last historySize message events, oldest first, for
+	// a dashboard opened after them.
+	recent [][]byte
 }
+
+// History bounds: how many message events are kept, and how much of each
+// message (a longer one is kept as its size only).
+const (
+	historySize       = 100
+	historyMessageMax = 4 << 10
+)
 
 // Counts are one namespace's messages, each way.
 type Counts struct {
@@ -52,11 +62,25 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 	seq, counts := m.seq, *c
 	watched := len(m.watchers) > 0
 	m.mu.Unlock()
+	// Kept for a dashboard opened later: small, whatever the message.
+	kept := messageEvent(direction, ns, session, msg, historyMessageMax, seq, counts)
+	m.mu.Lock()
+	m.recent = append(m.recent, kept)
+	if len(m.recent) > historySize {
+		m.recent = m.recent[len(m.recent)-historySize:]
+	}
+	m.mu.Unlock()
 	if !watched {
 		return
 	}
+	m.publish(mcphttp.Event{Name: "message", Data: messageEvent(direction, ns, session, msg, debugMessageMax, seq, counts)})
+}
+
+// messageEvent is a message as the dashboard shows it: whole up to max
+// bytes (and valid JSON), else its size.
+func messageEvent(direction, ns, session string, msg []byte, max int, seq int64, counts Counts) []byte {
 	shown := json.RawMessage(msg)
-	if len(msg) > debugMessageMax || !json.Valid(msg) {
+	if len(msg) > max || !json.Valid(msg) {
 		shown, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(msg)})
 	}
 	data, _ := json.Marshal(struct {
@@ -69,7 +93,7 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 		Seq    int64  `json:"seq"`
 		Counts Counts `json:"counts"`
 	}{direction, ns, session, shown, seq, counts})
-	m.publish(mcphttp.Event{Name: "message", Data: data})
+	return data
 }
 
 func (m *monitor) connection(what, ns, session string) {
@@ -126,6 +150,17 @@ type Connection struct {
 	Namespace string    `json:"namespace"`
 	Session   string    `json:"session"`
 	Since     time.Time `json:"since"`
+}
+
+// history is the last message events, oldest first.
+func (m *monitor) history() []json.RawMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]json.RawMessage, len(m.recent))
+	for i, e := range m.recent {
+		out[i] = e
+	}
+	return out
 }
 
 // snapshot is the counts and connections now, and the number of
