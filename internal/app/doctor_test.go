@@ -1,12 +1,18 @@
 package app
 
 import (
+	"bufio"
+	"cmp"
+	"context"
+	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
@@ -58,6 +64,9 @@ func TestDoctor(t *testing.T) {
 		env    map[string]string
 		finder obsidiancli.Finder
 		fake   *obsidiantest.Fake // for {bin} and {vault} in want
+		// probe is where the real start's check writes (default
+		// doctor-probe.md): inside what the settings let it write.
+		probe string
 	}
 	tests := []struct {
 		name    string
@@ -118,7 +127,7 @@ func TestDoctor(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, ".mcpignore"), []byte("# private\nDrafts/\n*.tmp\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				return setup{args: []string{"--backend", "native", "--vault-path", d, "--deny-paths", "Private/**", "--write-paths", "Inbox/**"}, finder: nowhere}
+				return setup{args: []string{"--backend", "native", "--vault-path", d, "--deny-paths", "Private/**", "--write-paths", "Inbox/**"}, finder: nowhere, probe: "Inbox/doctor-probe.md"}
 			},
 			exit:   0,
 			want:   []string{"✓ folder policy: hides --deny-paths Private/**; hides what .mcpignore says (2 patterns); writes only --write-paths Inbox/**", "✓ ready"},
@@ -339,9 +348,77 @@ func TestDoctor(t *testing.T) {
 					t.Errorf("output has %q", a)
 				}
 			}
+			// What doctor says must be what the server does: started
+			// with the same settings on the same machine, a call works
+			// exactly when doctor said ready.
+			getenv := func(k string) string { return s.env[k] }
+			if cfg, err := vaultserver.ParseServeConfig(s.args, getenv); err == nil {
+				if cfg.ObsidianBin == "" {
+					// doctor's machine: where its finder finds the CLI.
+					if found, _, err := s.finder.Find(""); err == nil {
+						cfg.ObsidianBin = found.Path
+					} else {
+						cfg.ObsidianBin = filepath.Join(t.TempDir(), "no-obsidian-here")
+					}
+				}
+				if works, answer := serverWorks(t, cfg, cmp.Or(s.probe, "doctor-probe.md")); works != (code == 0) {
+					t.Errorf("doctor exit %d, but a real start's call worked=%v: %.300s", code, works, answer)
+				}
+			}
 			if t.Failed() {
 				t.Logf("output:\n%s", got)
 			}
 		})
 	}
+}
+
+// serverWorks starts the stdio server with cfg and reports whether it
+// serves tools: a note created is then read back (a write where the
+// server writes, a read where it reads: both must reach the one vault),
+// with what it answered.
+func serverWorks(t *testing.T, cfg vaultserver.Config, probe string) (bool, string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg, inR, outW, slog.New(slog.DiscardHandler), "test"); _ = outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	var all strings.Builder
+	ask := func(msg, id string) string {
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			return ""
+		}
+		for lines.Scan() {
+			all.WriteString(lines.Text() + "\n")
+			if strings.Contains(lines.Text(), `"id":`+id+`,`) {
+				return lines.Text()
+			}
+		}
+		return ""
+	}
+	ok := func(answer string) bool {
+		return strings.Contains(answer, `"result"`) && !strings.Contains(answer, `"isError":true`)
+	}
+	ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "1")
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	var created, read string
+	want := "probe"
+	if cfg.ReadOnly {
+		want = "hi" // Note.md, which every scenario's vault holds
+		// Nothing may be written: a note of the vault is listed and read.
+		created = ask(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_list_files","arguments":{}}}`, "2")
+		read = ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Note.md"}}}`, "3")
+	} else {
+		created = ask(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_create_note","arguments":{"path":"`+probe+`","content":"probe"}}}`, "2")
+		read = ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"`+probe+`"}}}`, "3")
+	}
+	_ = inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	if err := <-done; err != nil {
+		return false, err.Error()
+	}
+	return ok(created) && ok(read) && strings.Contains(read, `"text":"`+want+`"`), all.String()
 }
