@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -112,5 +114,44 @@ func TestTakenPortSaysWhatToDo(t *testing.T) {
 	err = ServeHTTP(t.Context(), cfg, slog.New(slog.DiscardHandler), "test", nil)
 	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "choose another address with --listen (OBSIDIAN_MCP_LISTEN)") {
 		t.Errorf("serve on a taken port: %v", err)
+	}
+}
+
+// TestToolsetsServed: a server given --tools read lists those tools alone,
+// and a call to another is refused as a tool it does not have.
+func TestToolsetsServed(t *testing.T) {
+	t.Parallel()
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "A.md"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := vaultserver.ParseConfig([]string{"--backend", "native", "--vault-path", vault, "--tools", "read"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_append_to_note","arguments":{"path":"A.md","content":"x"}}}` + "\n")
+	var out strings.Builder
+	if err := Serve(t.Context(), cfg, in, &out, slog.New(slog.DiscardHandler), "test"); err != nil {
+		t.Fatal(err)
+	}
+	var list, refused string
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch {
+		case strings.Contains(line, `"id":2,`):
+			list = line
+		case strings.Contains(line, `"id":3,`):
+			refused = line
+		}
+	}
+	if n := strings.Count(list, `"name":"obsidian_`); n != 7 || !strings.Contains(list, "obsidian_read_note") || strings.Contains(list, "obsidian_append_to_note") {
+		t.Errorf("tools/list with --tools read: %d tools: %.300s", n, list)
+	}
+	if !strings.Contains(refused, `"error"`) || !strings.Contains(refused, "obsidian_append_to_note") {
+		t.Errorf("a call to a tool left out: %.300s", refused)
+	}
+	if got, _ := os.ReadFile(filepath.Join(vault, "A.md")); string(got) != "a" {
+		t.Errorf("the note was changed: %q", got)
 	}
 }

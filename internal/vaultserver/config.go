@@ -27,6 +27,8 @@ type Config struct {
 	ToolErrors      string // "protocol" or "result"
 	// ReadOnly serves only the tools that change nothing.
 	ReadOnly bool
+	// Tools are the toolsets served (--tools; nil or "all": every one).
+	Tools []string
 	// Policy is the folder policy of --read-paths, --write-paths and
 	// --deny-paths; the vault's .mcpignore adds to it.
 	Policy *policy.Policy

@@ -268,3 +268,23 @@ func keyIs(k httpapi.Key, want string) bool {
 	ok, _ := k.Allows(r)
 	return k.Set() && ok
 }
+
+// TestToolsConfig: --tools takes toolset names, case and spaces ignored;
+// an unknown one is refused naming those that exist.
+func TestToolsConfig(t *testing.T) {
+	t.Parallel()
+	none := func(string) string { return "" }
+	if c, err := ParseConfig(nil, none); err != nil || len(c.Tools) != 1 || c.Tools[0] != "all" {
+		t.Errorf("default: %v, %v", c.Tools, err)
+	}
+	if c, err := ParseConfig([]string{"--tools", " Read, graph "}, none); err != nil || strings.Join(c.Tools, ",") != "read,graph" {
+		t.Errorf("--tools read,graph: %v, %v", c.Tools, err)
+	}
+	env := func(k string) string { return map[string]string{"OBSIDIAN_MCP_TOOLS": "read,writes"}[k] }
+	if _, err := ParseConfig(nil, env); err == nil || !strings.Contains(err.Error(), `invalid OBSIDIAN_MCP_TOOLS "read,writes": "writes" is no toolset: use all, or some of read, graph, edit, files, daily`) {
+		t.Errorf("an unknown toolset: %v", err)
+	}
+	if _, err := ParseConfig([]string{"--tools", " , "}, none); err == nil || !strings.Contains(err.Error(), "names no toolset") {
+		t.Errorf("no toolset named: %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
 // option is one setting. The table drives parsing, --help and the README.
@@ -140,6 +141,23 @@ func options() []option {
 					return fmt.Errorf("must be true or false")
 				}
 				c.ReadOnly = b
+				return nil
+			}},
+		{"tools", "OBSIDIAN_MCP_TOOLS", "all", "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open), `daily`; or `all`. E.g. `read,graph` for a reading assistant.",
+			func(c *Config, v string) error {
+				var names []string
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+						names = append(names, n)
+					}
+				}
+				if len(names) == 0 {
+					return fmt.Errorf("names no toolset: use all, or some of %s", strings.Join(tools.ToolsetNames(), ", "))
+				}
+				if err := tools.CheckToolsets(names); err != nil {
+					return err
+				}
+				c.Tools = names
 				return nil
 			}},
 		pathsOption("read-paths", "OBSIDIAN_MCP_READ_PATHS", "Comma-separated globs of the only notes the server may see, e.g. `Projects/**,Inbox/**` (`*` within a name, `**` across folders, `{a,b}`, `[a-z]`; vault-relative; a folder covers everything in it; letter case ignored). Every other note is hidden: left out of search, listings, tags, properties, links and resources, and refused by path with PERMISSION_DENIED naming the rule. Default: the whole vault.",

@@ -129,7 +129,7 @@ type CoreOptions struct {
 func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
-	add := func() { s.AddTools(toolSet(st.vault, st.cfg.ReadOnly)...) }
+	add := func() { s.AddTools(tools.Select(toolSet(st.vault, st.cfg.ReadOnly), st.cfg.Tools)...) }
 	if o.DeferTools {
 		core.Defer(add)
 	} else {

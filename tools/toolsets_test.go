@@ -1,0 +1,56 @@
+package tools
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestToolsets: every tool is in exactly one toolset, every toolset's
+// tools exist, Select keeps just the sets named, and an unknown name is
+// refused naming the ones that exist.
+func TestToolsets(t *testing.T) {
+	t.Parallel()
+	all := All(Vault{})
+	seen := map[string]string{}
+	for _, ts := range Toolsets {
+		for _, name := range ts.Tools {
+			if other, dup := seen[name]; dup {
+				t.Errorf("%s is in %s and %s", name, other, ts.Name)
+			}
+			seen[name] = ts.Name
+		}
+	}
+	for _, st := range all {
+		if seen[st.Tool.Name] == "" {
+			t.Errorf("%s is in no toolset", st.Tool.Name)
+		}
+		delete(seen, st.Tool.Name)
+	}
+	for name := range seen {
+		t.Errorf("toolset tool %s does not exist", name)
+	}
+	names := func(sel []string) []string {
+		var out []string
+		for _, st := range Select(all, sel) {
+			out = append(out, st.Tool.Name)
+		}
+		return out
+	}
+	if got := names(nil); len(got) != len(all) {
+		t.Errorf("no toolsets named: %d tools, want all %d", len(got), len(all))
+	}
+	if got := names([]string{"all"}); len(got) != len(all) {
+		t.Errorf("all: %d tools", len(got))
+	}
+	read := names([]string{"read"})
+	if len(read) != 7 || !slices.Contains(read, "obsidian_read_note") || slices.Contains(read, "obsidian_append_to_note") {
+		t.Errorf("read: %v", read)
+	}
+	if got := names([]string{"read", "edit"}); len(got) != 15 {
+		t.Errorf("read,edit: %d tools, want 15: %v", len(got), got)
+	}
+	if err := CheckToolsets([]string{"read", "writes"}); err == nil || !strings.Contains(err.Error(), `"writes" is no toolset: use all, or some of read, graph, edit, files, daily`) {
+		t.Errorf("an unknown toolset: %v", err)
+	}
+}
