@@ -172,43 +172,9 @@ func TestUpdateSeesWritesBeforeTheSwap(t *testing.T) {
 // one file (the outside-writers stress test lost 1 save in ten thousand
 // that way).
 func TestUpdateMergesWritesOnBothSidesOfTheSwap(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the displaced file is only handed back where names can be exchanged")
-	}
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var opened *os.File
-	testHookBeforeSwap = func() {
-		if opened == nil {
-			var err error
-			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	fired := false
-	testHookAfterSwap = func() {
-		if fired {
-			return
-		}
-		fired = true
-		if _, err := opened.WriteAt([]byte("a\nsaved 1\n"), 0); err != nil {
-			t.Fatal(err)
-		}
-		cur, err := os.ReadFile(p) // ours now
-		if err != nil {
-			t.Fatal(err)
-		}
-		outside(t, p, string(cur)+"saved 2\n", true)
-	}
-	defer func() { testHookBeforeSwap, testHookAfterSwap = nil, nil }()
+	root, dir, p, held := heldNote(t, nil)
+	savesOnBothSides(t, p, held)
 	res, err := Update(root, "n.md", appendLine("ours"))
-	if opened != nil {
-		opened.Close()
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +183,68 @@ func TestUpdateMergesWritesOnBothSidesOfTheSwap(t *testing.T) {
 		t.Errorf("content %q (result %q), want every save and ours: %q", got, res.New, want)
 	}
 	noTemps(t, dir)
+}
+
+// heldNote is the note n.md ("a\n") of a fresh folder, with a program
+// saving in place that opened it by name just before the update's swap:
+// the first swap opens it for writing (held is that handle), and each
+// later one calls later with its number (2 on), when set. Only where names
+// can be exchanged is the displaced file handed back, so elsewhere the
+// test is skipped.
+func heldNote(t *testing.T, later func(swap int)) (root *os.Root, dir, p string, held func() *os.File) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the displaced file is only handed back where names can be exchanged")
+	}
+	root, dir = openRoot(t)
+	p = filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var opened *os.File
+	swaps := 0
+	testHookBeforeSwap = func() {
+		swaps++
+		switch {
+		case swaps == 1:
+			var err error
+			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
+				t.Fatal(err)
+			}
+		case later != nil:
+			later(swaps)
+		}
+	}
+	t.Cleanup(func() {
+		testHookBeforeSwap = nil
+		if opened != nil {
+			opened.Close()
+		}
+	})
+	return root, dir, p, func() *os.File { return opened }
+}
+
+// savesOnBothSides makes the program holding the displaced file, right
+// after the first swap, write a save into it ("saved 1"), then read the
+// note (ours now) and save again into that, in place ("saved 2").
+func savesOnBothSides(t *testing.T, p string, held func() *os.File) {
+	t.Helper()
+	fired := false
+	testHookAfterSwap = func() {
+		if fired {
+			return
+		}
+		fired = true
+		if _, err := held().WriteAt([]byte("a\nsaved 1\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := os.ReadFile(p) // ours now
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside(t, p, string(cur)+"saved 2\n", true)
+	}
+	t.Cleanup(func() { testHookAfterSwap = nil })
 }
 
 // TestMerge3 merges what touches different lines and refuses the rest.
@@ -328,38 +356,19 @@ func TestReadSettledWaitsForASaveInPlace(t *testing.T) {
 // instead of being removed with that file (the outside-writers stress
 // test lost 1 save in ten thousand so).
 func TestUpdateKeepsAWriteIntoTheDisplacedFile(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the displaced file is only handed back where names can be exchanged")
-	}
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var opened *os.File
-	testHookBeforeSwap = func() {
-		if opened == nil {
-			var err error
-			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	root, dir, p, held := heldNote(t, nil)
 	wrote := false
 	testHookAfterCheck = func() {
 		if wrote {
 			return
 		}
 		wrote = true
-		if _, err := opened.WriteAt([]byte("a\nsaved\n"), 0); err != nil {
+		if _, err := held().WriteAt([]byte("a\nsaved\n"), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer func() { testHookBeforeSwap, testHookAfterCheck = nil, nil }()
+	defer func() { testHookAfterCheck = nil }()
 	res, err := Update(root, "n.md", appendLine("ours"))
-	if opened != nil {
-		opened.Close()
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,53 +384,21 @@ func TestUpdateKeepsAWriteIntoTheDisplacedFile(t *testing.T) {
 // than maxRounds rounds does not make the update give up and drop it: it
 // goes on until the file is quiet, and every save is kept.
 func TestUpdateCarryingASaveDoesNotGiveUp(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the displaced file is only handed back where names can be exchanged")
-	}
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var opened *os.File
-	swaps, busy := 0, maxRounds+5
-	testHookBeforeSwap = func() {
-		swaps++
-		switch {
-		case swaps == 1:
-			var err error
-			if opened, err = os.OpenFile(p, os.O_WRONLY, 0); err != nil {
-				t.Fatal(err)
-			}
-		case swaps <= busy:
-			// Another program appends again, by rename, at every round.
-			cur, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			outside(t, p, string(cur)+"busy\n", false)
-		}
-	}
-	fired := false
-	testHookAfterSwap = func() {
-		if fired {
+	busy := maxRounds + 5
+	var p string
+	root, dir, p, held := heldNote(t, func(swap int) {
+		if swap > busy {
 			return
 		}
-		fired = true
-		if _, err := opened.WriteAt([]byte("a\nsaved 1\n"), 0); err != nil {
-			t.Fatal(err)
-		}
-		cur, err := os.ReadFile(p) // ours now
+		// Another program appends again, by rename, at every round.
+		cur, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		outside(t, p, string(cur)+"saved 2\n", true)
-	}
-	defer func() { testHookBeforeSwap, testHookAfterSwap = nil, nil }()
+		outside(t, p, string(cur)+"busy\n", false)
+	})
+	savesOnBothSides(t, p, held)
 	res, err := Update(root, "n.md", appendLine("ours"))
-	if opened != nil {
-		opened.Close()
-	}
 	if err != nil {
 		t.Fatalf("after %d rounds: %v", res.Rounds, err)
 	}
