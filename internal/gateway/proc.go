@@ -1,10 +1,8 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -64,24 +62,6 @@ func (pr *proc) exitWords() string {
 		words += ": " + last
 	}
 	return words
-}
-
-// readLine reads one line; past max only its start is kept (long).
-func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			// The line's end: its newline is no part of the line, and
-			// does not make it too long.
-			chunk = bytes.TrimRight(chunk, "\r\n")
-		}
-		keep := min(len(chunk), max-len(line))
-		line = append(line, chunk[:keep]...)
-		long = long || keep < len(chunk)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, long, err
-		}
-	}
 }
 
 // initAnswered hands the answer to the gateway's initialize to the

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 )
 
 // A supervisor runs the server process of one command namespace:
@@ -61,7 +63,7 @@ type processEvents interface {
 	// fromServer is one line the process wrote, whole.
 	fromServer(pr *proc, line []byte)
 	// tooLong is the start of a line longer than the supervisor's
-	// maxLine, the rest of which was skipped.
+	// maxLine (at most answerHead bytes), the rest of which was skipped.
 	tooLong(head []byte)
 	// exited says the process ended: whatever waits on it is answered
 	// with why. It returns how many were.
@@ -266,6 +268,10 @@ func (p *supervisor) initialize(pr *proc) {
 	p.mu.Unlock()
 }
 
+// answerHead is how much of a line too long to keep is passed on
+// (tooLong): enough to find the id at its start.
+const answerHead = 64 << 10
+
 // readStdout passes each line the process writes on, but for the answer
 // to the gateway's initialize, which it keeps.
 func (p *supervisor) readStdout(pr *proc, r io.ReadCloser) {
@@ -273,10 +279,10 @@ func (p *supervisor) readStdout(pr *proc, r io.ReadCloser) {
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, long, err := readLine(br, p.maxLine)
+		line, size, err := stdio.ReadLine(br, p.maxLine, min(p.maxLine, answerHead))
 		switch {
 		case len(bytes.TrimSpace(line)) == 0:
-		case long:
+		case size > p.maxLine:
 			p.events.tooLong(line)
 		case !initAnswered(pr, line):
 			p.events.fromServer(pr, line)
@@ -297,7 +303,7 @@ func (p *supervisor) readStderr(pr *proc, r io.ReadCloser) {
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 16<<10)
 	for {
-		line, _, err := readLine(br, 2000)
+		line, _, err := stdio.ReadLine(br, 2000, 2000)
 		if len(line) > 0 {
 			text := string(line)
 			pr.lastStderr.Store(truncate(text, 300))

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"log/slog"
 	"os"
@@ -90,36 +89,5 @@ func TestSupervisorAlone(t *testing.T) {
 	}
 	if p := s.process(); p.State != stateRunning || p.PID == pr.pid || !strings.Contains(p.LastExit, "exit status 3") {
 		t.Errorf("after the restart: %+v (old pid %d)", p, pr.pid)
-	}
-}
-
-// TestReadLine: a line is long exactly when bytes of it were dropped,
-// whether its end came in the reader's last chunk or a later one (a line
-// just over the limit, ending in the same chunk, was once passed on cut
-// and taken for whole).
-func TestReadLine(t *testing.T) {
-	t.Parallel()
-	const max = 20
-	for _, tc := range []struct {
-		name, in string
-		want     string
-		long     bool
-	}{
-		{"short", "abc\n", "abc", false},
-		{"exactly max", strings.Repeat("a", max) + "\r\n", strings.Repeat("a", max), false},
-		{"one over, one chunk", strings.Repeat("b", max+1) + "\n", strings.Repeat("b", max), true},
-		{"many chunks", strings.Repeat("c", 100) + "\n", strings.Repeat("c", max), true},
-		{"no newline at the end", strings.Repeat("d", max+5), strings.Repeat("d", max), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			br := bufio.NewReaderSize(strings.NewReader(tc.in+"next\n"), 16) // 16: bufio's smallest
-			line, long, _ := readLine(br, max)
-			if string(line) != tc.want || long != tc.long {
-				t.Errorf("readLine = %q, long %v; want %q, long %v", line, long, tc.want, tc.long)
-			}
-			if next, _, _ := readLine(br, max); strings.HasSuffix(tc.in, "\n") && string(next) != "next" {
-				t.Errorf("the line after it = %q, want %q", next, "next")
-			}
-		})
 	}
 }

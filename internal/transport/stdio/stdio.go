@@ -226,7 +226,11 @@ func readLines(in io.Reader, done <-chan struct{}, limit int, logger *slog.Logge
 		defer close(lines)
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			l, err := readLine(br, limit)
+			data, size, err := ReadLine(br, limit, headKept)
+			l := line{data: data}
+			if size > limit {
+				l.size = size
+			}
 			if len(bytes.TrimSpace(l.data)) > 0 {
 				select {
 				case lines <- l:
@@ -245,38 +249,34 @@ func readLines(in io.Reader, done <-chan struct{}, limit int, logger *slog.Logge
 	return lines
 }
 
-// readLine reads up to a line end (or the end of input). Past limit bytes
-// it stops keeping them (all but the first headKept are dropped) and
-// counts the rest.
-func readLine(br *bufio.Reader, limit int) (line, error) {
-	var l line
+// ReadLine reads one line of br, to its line end ("\n", "\r\n") or the
+// end of input, and returns it without the line end, and its length. A
+// line longer than limit bytes is read to its end but not kept whole: line
+// holds its first head bytes only, and a reader is never made to hold a
+// line of any length (a server's stdout, a client's stdin). The process's
+// standard streams carry MCP this way on both sides of a gateway.
+func ReadLine(br *bufio.Reader, limit, head int) (line []byte, size int, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		switch {
-		case l.size > 0:
-			l.size += len(chunk)
-		case len(l.data)+len(chunk) > limit:
-			l.size = len(l.data) + len(chunk)
-			if len(l.data) < headKept {
-				l.data = append(l.data, chunk[:min(len(chunk), headKept-len(l.data))]...)
-			}
-			// A copy: what was read so far (up to limit) is let go.
-			l.data = bytes.Clone(l.data[:min(len(l.data), headKept)])
-		default:
-			l.data = append(l.data, chunk...)
+		end := !errors.Is(err, bufio.ErrBufferFull)
+		if end {
+			// The line end is no part of the line.
+			chunk = bytes.TrimRight(chunk, "\r\n")
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if l.size > 0 {
-				l.size -= trailing(chunk)
-			}
-			return l, err
+		size += len(chunk)
+		switch {
+		case size <= limit:
+			line = append(line, chunk...)
+		case len(line) > head:
+			// Past the limit: what was read so far is let go, but its head.
+			line = bytes.Clone(line[:head])
+		default:
+			line = append(line, chunk[:min(len(chunk), head-len(line))]...)
+		}
+		if end {
+			return line, size, err
 		}
 	}
-}
-
-// trailing is the line end at the end of chunk.
-func trailing(chunk []byte) int {
-	return len(chunk) - len(bytes.TrimRight(chunk, "\r\n"))
 }
 
 // tooLong is the answer to a message over the limit: -32600, with the
