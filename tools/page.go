@@ -35,12 +35,29 @@ func (p paging) limit() int {
 	return p.Limit
 }
 
-// cursor is what an opaque cursor carries: where the next page starts, and
-// a digest of the call it continues, so that a cursor given to another
-// query is refused instead of silently paging through the wrong results.
+// cursor is what an opaque cursor carries: where the next page starts
+// (and, for a read, where the part read ends), and a digest of the call it
+// continues, so that a cursor given to another query is refused instead of
+// silently paging through the wrong results.
 type cursor struct {
 	Offset int    `json:"o"`
+	End    int    `json:"e,omitempty"`
 	Key    string `json:"k"`
+}
+
+func (c cursor) encode() string {
+	raw, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// decodeCursor reads s, a cursor of the call whose key is k.
+func decodeCursor(s, k string) (cursor, bool) {
+	var c cursor
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.Key != k || c.Offset < 0 {
+		return cursor{}, false
+	}
+	return c, true
 }
 
 // key digests what a cursor must continue: the tool and its arguments but
@@ -60,23 +77,15 @@ func (p paging) offset(k string) (int, error) {
 	if p.Cursor == "" {
 		return 0, nil
 	}
-	bad := errors.InvalidFields(errors.Field{Field: "cursor",
-		Message: "is not a cursor from a previous page of this same call: pass next_cursor unchanged, with the other arguments as they were, or leave cursor out to start again"})
-	raw, err := base64.RawURLEncoding.DecodeString(p.Cursor)
-	if err != nil {
-		return 0, bad
-	}
-	var c cursor
-	if json.Unmarshal(raw, &c) != nil || c.Key != k || c.Offset < 0 {
-		return 0, bad
+	c, ok := decodeCursor(p.Cursor, k)
+	if !ok {
+		return 0, errors.InvalidFields(errors.Field{Field: "cursor",
+			Message: "is not a cursor from a previous page of this same call: pass next_cursor unchanged, with the other arguments as they were, or leave cursor out to start again"})
 	}
 	return c.Offset, nil
 }
 
-func nextCursor(k string, offset int) string {
-	raw, _ := json.Marshal(cursor{Offset: offset, Key: k})
-	return base64.RawURLEncoding.EncodeToString(raw)
-}
+func nextCursor(k string, offset int) string { return cursor{Offset: offset, Key: k}.encode() }
 
 // fit returns how many of items fit the answer's budget (at least one, so
 // that every call makes progress).

@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -121,36 +119,24 @@ func page(r readResult, ls metadata.Lines, from, to int) readResult {
 		}
 		part = part[:n]
 		r.Truncated = true
-		r.NextCursor = readCursor{From: from + n, To: to, Key: key("obsidian_read_note", r.Path, r.ETag)}.encode()
+		// The cursor names the note and its version, and where the part
+		// asked for ends.
+		r.NextCursor = cursor{Offset: from + n, End: to, Key: key("obsidian_read_note", r.Path, r.ETag)}.encode()
 	}
 	r.Content = part
 	r.Lines = lineRange{Start: ls.Of(from), End: ls.Of(from + len(part) - 1), Total: ls.Count()}
 	return r
 }
 
-// readCursor is where a cut read goes on (bytes From to To of the note),
-// for which note and version (Key).
-type readCursor struct {
-	From int    `json:"f"`
-	To   int    `json:"t"`
-	Key  string `json:"k"`
-}
-
-func (c readCursor) encode() string {
-	raw, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(raw)
-}
-
 // readOn is the read a cursor continues, on the note as it is now.
 func readOn(c note.Content, s string) (readResult, error) {
 	r := readResult{Path: c.Path, Content: c.Content, ETag: note.ETag([]byte(c.Content))}
-	var cur readCursor
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(raw, &cur) != nil || cur.From < 0 || cur.From >= cur.To || cur.To > len(c.Content) || cur.Key != key("obsidian_read_note", c.Path, r.ETag) {
+	cur, ok := decodeCursor(s, key("obsidian_read_note", c.Path, r.ETag))
+	if !ok || cur.Offset >= cur.End || cur.End > len(c.Content) {
 		return readResult{}, errors.InvalidFields(errors.Field{Field: "cursor",
 			Message: "does not continue a read of this note as it is now: pass next_cursor unchanged with the same note; if the note changed since (its etag differs), read it again without cursor"})
 	}
-	return page(r, metadata.LinesOf(c.Content), cur.From, cur.To), nil
+	return page(r, metadata.LinesOf(c.Content), cur.Offset, cur.End), nil
 }
 
 // parseLines reads a lines argument: "A-B", "A-" or "A" (last 0: to the end).
