@@ -217,12 +217,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 			}
 			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 		}
-		*changep = func(now []byte) ([]byte, error) {
-			if m, ok := merge3(cur, theirs, now); ok {
-				return m, nil
-			}
-			return nil, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
-		}
+		*changep = mergeInto(name, cur, theirs)
 		res.carrying = true
 		return false, nil
 	}
@@ -247,12 +242,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		later, errL := readAll(ours)
 		if errT == nil && errL == nil {
 			if merged, ok := merge3(cur, theirs, later); ok {
-				*changep = func(now []byte) ([]byte, error) {
-					if m, ok := merge3(theirs, merged, now); ok {
-						return m, nil
-					}
-					return nil, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
-				}
+				*changep = mergeInto(name, theirs, merged)
 				// The file displaced holds their later save: it lives on
 				// in merged alone, so the update must not give up early.
 				res.carrying = !bytes.Equal(later, next)
@@ -270,6 +260,18 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}
 	return false, nil
+}
+
+// mergeInto is the change that merges into the file as it is then what
+// version made of base, line by line: the next round of an update whose
+// write met another program's; a merge that fails gives up (ErrBusy).
+func mergeInto(name string, base, version []byte) Change {
+	return func(now []byte) ([]byte, error) {
+		if m, ok := merge3(base, version, now); ok {
+			return m, nil
+		}
+		return nil, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
+	}
 }
 
 // merge3 merges two versions a and b of base line by line: the changes
