@@ -128,7 +128,7 @@ func (g *Gateway) debugStream(w http.ResponseWriter, r *http.Request) {
 			return
 		case ev := <-st.Events():
 			st.Sent(ev)
-			_ = rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			_ = rc.SetWriteDeadline(time.Now().Add(mcphttp.DefaultWriteTimeout))
 			if _, err := w.Write(mcphttp.EncodeEvent(ev)); err != nil || rc.Flush() != nil {
 				return
 			}

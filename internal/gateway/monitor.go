@@ -73,7 +73,11 @@ func (m *monitor) message(direction, ns, session string, msg []byte) {
 	if !watched {
 		return
 	}
-	m.publish(mcphttp.Event{Name: "message", Data: messageEvent(direction, ns, session, msg, debugMessageMax, seq, counts)})
+	shown := kept // the same event, for a message small enough for both
+	if len(msg) > historyMessageMax {
+		shown = messageEvent(direction, ns, session, msg, debugMessageMax, seq, counts)
+	}
+	m.publish(mcphttp.Event{Name: "message", Data: shown})
 }
 
 // messageEvent is a message as the dashboard shows it: whole up to max

@@ -87,8 +87,8 @@ type Options struct {
 	// does not read (default twice MaxResponse, at least
 	// DefaultStreamBytes); past it the stream is cut.
 	StreamBytes int64
-	// WriteTimeout bounds one write to a stream (default 30 s): a client
-	// that reads nothing for that long is cut off.
+	// WriteTimeout bounds one write to a stream (DefaultWriteTimeout when
+	// 0): a client that reads nothing for that long is cut off.
 	WriteTimeout time.Duration
 	// BodyTimeout bounds the reading of a POST's body (default 30 s).
 	BodyTimeout time.Duration
@@ -118,6 +118,9 @@ type Endpoint struct {
 	// posts holds a token per POST being read or served (MaxPosts).
 	posts chan struct{}
 }
+
+// DefaultWriteTimeout bounds one write to a stream.
+const DefaultWriteTimeout = 30 * time.Second
 
 // DefaultMaxSessions bounds an endpoint's sessions: about 10 KB each, so
 // a few MB in all.
@@ -155,7 +158,7 @@ func New(peer Peer, opts Options) (*Endpoint, error) {
 		opts.StreamBytes = max(2*opts.MaxResponse, DefaultStreamBytes)
 	}
 	if opts.WriteTimeout <= 0 {
-		opts.WriteTimeout = 30 * time.Second
+		opts.WriteTimeout = DefaultWriteTimeout
 	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = 30 * time.Second

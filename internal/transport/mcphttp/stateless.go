@@ -43,7 +43,7 @@ const (
 // isStateless reports whether revision (a date) has the 2026-07-28 rules.
 func isStateless(revision string) bool { return revision >= stateless }
 
-// refusal is a JSON-RPC error for a request, with its HTTP status.
+// refusal2026 is a JSON-RPC error for a request, with its HTTP status.
 type refusal2026 struct {
 	status int
 	obj    protocol.ErrorObject
