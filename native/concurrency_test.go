@@ -112,7 +112,7 @@ func TestNoLostEdit(t *testing.T) {
 	}}
 	patch := patchTool(t, tools.Vault{Notes: v, Edit: ed})
 	for ; i < n; i++ {
-		if _, err := patch(fmt.Sprintf(`{"path":"Log.md","heading":"Ours","operation":"append","content":"ours %d"}`, i)); err != nil {
+		if _, err := patch(fmt.Sprintf(`{"path":"Log.md","heading":"Ours","operation":"append","content":"- ours %d"}`, i)); err != nil {
 			t.Fatalf("edit %d: %v", i, err)
 		}
 	}
@@ -120,7 +120,7 @@ func TestNoLostEdit(t *testing.T) {
 	var want strings.Builder
 	want.WriteString("# Log\n## Ours\n")
 	for i := range n {
-		fmt.Fprintf(&want, "ours %d\n", i)
+		fmt.Fprintf(&want, "- ours %d\n", i)
 	}
 	want.WriteString("## Theirs\n")
 	for i := range n {

@@ -50,21 +50,19 @@ func (s dailySettings) path(date time.Time) string {
 // Daily reads the daily note for req.Date, or adds text at its start or
 // end, creating it first from the daily notes template when missing.
 func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	settings := v.dailySettings()
-	p := settings.path(req.Date)
-	if err := CheckWritable("date", p); err != nil {
-		return note.Daily{}, err
-	}
-	out := note.Daily{Path: p, Date: req.Date.Format(time.DateOnly)}
+	date := req.Date.Format(time.DateOnly)
 	if req.Op == note.DailyRead {
+		p := v.dailySettings().path(req.Date)
+		if err := CheckWritable("date", p); err != nil {
+			return note.Daily{}, err
+		}
 		c, err := v.Read(ctx, note.ByPath(p))
-		return note.DailyOf(out.Date, p, c, err)
+		return note.DailyOf(date, p, c, err)
 	}
-	created, err := v.createDaily(ctx, req.Date, p, settings.Template)
+	p, created, err := v.EnsureDaily(ctx, req.Date)
 	if err != nil {
 		return note.Daily{}, err
 	}
-	out.Created = created
 	apply := note.Append
 	if req.Op == note.DailyPrepend {
 		apply = note.Prepend
@@ -75,8 +73,19 @@ func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, 
 	if err != nil {
 		return note.Daily{}, err
 	}
-	out.ETag, out.Bytes = res.ETag, len(req.Content)
-	return out, nil
+	return note.Daily{Path: p, Date: date, Created: created, ETag: res.ETag, Bytes: len(req.Content)}, nil
+}
+
+// EnsureDaily creates the daily note for date from the daily notes
+// template unless it exists, and returns its path and whether it did.
+func (v *Engine) EnsureDaily(ctx context.Context, date time.Time) (p string, created bool, err error) {
+	settings := v.dailySettings()
+	p = settings.path(date)
+	if err := CheckWritable("date", p); err != nil {
+		return p, false, err
+	}
+	created, err = v.createDaily(ctx, date, p, settings.Template)
+	return p, created, err
 }
 
 // createDaily creates the daily note at p from the template tpl (none

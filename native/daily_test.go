@@ -48,7 +48,7 @@ func TestDailyNotes(t *testing.T) {
 		t.Fatalf("prepend = %+v, %v", res, err)
 	}
 	res, err = v.Daily(t.Context(), note.DailyRequest{Date: day, Op: note.DailyRead})
-	want := "top\n# 2026-01-05 log\nMonday 5 January\n- first"
+	want := "top\n# 2026-01-05 log\nMonday 5 January\n\n- first"
 	if err != nil || res.Content != want || res.ETag != note.ETag([]byte(want)) {
 		t.Errorf("read = %+v, %v; want %q", res, err, want)
 	}

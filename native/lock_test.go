@@ -92,7 +92,7 @@ func TestWriteLockWaitEndsWithTheCall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "N.md")); string(got) != "a\nafter\nafter" {
+	if got, _ := os.ReadFile(filepath.Join(dir, "N.md")); string(got) != "a\n\nafter\n\nafter" {
 		t.Errorf("note = %q", got)
 	}
 }

@@ -6,38 +6,56 @@ import (
 	"strings"
 )
 
-// Append returns existing with content added at the end, as Obsidian's
-// append does. Unless inline, content starts on a line of its own: a '\n'
-// separates it from existing text that does not already end with one. (The
-// CLI was seen turning "…spike" + "appended line" into "…spike\nappended
-// line"; we add no blank line when the note already ends with a newline.)
+// Append returns existing with content added at the end. Unless inline,
+// content becomes a Markdown block of its own (see Separators): it starts
+// on a new line, after a blank line where it would otherwise join the
+// paragraph, callout, quote or table before it. Inline, it is joined to
+// the last line as sent.
 func Append(existing, content []byte, inline bool) []byte {
-	out := make([]byte, 0, len(existing)+len(content)+1)
-	out = append(out, existing...)
-	if !inline && len(existing) > 0 && existing[len(existing)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	return append(out, content...)
+	lead := AppendSeparator(existing, content, inline)
+	out := make([]byte, 0, len(existing)+len(lead)+len(content))
+	return append(append(append(out, existing...), lead...), content...)
 }
 
-// Prepend returns existing with content inserted after its frontmatter, as
-// Obsidian's prepend does. Unless inline, a '\n' follows content even when
-// content already ends with one: that is the CLI's observed behaviour
-// ("- entry\n" before "# index" gives "- entry\n\n# index").
+// AppendSeparator is what Append puts between existing and content.
+func AppendSeparator(existing, content []byte, inline bool) string {
+	if inline {
+		return ""
+	}
+	lead, _ := Separators(existing, content, nil, Newline(existing))
+	return lead
+}
+
+// Prepend returns existing with content inserted at the top of its body,
+// after the frontmatter, as Obsidian's prepend does. Unless inline,
+// content becomes a block of its own (see Separators): it ends its line,
+// and a blank line follows unless it continues the list that follows, or
+// the body already starts with one.
 func Prepend(existing, content []byte, inline bool) []byte {
+	at, lead, trail := PrependSeparators(existing, content, inline)
+	out := make([]byte, 0, len(existing)+len(lead)+len(content)+len(trail))
+	out = append(append(append(out, existing[:at]...), lead...), content...)
+	return append(append(out, trail...), existing[at:]...)
+}
+
+// PrependSeparators returns where Prepend inserts content in existing, and
+// what it puts before and after it. Frontmatter closed at the end of the
+// file without a newline gets one, inline or not.
+func PrependSeparators(existing, content []byte, inline bool) (at int, lead, trail string) {
 	fm := FrontmatterEnd(existing)
-	at := max(fm, len(BOM(existing)))
-	out := make([]byte, 0, len(existing)+len(content)+2)
-	out = append(out, existing[:at]...)
+	at = max(fm, len(BOM(existing)))
+	nl := Newline(existing)
 	if fm > 0 && existing[fm-1] != '\n' {
-		// Frontmatter closed at end of file without a newline.
-		out = append(out, '\n')
+		lead = nl
 	}
-	out = append(out, content...)
-	if !inline {
-		out = append(out, '\n')
+	if inline {
+		return at, lead, ""
 	}
-	return append(out, existing[at:]...)
+	_, trail = Separators(existing[:at], content, existing[at:], nl)
+	if at == len(existing) && len(content) > 0 && content[len(content)-1] != '\n' {
+		trail = nl // an empty body: content still ends its line
+	}
+	return at, lead, trail
 }
 
 // FrontmatterEnd returns the offset just past a YAML frontmatter block (the

@@ -117,6 +117,9 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestAppendPrepend checks that added text is a Markdown block of its own
+// next to each kind of block, and continues a list, a table or a quote
+// where that is what it is.
 func TestAppendPrepend(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -126,15 +129,42 @@ func TestAppendPrepend(t *testing.T) {
 		wantAppend        string
 		wantPrepend       string
 	}{
-		{"no trailing newline", "line one\nline two", "new", false, "line one\nline two\nnew", "new\nline one\nline two"},
-		{"trailing newline", "# index\n\n- entry\n", "- more\n", false, "# index\n\n- entry\n- more\n", "- more\n\n# index\n\n- entry\n"},
+		{"paragraph", "Para.\n", "New.", false, "Para.\n\nNew.", "New.\n\nPara.\n"},
+		{"paragraph without a final newline", "line one\nline two", "new", false, "line one\nline two\n\nnew", "new\n\nline one\nline two"},
+		{"note ends with a blank line", "Para.\n\n", "New.", false, "Para.\n\nNew.", "New.\n\nPara.\n\n"},
+		{"note ends with spaces", "Para.\n  ", "New.", false, "Para.\n  \nNew.", "New.\n\nPara.\n  "},
+		{"content brings its blank line", "Para.\n", "\nNew.\n\n", false, "Para.\n\nNew.\n\n", "\nNew.\n\nPara.\n"},
+		{"list item after a list", "- a\n- b\n", "- c", false, "- a\n- b\n- c", "- c\n- a\n- b\n"},
+		{"task after tasks", "- [ ] a\n", "- [x] b\n", false, "- [ ] a\n- [x] b\n", "- [x] b\n- [ ] a\n"},
+		{"ordered item", "1. a\n", "2. b", false, "1. a\n2. b", "2. b\n1. a\n"},
+		{"list after its intro", "Steps:\n- a\n", "- b", false, "Steps:\n- a\n- b", "- b\n\nSteps:\n- a\n"},
+		{"nested item", "- a\n", "  - a1", false, "- a\n  - a1", "  - a1\n- a\n"},
+		{"paragraph after a list", "- a\n", "Text", false, "- a\n\nText", "Text\n\n- a\n"},
+		{"list after a paragraph", "Para\n", "- a", false, "Para\n\n- a", "- a\n\nPara\n"},
+		{"row after a table", "| a | b |\n| - | - |\n| 1 | 2 |\n", "| 3 | 4 |", false,
+			"| a | b |\n| - | - |\n| 1 | 2 |\n| 3 | 4 |", "| 3 | 4 |\n\n| a | b |\n| - | - |\n| 1 | 2 |\n"},
+		{"paragraph after a table", "| a |\n|---|\n| 1 |", "Text", false, "| a |\n|---|\n| 1 |\n\nText", "Text\n\n| a |\n|---|\n| 1 |"},
+		{"pipes without a table", "a | b\n", "c | d", false, "a | b\n\nc | d", "c | d\n\na | b\n"},
+		{"text after a callout", "> [!note]\n> body\n", "After", false, "> [!note]\n> body\n\nAfter", "After\n\n> [!note]\n> body\n"},
+		{"quote line after a callout", "> [!note]\n> body\n", "> more", false, "> [!note]\n> body\n> more", "> more\n\n> [!note]\n> body\n"},
+		{"callout after a callout", "> [!note]\n> body\n", "> [!tip] x", false, "> [!note]\n> body\n\n> [!tip] x", "> [!tip] x\n\n> [!note]\n> body\n"},
+		{"text after a quote", "> said\n", "Reply", false, "> said\n\nReply", "Reply\n\n> said\n"},
+		{"list before a heading", "# index\n\n- entry\n", "- more\n", false, "# index\n\n- entry\n- more\n", "- more\n# index\n\n- entry\n"},
+		{"text under a heading", "## Log\n", "- item", false, "## Log\n- item", "- item\n## Log\n"},
+		{"heading after text", "Para\n", "## New", false, "Para\n## New", "## New\nPara\n"},
+		{"rule after text is no heading", "Text\n", "---", false, "Text\n\n---", "---\n\nText\n"},
+		{"code fence", "```\ncode\n```\n", "Text", false, "```\ncode\n```\n\nText", "Text\n\n```\ncode\n```\n"},
 		{"inline", "abc", "def", true, "abcdef", "defabc"},
 		{"empty note", "", "first", false, "first", "first\n"},
-		{"frontmatter", "---\ntags: [a]\n---\nBody\n", "Top", false, "---\ntags: [a]\n---\nBody\nTop", "---\ntags: [a]\n---\nTop\nBody\n"},
-		{"crlf frontmatter", "---\r\na: 1\r\n---\r\nBody", "Top", false, "---\r\na: 1\r\n---\r\nBody\nTop", "---\r\na: 1\r\n---\r\nTop\nBody"},
+		{"frontmatter", "---\ntags: [a]\n---\nBody\n", "Top", false, "---\ntags: [a]\n---\nBody\n\nTop", "---\ntags: [a]\n---\nTop\n\nBody\n"},
+		{"only frontmatter", "---\na: 1\n---\n", "Body", false, "---\na: 1\n---\nBody", "---\na: 1\n---\nBody\n"},
+		{"body starts with a blank line", "---\na: 1\n---\n\nBody", "Top", false, "---\na: 1\n---\n\nBody\n\nTop", "---\na: 1\n---\nTop\n\nBody"},
+		{"crlf", "---\r\na: 1\r\n---\r\nBody", "Top", false, "---\r\na: 1\r\n---\r\nBody\r\n\r\nTop", "---\r\na: 1\r\n---\r\nTop\r\n\r\nBody"},
 		{"frontmatter at eof", "---\na: 1\n---", "Top", false, "---\na: 1\n---\nTop", "---\na: 1\n---\nTop\n"},
-		{"unclosed frontmatter is body", "---\nnot closed\n", "Top", false, "---\nnot closed\nTop", "Top\n---\nnot closed\n"},
-		{"rule later is not frontmatter", "Text\n---\nMore", "Top", false, "Text\n---\nMore\nTop", "Top\nText\n---\nMore"},
+		{"frontmatter at eof, inline", "---\na: 1\n---", "Top", true, "---\na: 1\n---Top", "---\na: 1\n---\nTop"},
+		{"unclosed frontmatter is body", "---\nnot closed\n", "Top", false, "---\nnot closed\n\nTop", "Top\n\n---\nnot closed\n"},
+		{"rule later is not frontmatter", "Text\n---\nMore", "Top", false, "Text\n---\nMore\n\nTop", "Top\n\nText\n---\nMore"},
+		{"byte order mark only", "\ufeff", "x", false, "\ufeffx", "\ufeffx\n"},
 	}
 	for _, tt := range tests {
 		if got := string(Append([]byte(tt.existing), []byte(tt.content), tt.inline)); got != tt.wantAppend {
@@ -200,8 +230,8 @@ func TestJoin(t *testing.T) {
 
 func TestPrependAfterByteOrderMark(t *testing.T) {
 	for in, want := range map[string]string{
-		"\ufeffbody":              "\ufeffnew\nbody",
-		"\ufeff---\na: 1\n---\nb": "\ufeff---\na: 1\n---\nnew\nb",
+		"\ufeffbody":              "\ufeffnew\n\nbody",
+		"\ufeff---\na: 1\n---\nb": "\ufeff---\na: 1\n---\nnew\n\nb",
 	} {
 		if got := string(Prepend([]byte(in), []byte("new"), false)); got != want {
 			t.Errorf("Prepend(%q) = %q, want %q", in, got, want)

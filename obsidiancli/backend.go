@@ -190,17 +190,36 @@ func (b *Backend) edit(ctx context.Context, loc note.Locator, command, content s
 	if err != nil {
 		return note.Written{}, err
 	}
-	if !argSafe(content) {
+	send := content
+	if !inline {
+		cur, err := b.Read(ctx, note.ByPath(p))
+		if err != nil {
+			return note.Written{}, err
+		}
+		send = asBlock(command, cur.Content, content)
+	}
+	if !argSafe(send) {
 		return note.Written{}, needsFolder("this content")
 	}
-	args := []string{"path=" + p, "content=" + escaper.Replace(content)}
-	if inline {
-		args = append(args, "inline")
-	}
-	if _, err := b.CLI.Run(ctx, command, args...); err != nil {
+	// Always inline: the separators that make the text a block of its own
+	// are in send (the app's own add only a newline).
+	if _, err := b.CLI.Run(ctx, command, "path="+p, "content="+escaper.Replace(send), "inline"); err != nil {
 		return note.Written{}, err
 	}
 	return note.Written{Path: p, Bytes: len(content)}, nil
+}
+
+// asBlock is content with the separators that make it a block of its own
+// when added to cur by the app's append or prepend, used inline: the rules
+// of note.Append and note.Prepend. (The app itself closes frontmatter that
+// ends the file without a newline.) The note may change between the read
+// and the add; then only the blank line may be wrong, never the text.
+func asBlock(command, cur, content string) string {
+	if command == "prepend" || command == "daily:prepend" {
+		_, _, trail := note.PrependSeparators([]byte(cur), []byte(content), false)
+		return content + trail
+	}
+	return note.AppendSeparator([]byte(cur), []byte(content), false) + content
 }
 
 // Edit replaces the note's content with change(content). The CLI has no

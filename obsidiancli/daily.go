@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -52,11 +53,17 @@ func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily,
 		c, err := b.Read(ctx, note.ByPath(p))
 		return note.DailyOf(date, p, c, err)
 	}
-	if !argSafe(req.Content) {
+	send, inline := req.Content, req.Inline
+	if !inline {
+		if cur, ok := b.today(ctx, req.Date); ok {
+			send, inline = asBlock("daily:"+req.Op, cur, req.Content), true
+		}
+	}
+	if !argSafe(send) {
 		return note.Daily{}, needsFolder("this content")
 	}
-	args := []string{"content=" + escaper.Replace(req.Content)}
-	if req.Inline {
+	args := []string{"content=" + escaper.Replace(send)}
+	if inline {
 		args = append(args, "inline")
 	}
 	out, err := b.CLI.Run(ctx, "daily:"+req.Op, args...)
@@ -71,4 +78,23 @@ func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily,
 		return note.Daily{}, unexpected("daily:"+req.Op, out)
 	}
 	return note.Daily{Path: p, Date: date, Bytes: len(req.Content)}, nil
+}
+
+// today returns the content of today's daily note, so that text added to
+// it can be made a block of its own; daily:read creates a missing note
+// from the template first. ok is false when it cannot be read: then the
+// app adds the text its own way.
+func (b *Backend) today(ctx context.Context, date time.Time) (content string, ok bool) {
+	p, err := b.DailyPath(ctx, date)
+	if err != nil {
+		return "", false
+	}
+	c, err := b.Read(ctx, note.ByPath(p))
+	if e := errors.From(err); e != nil && e.Kind == errors.FileNotFound {
+		if _, err := b.CLI.Run(ctx, "daily:read"); err != nil {
+			return "", false
+		}
+		c, err = b.Read(ctx, note.ByPath(p))
+	}
+	return c.Content, err == nil
 }

@@ -77,7 +77,7 @@ func apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 	}
 	n := metadata.Parse(content)
 	lines := metadata.LinesOf(content)
-	nl := newline(content)
+	nl := note.Newline(content)
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", nl)
 	if t.Block != "" {
 		return applyBlock(content, n, lines, strings.TrimPrefix(t.Block, "^"), op, text, nl)
@@ -147,7 +147,7 @@ func applyBlock(content []byte, n *metadata.Note, lines metadata.Lines, id, op, 
 	for textEnd > start && (content[textEnd-1] == ' ' || content[textEnd-1] == '\t') {
 		textEnd--
 	}
-	textStart := min(marker, start+len(listMarker(lineText(content, lines, first))))
+	textStart := min(marker, start+len(note.ListMarker(lineText(content, lines, first))))
 	textEnd = max(textEnd, textStart) // an empty item: "- ^id"
 	switch op {
 	case Before:
@@ -213,26 +213,23 @@ func topLevel(n *metadata.Note) int {
 	return lv
 }
 
-// insert puts text as whole lines at at, a line start (or the end).
+// insert puts text as whole lines at at, a line start (or the end), as a
+// Markdown block of its own (note.Separators).
 func insert(content []byte, at int, text, nl string) Result {
-	if text == "" {
-		return Result{Content: content, Start: at, End: at}
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += nl
-	}
-	if at == len(content) && at > 0 && content[at-1] != '\n' {
-		text = nl + text // the note ends without a newline
-	}
-	return splice(content, at, at, text)
+	return replace(content, at, at, text, nl)
 }
 
-// replace puts text in place of content[from:to], keeping whole lines.
+// replace puts text in place of content[from:to], as whole lines and a
+// Markdown block of its own.
 func replace(content []byte, from, to int, text, nl string) Result {
-	if text != "" && !strings.HasSuffix(text, "\n") && to < len(content) {
-		text += nl
+	if text == "" {
+		return splice(content, from, to, "")
 	}
-	return splice(content, from, to, text)
+	lead, trail := note.Separators(content[:from], []byte(text), content[to:], nl)
+	if to == len(content) && !strings.HasSuffix(text, "\n") {
+		trail = nl // whole lines, at the end of the note too
+	}
+	return splice(content, from, to, lead+text+trail)
 }
 
 func splice(content []byte, from, to int, text string) Result {
@@ -261,14 +258,6 @@ func trimBlankTail(content []byte, from, to int) int {
 	return end
 }
 
-// newline is the note's line ending: CRLF when its first line ends so.
-func newline(content []byte) string {
-	if i := bytes.IndexByte(content, '\n'); i > 0 && content[i-1] == '\r' {
-		return "\r\n"
-	}
-	return "\n"
-}
-
 // lineText is line n without its line ending.
 func lineText(content []byte, lines metadata.Lines, n int) string {
 	start := lines.Start(n)
@@ -283,34 +272,4 @@ func paragraphLine(s string) bool {
 }
 
 // listItem reports whether a line starts a list item.
-func listItem(s string) bool { return listMarker(s) != "" }
-
-// listMarker returns a list item's leading marker ("- ", "  1. ", "- [ ] "),
-// or "".
-func listMarker(s string) string {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	j := i
-	switch {
-	case j < len(s) && (s[j] == '-' || s[j] == '*' || s[j] == '+'):
-		j++
-	default:
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == i || j >= len(s) || (s[j] != '.' && s[j] != ')') {
-			return ""
-		}
-		j++
-	}
-	if j >= len(s) || s[j] != ' ' {
-		return ""
-	}
-	j++
-	if strings.HasPrefix(s[j:], "[ ] ") || strings.HasPrefix(s[j:], "[x] ") || strings.HasPrefix(s[j:], "[X] ") {
-		j += 4
-	}
-	return s[:j]
-}
+func listItem(s string) bool { return note.ListMarker(s) != "" }

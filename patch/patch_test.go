@@ -20,7 +20,7 @@ func TestApplyHeading(t *testing.T) {
 		{name: "append inside stays above the subheading", content: plan, heading: "Plan > Risks", op: Append, text: "- drought",
 			want: strings.Replace(plan, "- pests\n", "- pests\n- drought\n", 1)},
 		{name: "prepend inside", content: plan, heading: "Plan > Risks", op: Prepend, text: "Known risks:",
-			want: strings.Replace(plan, "## Risks\n- frost", "## Risks\nKnown risks:\n- frost", 1)},
+			want: strings.Replace(plan, "## Risks\n- frost", "## Risks\nKnown risks:\n\n- frost", 1)},
 		{name: "before", content: plan, heading: "Budget", op: Before, text: "## Team\nAna\n",
 			want: strings.Replace(plan, "## Budget", "## Team\nAna\n## Budget", 1)},
 		{name: "after the whole section", content: plan, heading: "Plan > Risks", op: After, text: "## Timeline",
@@ -28,12 +28,16 @@ func TestApplyHeading(t *testing.T) {
 		{name: "replace keeps subsections and the blank line", content: plan, heading: "Plan > Risks", op: Replace, text: "- none",
 			want: strings.Replace(plan, "- frost ^r1\n- pests\n\n### Deep", "- none\n\n### Deep", 1)},
 		{name: "append to the last section without a final newline", content: "# A\ntext", heading: "A", op: Append, text: "more",
-			want: "# A\ntext\nmore\n"},
+			want: "# A\ntext\n\nmore\n"},
 		{name: "after at the end without a final newline", content: "# A\ntext", heading: "A", op: After, text: "# B",
 			want: "# A\ntext\n# B\n"},
 		{name: "CRLF note gets CRLF text", content: "# A\r\none\r\n# B\r\n", heading: "A", op: Append, text: "two\nthree",
-			want: "# A\r\none\r\ntwo\r\nthree\r\n# B\r\n"},
+			want: "# A\r\none\r\n\r\ntwo\r\nthree\r\n# B\r\n"},
 		{name: "empty body", content: "# A\n# B\n", heading: "A", op: Append, text: "x", want: "# A\nx\n# B\n"},
+		{name: "a paragraph appended under a callout is its own block", content: "# A\n> [!note]\n> body\n\n# B\n", heading: "A", op: Append, text: "after",
+			want: "# A\n> [!note]\n> body\n\nafter\n\n# B\n"},
+		{name: "a row appended to a section's table continues it", content: "# A\n| k | v |\n|---|---|\n| a | 1 |\n", heading: "A", op: Append, text: "| b | 2 |",
+			want: "# A\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n"},
 		{name: "code fence is not a heading", content: "# A\n```\n# B\n```\n", heading: "B", op: Append, text: "x", kind: errors.FileNotFound},
 		{name: "ambiguous", content: plan, heading: "Risks", op: Append, text: "x", kind: errors.AmbiguousName},
 		{name: "missing", content: plan, heading: "Plan > Team", op: Append, text: "x", kind: errors.FileNotFound},
@@ -69,13 +73,23 @@ func TestApplyBlock(t *testing.T) {
 		{Append, "(done)", "# A\nfirst line\nsecond line (done) ^p1\n\n- [ ] task one ^t1\n- two\n"},
 		{Prepend, "NB:", "# A\nNB: first line\nsecond line ^p1\n\n- [ ] task one ^t1\n- two\n"},
 		{Replace, "one line", "# A\none line ^p1\n\n- [ ] task one ^t1\n- two\n"},
-		{Before, "> quote", "# A\n> quote\nfirst line\nsecond line ^p1\n\n- [ ] task one ^t1\n- two\n"},
-		{After, "after", "# A\nfirst line\nsecond line ^p1\nafter\n\n- [ ] task one ^t1\n- two\n"},
+		{Before, "> quote", "# A\n> quote\n\nfirst line\nsecond line ^p1\n\n- [ ] task one ^t1\n- two\n"},
+		{After, "after", "# A\nfirst line\nsecond line ^p1\n\nafter\n\n- [ ] task one ^t1\n- two\n"},
 	}
 	for _, c := range cases {
 		r, err := Apply([]byte(content), Target{Block: "^p1"}, c.op, c.text, false)
 		if err != nil || string(r.Content) != c.want {
 			t.Errorf("%s: %v\n got %q\nwant %q", c.op, err, r.Content, c.want)
+		}
+	}
+	for op, want := range map[string]string{
+		Before: "# A\nfirst line\nsecond line ^p1\n\n- new\n- [ ] task one ^t1\n- two\n",
+		After:  "# A\nfirst line\nsecond line ^p1\n\n- [ ] task one ^t1\n- new\n- two\n",
+	} {
+		// A list item next to a list item continues the list.
+		r, err := Apply([]byte(content), Target{Block: "t1"}, op, "- new", false)
+		if err != nil || string(r.Content) != want {
+			t.Errorf("list item %s: %v\n got %q\nwant %q", op, err, r.Content, want)
 		}
 	}
 	r, err := Apply([]byte(content), Target{Block: "t1"}, Replace, "task renamed", false)

@@ -46,7 +46,7 @@ func setProperty(content []byte, key, typ string, value any) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	nl := newline(content)
+	nl := note.Newline(content)
 	rendered, err := render(key, node, nl)
 	if err != nil {
 		return Result{}, err

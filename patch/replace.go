@@ -8,6 +8,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // Replaced is the outcome of ReplaceText.
@@ -34,7 +35,7 @@ func ReplaceText(content []byte, find, repl string, regex, all bool) (Replaced, 
 			return Replaced{}, errors.InvalidFields(errors.Field{Field: "find", Message: "is not a valid RE2 regular expression: " + strings.TrimPrefix(err.Error(), "error parsing regexp: ")})
 		}
 	} else {
-		if !bytes.Contains(content, []byte(find)) && strings.Contains(find, "\n") && newline(content) == "\r\n" {
+		if !bytes.Contains(content, []byte(find)) && strings.Contains(find, "\n") && note.Newline(content) == "\r\n" {
 			crlf := strings.NewReplacer("\r\n", "\r\n", "\n", "\r\n")
 			find, repl = crlf.Replace(find), crlf.Replace(repl)
 		}

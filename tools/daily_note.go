@@ -12,7 +12,7 @@ type dailyNoteArgs struct {
 	Operation string `json:"operation" jsonschema:"read (the note's content), append (text at its end) or prepend (text at its top, after the frontmatter)." validate:"required,oneof=read append prepend"`
 	Date      string `json:"date,omitempty" jsonschema:"The day, YYYY-MM-DD. Default: today, on this computer's clock."`
 	Content   string `json:"content,omitempty" jsonschema:"append and prepend: the text to add, stored exactly as sent."`
-	Inline    bool   `json:"inline,omitempty" jsonschema:"append: join the text to the last line; prepend: no newline after it. Default false."`
+	Inline    bool   `json:"inline,omitempty" jsonschema:"append: join the text to the last line; prepend: nothing after it. Default false: the text is a Markdown block of its own, as with obsidian_append_to_note and obsidian_prepend_to_note."`
 }
 
 var dailyNote = spec[dailyNoteArgs, note.Daily]{

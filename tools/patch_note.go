@@ -48,7 +48,7 @@ type patchNoteArgs struct {
 	Heading         string `json:"heading,omitempty" jsonschema:"Target heading: a path such as Plan > Risks (each part nested in the one before), or one heading's text when it is unique in the note. Several matches fail with AMBIGUOUS_NAME listing them with their lines." validate:"omitempty,max=500,nocontrols"`
 	Block           string `json:"block,omitempty" jsonschema:"Target block id, with or without its ^ (^task-1 or task-1): the paragraph, list item or table the id ends." validate:"omitempty,max=200,nocontrols"`
 	Property        string `json:"property,omitempty" jsonschema:"Target frontmatter property, e.g. status. replace sets its value keeping its type (a list takes one item per line); append and prepend add list items." validate:"omitempty,max=200,nocontrols"`
-	Content         string `json:"content,omitempty" jsonschema:"The text to insert or to replace with, stored exactly as sent except that its line endings follow the note's. Whole lines stay whole: a line break is added where the text would otherwise join a line. Empty with replace clears the target's own text."`
+	Content         string `json:"content,omitempty" jsonschema:"The text to insert or to replace with, stored exactly as sent except that its line endings follow the note's. Whole lines stay whole, and inserted text is a Markdown block of its own: a blank line is added where it would join a paragraph, quote or table (a list item next to a list continues it). Empty with replace clears the target's own text."`
 	CreateIfMissing bool   `json:"create_if_missing,omitempty" jsonschema:"Create a missing heading (under its deepest existing parent, at the level it belongs) or property instead of failing."`
 }
 

@@ -10,14 +10,14 @@ type prependToNoteArgs struct {
 	locator
 	version
 	Content string `json:"content" jsonschema:"Text to insert at the top of the note, after its frontmatter, stored exactly as sent." validate:"min=1"`
-	Inline  bool   `json:"inline,omitempty" jsonschema:"Insert the text without a newline after it. Default false: a newline follows the text."`
+	Inline  bool   `json:"inline,omitempty" jsonschema:"Insert the text with nothing after it. Default false: the text is a Markdown block of its own (see the description)."`
 }
 
 var prependToNote = spec[prependToNoteArgs, note.Written]{
 	name:  "obsidian_prepend_to_note",
 	title: "Prepend to note",
 	description: "Insert text at the top of an existing note, just after its YAML frontmatter (the frontmatter stays first). Locate the note by `path` or `name` (see obsidian_read_note). " +
-		"A newline follows the text unless `inline` is true. The note must exist. Returns {path, bytes}.",
+		"By default the text becomes its own Markdown block: it ends its line, and a blank line follows unless the body already starts with one, the text ends with a heading, or it is a list item before a list. The note must exist. Returns {path, bytes}.",
 	hints: hints{},
 	run: func(ctx context.Context, v Vault, a prependToNoteArgs) (note.Written, error) {
 		if a.IfMatch != "" {

@@ -143,6 +143,14 @@ func wantAt(want any, path ...any) func(string, outcome) error {
 // links, one of them unresolved.
 const seed = "---\ntags: [idea]\nstatus: draft\n---\n# Seed\nSee [[Inbox/Idea]] and [[Missing]]. #garden\n"
 
+// idea is Inbox/Idea.md after "first" is appended "second" and prepended
+// "zeroth": each added paragraph a block of its own.
+const idea = "zeroth\n\nfirst\n\nsecond"
+
+// sprouted is seed after the patch appends a list item under # Seed: a
+// new block after the paragraph.
+const sprouted = seed + "\n- sprouted\n"
+
 // goSDKClosing is how the Go SDK reports an error answer whose code is
 // -32003 or -32004: its jsonrpc2 layer keeps those codes for "client is
 // closing" and "server is closing" (WireError.Is compares codes only), so
@@ -194,7 +202,7 @@ var everyTool = []step{
 	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "content": "first"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "content": "second"}, check: wantData("bytes", 6)},
 	{Tool: "obsidian_prepend_to_note", Arguments: map[string]any{"name": "Idea", "content": "zeroth"}, check: wantData("path", "Inbox/Idea.md")},
-	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantContent("zeroth\nfirst\nsecond")},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantContent(idea)},
 	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Notes/Seed.md", "content": seed}, check: wantData("path", "Notes/Seed.md")},
 	{Tool: "obsidian_search_notes", Arguments: map[string]any{"query": "seed garden"}, check: wantAt("Notes/Seed.md", "results", 0, "path")},
 	{Tool: "obsidian_list_files", Arguments: map[string]any{"recursive": true, "ext": "md"}, check: wantAt("[Inbox/Idea.md Notes/Seed.md]", "items", "*paths")},
@@ -209,22 +217,22 @@ var everyTool = []step{
 	{Tool: "obsidian_list_tagged_notes", Arguments: map[string]any{"tag": "#garden"}, check: wantAt("[Notes/Seed.md]", "items")},
 	{Tool: "obsidian_list_properties", Arguments: map[string]any{}, check: wantAt("status", "items", 0, "name")},
 	{Tool: "obsidian_patch_note", Arguments: map[string]any{"path": "Notes/Seed.md", "heading": "Seed", "operation": "append", "content": "- sprouted"},
-		check: wantData("etag", note.ETag([]byte(seed+"- sprouted\n")))},
+		check: wantData("etag", note.ETag([]byte(sprouted)))},
 	{Tool: "obsidian_patch_note", Arguments: map[string]any{"path": "Notes/Seed.md", "property": "status", "operation": "replace", "content": "done", "if_match": note.ETag([]byte(seed))},
 		check: wantError(-32007, "REVISION_CONFLICT", "changed since it was read")},
 	{Tool: "obsidian_set_property", Arguments: map[string]any{"path": "Notes/Seed.md", "key": "rank", "value": 2}, check: wantData("changed", true)},
 	{Tool: "obsidian_remove_property", Arguments: map[string]any{"path": "Notes/Seed.md", "key": "rank"},
-		check: wantData("etag", note.ETag([]byte(seed+"- sprouted\n")))},
+		check: wantData("etag", note.ETag([]byte(sprouted)))},
 	{Tool: "obsidian_update_tags", Arguments: map[string]any{"path": "Notes/Seed.md", "add": []string{"seedling"}}, check: wantData("added", []any{"seedling"})},
 	{Tool: "obsidian_rename_tag", Arguments: map[string]any{"from": "garden", "to": "yard", "dry_run": true}, check: wantData("uses", 1)},
 	{Tool: "obsidian_daily_note", Arguments: map[string]any{"operation": "append", "date": "2026-01-05", "content": "- planted"}, check: wantData("path", "2026-01-05.md")},
 	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
-		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -4,4 +4,4 @@\n ---\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n-- sprouted\n+- grown\n")},
-	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len("zeroth\nfirst\nsecond"))},
+		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -5,4 +5,4 @@\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n \n-- sprouted\n+- grown\n")},
+	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len(idea))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},
 	{Tool: "obsidian_move_note", Arguments: map[string]any{"path": "Inbox/Plan idea.md", "to": "Archive"}, check: wantData("to", "Archive/Plan idea.md")},
-	{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan idea"}, check: wantContent("zeroth\nfirst\nsecond")},
+	{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan idea"}, check: wantContent(idea)},
 	{Tool: "obsidian_delete_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantData("permanent", false)},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantError(-32003, "FILE_NOT_FOUND", "Archive/Plan idea.md")},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "../outside.md"}, check: wantError(-32602, "INVALID_PARAMS", "`path`")},

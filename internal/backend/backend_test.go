@@ -70,7 +70,7 @@ func TestAutoFallsBackToTheGivenFolder(t *testing.T) {
 	if err != nil || got.Path != "Note.md" {
 		t.Fatalf("Append = %+v, %v", got, err)
 	}
-	if content, _ := f.Note("Note.md"); content != "hello\nworld" {
+	if content, _ := f.Note("Note.md"); content != "hello\n\nworld" {
 		t.Errorf("note = %q", content)
 	}
 	if by := servedBy(logs); len(by) != 1 || by[0] != "native" {

@@ -129,7 +129,7 @@ const gone = "\x00gone"
 // adversarial is content that must survive every backend byte for byte.
 var adversarial = "---\ntags: [a]\n---\nLaTeX \\frac{a}{b}, literal \\n and \\t, C:\\path\\to\r\nCRLF line\r\nnul\x00byte, tab\tand ünïcödé 🎉\n" + strings.Repeat("long line ", 1000)
 
-var scenarios = []scenario{
+var scenarios = append([]scenario{
 	// read
 	{name: "read by path", call: read(note.ByPath("Daily/2026-11-21.md")),
 		want: note.Content{Path: "Daily/2026-11-21.md", Content: "no final newline"}},
@@ -186,12 +186,12 @@ var scenarios = []scenario{
 		call: create(note.CreateRequest{Path: "Out/new.md", Content: "x"}), kind: errors.PermissionDenied},
 
 	// append / prepend
-	{name: "append adds a line break", call: appendTo(note.ByPath("Daily/2026-11-21.md"), "- item", false),
-		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 6}, files: map[string]string{"Daily/2026-11-21.md": "no final newline\n- item"}},
+	{name: "append starts a block of its own", call: appendTo(note.ByPath("Daily/2026-11-21.md"), "- item", false),
+		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 6}, files: map[string]string{"Daily/2026-11-21.md": "no final newline\n\n- item"}},
 	{name: "append inline", call: appendTo(note.ByName("2026-11-21"), "!", true),
 		want: note.Written{Path: "Daily/2026-11-21.md", Bytes: 1}, files: map[string]string{"Daily/2026-11-21.md": "no final newline!"}},
 	{name: "append adversarial", call: appendTo(note.ByPath("Projects/Plan.md"), adversarial, false),
-		want: note.Written{Path: "Projects/Plan.md", Bytes: len(adversarial)}, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"] + adversarial}},
+		want: note.Written{Path: "Projects/Plan.md", Bytes: len(adversarial)}, files: map[string]string{"Projects/Plan.md": string(note.Append([]byte(baseVault["Projects/Plan.md"]), []byte(adversarial), false))}},
 	{name: "append to a read-only note", setup: chmod("Daily/2026-11-21.md", 0o444),
 		call: appendTo(note.ByPath("Daily/2026-11-21.md"), `x\y`, false), kind: errors.PermissionDenied,
 		files: map[string]string{"Daily/2026-11-21.md": "no final newline"}},
@@ -204,7 +204,7 @@ var scenarios = []scenario{
 		want:  note.Written{Path: "Welcome.md", Bytes: 5},
 		files: map[string]string{"Welcome.md": "---\ntitle: Welcome\n---\n> top\n# Welcome\nSee [[Plan]], [[Projects/Plan#Goals|the goals]] and ![[Plan#^b1]].\n"}},
 	{name: "prepend without frontmatter", call: prependTo(note.ByPath("Notes/Dup.md"), "first", false),
-		want: note.Written{Path: "Notes/Dup.md", Bytes: 5}, files: map[string]string{"Notes/Dup.md": "first\nnotes dup"}},
+		want: note.Written{Path: "Notes/Dup.md", Bytes: 5}, files: map[string]string{"Notes/Dup.md": "first\n\nnotes dup"}},
 	{name: "prepend hidden", call: prependTo(note.ByPath(".obsidian/app.json"), "x", false), kind: errors.FileNotFound,
 		files: map[string]string{".obsidian/app.json": "{}"}},
 
@@ -226,7 +226,7 @@ var scenarios = []scenario{
 		kind: errors.FileNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
 	{name: "patch with the current etag", remote: true,
 		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"first","if_match":"`+note.ETag([]byte(baseVault["Projects/Plan.md"]))+`"}`),
-		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nfirst\nship it ^b1\n"}},
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nfirst\n\nship it ^b1\n"}},
 	{name: "patch with a stale etag changes nothing", remote: true,
 		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"x","if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]},
@@ -306,7 +306,7 @@ var scenarios = []scenario{
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
 	{name: "append with the current etag",
 		call:  tool("obsidian_append_to_note", `{"path":"Notes/Dup.md","content":"x","if_match":"`+note.ETag([]byte("notes dup"))+`"}`),
-		files: map[string]string{"Notes/Dup.md": "notes dup\nx"}},
+		files: map[string]string{"Notes/Dup.md": "notes dup\n\nx"}},
 	{name: "delete with a stale etag keeps the note",
 		call: tool("obsidian_delete_note", `{"path":"Notes/Dup.md","permanent":true,"if_match":"`+note.ETag([]byte("older"))+`"}`),
 		kind: errors.RevisionConflict, files: map[string]string{"Notes/Dup.md": "notes dup"}},
@@ -440,6 +440,58 @@ var scenarios = []scenario{
 		want: []string{"Refs/Tagged.md"}},
 	{readSide: true, name: "property names", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
 		want: []note.PropertyStat{{Name: "status", Count: 1, Types: []string{"text"}}, {Name: "tags", Count: 1, Types: []string{"list"}}, {Name: "title", Count: 1, Types: []string{"text"}}}},
+}, blockScenarios()...)
+
+// blockScenarios are append and prepend next to each kind of Markdown
+// block, on every backend the app included: the text is a block of its
+// own, and continues a list, a table or a quote where it is one.
+func blockScenarios() []scenario {
+	cases := []struct{ kind, existing, text, appended, prepended string }{
+		{"a paragraph", "Para.\n", "New.", "Para.\n\nNew.", "New.\n\nPara.\n"},
+		{"a paragraph without a final newline", "Para.", "New.", "Para.\n\nNew.", "New.\n\nPara."},
+		{"a list", "- a\n- b\n", "- c", "- a\n- b\n- c", "- c\n- a\n- b\n"},
+		{"a task list", "- [ ] a\n", "- [x] b\n", "- [ ] a\n- [x] b\n", "- [x] b\n- [ ] a\n"},
+		{"a table", "| k | v |\n|---|---|\n| a | 1 |\n", "| b | 2 |", "| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |", "| b | 2 |\n\n| k | v |\n|---|---|\n| a | 1 |\n"},
+		{"a callout", "> [!note] N\n> body\n", "After.", "> [!note] N\n> body\n\nAfter.", "After.\n\n> [!note] N\n> body\n"},
+		{"a callout, continued", "> [!note] N\n> body\n", "> more", "> [!note] N\n> body\n> more", "> more\n\n> [!note] N\n> body\n"},
+		{"a quote", "> said\n", "Reply.", "> said\n\nReply.", "Reply.\n\n> said\n"},
+		{"a heading", "## Log\n", "- item", "## Log\n- item", "- item\n## Log\n"},
+		{"a blank line", "Para.\n\n", "New.", "Para.\n\nNew.", "New.\n\nPara.\n\n"},
+		{"frontmatter", "---\na: 1\n---\nBody.\n", "New.", "---\na: 1\n---\nBody.\n\nNew.", "---\na: 1\n---\nNew.\n\nBody.\n"},
+		{"CRLF lines", "Para.\r\n", "New.", "Para.\r\n\r\nNew.", "New.\r\n\r\nPara.\r\n"},
+	}
+	var out []scenario
+	for i, c := range cases {
+		p := fmt.Sprintf("Blocks/%d.md", i)
+		out = append(out,
+			scenario{name: "append after " + c.kind, remote: true, setup: write(p, c.existing),
+				call: appendTo(note.ByPath(p), c.text, false), want: note.Written{Path: p, Bytes: len(c.text)},
+				files: map[string]string{p: c.appended}},
+			scenario{name: "prepend before " + c.kind, remote: true, setup: write(p, c.existing),
+				call: prependTo(note.ByPath(p), c.text, false), want: note.Written{Path: p, Bytes: len(c.text)},
+				files: map[string]string{p: c.prepended}})
+	}
+	today := "Journal/" + time.Now().Format(time.DateOnly) + ".md"
+	return append(out,
+		scenario{name: "daily append after a paragraph, through the app when it serves", remote: true,
+			setup: func(t *testing.T, dir string) { dailySettings(t, dir); writeFile(t, dir, today, "# Today\nDone.") },
+			call:  tool("obsidian_daily_note", `{"operation":"append","content":"- next"}`),
+			files: map[string]string{today: "# Today\nDone.\n\n- next"}},
+		scenario{name: "daily prepend before a paragraph, through the app when it serves", remote: true,
+			setup: func(t *testing.T, dir string) { dailySettings(t, dir); writeFile(t, dir, today, "Done.\n") },
+			call:  tool("obsidian_daily_note", `{"operation":"prepend","content":"Top."}`),
+			files: map[string]string{today: "Top.\n\nDone.\n"}},
+		scenario{name: "daily append to a day created from a template that ends in text", remote: true,
+			setup: func(t *testing.T, dir string) {
+				dailySettings(t, dir)
+				writeFile(t, dir, "Templates/Day.md", "# {{title}}\nMood:")
+			},
+			call:  tool("obsidian_daily_note", `{"operation":"append","content":"good"}`),
+			files: map[string]string{today: "# " + time.Now().Format(time.DateOnly) + "\nMood:\n\ngood"}},
+		scenario{name: "append inline joins the last line, through the app too", remote: true, setup: write("Blocks/inline.md", "Para."),
+			call: appendTo(note.ByPath("Blocks/inline.md"), " more", true), want: note.Written{Path: "Blocks/inline.md", Bytes: 5},
+			files: map[string]string{"Blocks/inline.md": "Para. more"}},
+	)
 }
 
 func search(q, folder string) func(context.Context, tools.Everything) (any, error) {

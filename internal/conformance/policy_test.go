@@ -208,7 +208,7 @@ var policyScenarios = []scenario{
 	{name: "append by name to a note outside the write paths", call: appendTo(note.ByName("Plan"), "x", false),
 		kind: errors.PermissionDenied, check: wantRule(writeRule), files: unchanged},
 	{name: "append inside the write paths", call: appendTo(note.ByName("A"), "more", false),
-		want: note.Written{Path: "Inbox/A.md", Bytes: 4}, files: map[string]string{"Inbox/A.md": "a #public\nmore"}},
+		want: note.Written{Path: "Inbox/A.md", Bytes: 4}, files: map[string]string{"Inbox/A.md": "a #public\n\nmore"}},
 	{name: "move out of the write paths", call: move(note.ByPath("Inbox/A.md"), "Projects"),
 		kind: errors.PermissionDenied, check: wantRule(writeRule), files: unchanged},
 	{name: "move into a denied folder", call: move(note.ByPath("Inbox/A.md"), "Private"),
@@ -297,7 +297,7 @@ var symlinkScenarios = []scenario{
 		call: appendTo(note.ByPath("Inbox/s.md"), "x", false), kind: errors.PermissionDenied, files: unchanged},
 	{name: "append to a note linked to a writable one edits that note", setup: symlinkIn("Inbox/j.md", "../Refs/ToSecret.md"),
 		call: appendTo(note.ByPath("Inbox/j.md"), "more", false), want: note.Written{Path: "Inbox/j.md", Bytes: 4},
-		files: map[string]string{"Refs/ToSecret.md": "[[Secret]]\nmore"},
+		files: map[string]string{"Refs/ToSecret.md": "[[Secret]]\n\nmore"},
 		check: func(t *testing.T, _ string, _ any, dir string) {
 			if fi, err := os.Lstat(filepath.Join(dir, "Inbox", "j.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 				t.Errorf("the link was replaced: %v %v", fi, err)

@@ -242,14 +242,7 @@ func (v *vault) run(c call, out *strings.Builder) {
 		if !ok {
 			return
 		}
-		got, err := v.eng.Read(context.Background(), note.ByPath(p))
-		if v.fail(err, p, out) {
-			return
-		}
-		out.WriteString(got.Content)
-		if !strings.HasSuffix(got.Content, "\n") {
-			out.WriteString("\n")
-		}
+		v.print(p, out)
 	case "create":
 		v.create(c, out)
 	case "append", "prepend":
@@ -261,6 +254,8 @@ func (v *vault) run(c call, out *strings.Builder) {
 		out.WriteString(p + "\n")
 	case "daily:append", "daily:prepend":
 		v.daily(c, out)
+	case "daily:read":
+		v.dailyRead(out)
 	case "delete":
 		v.delete(c, out)
 	case "move", "rename":
@@ -269,6 +264,19 @@ func (v *vault) run(c call, out *strings.Builder) {
 		v.locate(c, out) // success prints nothing
 	default:
 		fmt.Fprintf(out, "Error: Command %q not found. Did you mean: %s?\n", c.command, "help, version")
+	}
+}
+
+// print prints the note at p as read does: its content, and a '\n' when
+// it does not end with one.
+func (v *vault) print(p string, out *strings.Builder) {
+	got, err := v.eng.Read(context.Background(), note.ByPath(p))
+	if v.fail(err, p, out) {
+		return
+	}
+	out.WriteString(got.Content)
+	if !strings.HasSuffix(got.Content, "\n") {
+		out.WriteString("\n")
 	}
 }
 
@@ -339,15 +347,43 @@ func (v *vault) edit(c call, out *strings.Builder) {
 	if !ok {
 		return
 	}
-	do, verb := v.eng.Append, "Appended to"
+	join, verb := cliAppend, "Appended to"
 	if c.command == "prepend" {
-		do, verb = v.eng.Prepend, "Prepended to"
+		join, verb = cliPrepend, "Prepended to"
 	}
-	_, err := do(context.Background(), note.ByPath(p), content, c.flags["inline"])
+	_, err := v.eng.Edit(context.Background(), note.ByPath(p), "", func(cur []byte) ([]byte, error) {
+		return join(cur, []byte(content), c.flags["inline"]), nil
+	})
 	if v.fail(err, p, out) {
 		return
 	}
 	fmt.Fprintf(out, "%s: %s\n", verb, p)
+}
+
+// cliAppend is the app's append (obsidian-cli.md §2): a '\n' first when
+// the note does not end with one, unless inline; no blank line.
+func cliAppend(cur, content []byte, inline bool) []byte {
+	out := append([]byte{}, cur...)
+	if !inline && len(cur) > 0 && cur[len(cur)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, content...)
+}
+
+// cliPrepend is the app's prepend: content after the frontmatter, then a
+// '\n' unless inline, even when content ends with one.
+func cliPrepend(cur, content []byte, inline bool) []byte {
+	fm := note.FrontmatterEnd(cur)
+	at := max(fm, len(note.BOM(cur)))
+	out := append([]byte{}, cur[:at]...)
+	if fm > 0 && cur[fm-1] != '\n' {
+		out = append(out, '\n')
+	}
+	out = append(out, content...)
+	if !inline {
+		out = append(out, '\n')
+	}
+	return append(out, cur[at:]...)
 }
 
 // daily adds to today's daily note, creating it from the template, and
@@ -358,16 +394,30 @@ func (v *vault) daily(c call, out *strings.Builder) {
 		fmt.Fprintf(out, "Error: Missing required parameter: content=<text>\nUsage: %s content=<text> [inline] [open]\n", c.command)
 		return
 	}
-	op := note.DailyAppend
+	join := cliAppend
 	if c.command == "daily:prepend" {
-		op = note.DailyPrepend
+		join = cliPrepend
 	}
-	res, err := v.eng.Daily(context.Background(), note.DailyRequest{Date: time.Now(), Op: op, Content: content, Inline: c.flags["inline"]})
-	p, _ := v.eng.DailyPath(context.Background(), time.Now())
+	p, _, err := v.eng.EnsureDaily(context.Background(), time.Now())
+	if err == nil {
+		_, err = v.eng.Edit(context.Background(), note.ByPath(p), "", func(cur []byte) ([]byte, error) {
+			return join(cur, []byte(content), c.flags["inline"]), nil
+		})
+	}
 	if v.fail(err, p, out) {
 		return
 	}
-	fmt.Fprintf(out, "Added to: %s\n", res.Path)
+	fmt.Fprintf(out, "Added to: %s\n", p)
+}
+
+// dailyRead prints today's daily note like read, creating it first from
+// the template when it is missing (obsidian-cli.md §2, REPORTED).
+func (v *vault) dailyRead(out *strings.Builder) {
+	p, _, err := v.eng.EnsureDaily(context.Background(), time.Now())
+	if v.fail(err, p, out) {
+		return
+	}
+	v.print(p, out)
 }
 
 func (v *vault) delete(c call, out *strings.Builder) {
