@@ -19,8 +19,8 @@ import (
 // locator is embedded in the arguments of every tool that targets an
 // existing note: exactly one of its fields must be set.
 type locator struct {
-	Path string `json:"path,omitempty" jsonschema:"Exact vault-relative path of the note, with its extension, e.g. Projects/Plan.md. Give either path or name, not both." validate:"omitempty,notepath"`
-	Name string `json:"name,omitempty" jsonschema:"Note name resolved like a wikilink, e.g. Plan or Projects/Plan (case-insensitive, .md optional). Fails with AMBIGUOUS_NAME, listing the candidates, when several notes match. Give either path or name, not both." validate:"omitempty,notename"`
+	Path string `json:"path,omitempty" jsonschema:"Vault-relative path, e.g. Projects/Plan.md." validate:"omitempty,notepath"`
+	Name string `json:"name,omitempty" jsonschema:"Or the note's name, e.g. Plan." validate:"omitempty,notename"`
 }
 
 func (l locator) note() note.Locator { return note.Locator{Path: l.Path, Name: l.Name} }

@@ -11,17 +11,15 @@ import (
 type deleteNoteArgs struct {
 	locator
 	version
-	Permanent   bool   `json:"permanent,omitempty" jsonschema:"Delete irreversibly. Default false: the note goes to the trash, where the user can restore it (Obsidian's deleted-files setting; without the app, the vault's .trash folder)."`
-	ConfirmPath string `json:"confirm_path,omitempty" jsonschema:"For a permanent delete: the note's exact path again, as confirmation. Needed when the client cannot ask the user; when it can, the user is asked instead (showing the path and size)." validate:"omitempty,notepath"`
+	Permanent   bool   `json:"permanent,omitempty" jsonschema:"Delete for good instead of to the trash."`
+	ConfirmPath string `json:"confirm_path,omitempty" jsonschema:"Permanent delete: the note's path again, when the client cannot ask the user." validate:"omitempty,notepath"`
 }
 
 var deleteNote = spec[deleteNoteArgs, note.Deleted]{
-	name:  "obsidian_delete_note",
-	title: "Delete note",
-	description: "Delete a note. By default it is moved to the trash and can be restored; `permanent: true` deletes it irreversibly, so use that only when the user asked for it. " +
-		"A permanent delete is confirmed: the user is asked when the client can ask (elicitation); otherwise `confirm_path` must repeat the note's exact path. " +
-		"Locate the note by `path` or `name`; an ambiguous name deletes nothing and fails with AMBIGUOUS_NAME. Returns {path, permanent, trash_path}.",
-	hints: hints{destructive: true, idempotent: true},
+	name:        "obsidian_delete_note",
+	title:       "Delete note",
+	description: "Delete a note: to the trash, or with `permanent` for good (only when the user asked; the user confirms, or `confirm_path` repeats the path). Returns {path, permanent, trash_path}.",
+	hints:       hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a deleteNoteArgs) (note.Deleted, error) {
 		loc, err := checkVersion(ctx, v, a.note(), a.IfMatch)
 		if err != nil {

@@ -17,11 +17,10 @@ type backlinksResult struct {
 }
 
 var getBacklinks = spec[getBacklinksArgs, backlinksResult]{
-	name:  "obsidian_get_backlinks",
-	title: "Get backlinks",
-	description: "List the places that link to a note: each linking note's path and the line of the link, by path then line (links inside code do not count). " +
-		"Locate the note by `path` or `name`. " + describePaging("links"),
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_get_backlinks",
+	title:       "Get backlinks",
+	description: "List where other notes link to a note: the path and line of each link. Paged.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a getBacklinksArgs) (backlinksResult, error) {
 		k := key("backlinks", a.Path, a.Name)
 		if _, err := a.offset(k); err != nil {

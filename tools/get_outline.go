@@ -18,11 +18,10 @@ type outlineResult struct {
 }
 
 var getOutline = spec[getOutlineArgs, outlineResult]{
-	name:  "obsidian_get_outline",
-	title: "Get note outline",
-	description: "Get a note's map without reading it all: every heading with its level, its line and the last line of its section, every block id (^id) with its line, the frontmatter's property names, and the line count. " +
-		"Headings inside code blocks are not headings. Use it to read one section (obsidian_read_note with `section` or `lines`) of a long note. Locate the note by `path` or `name`.",
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_get_outline",
+	title:       "Get note outline",
+	description: "A note's map without its text: headings with level and line range, block ids, property names, line count. Use it to read one section of a long note.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a getOutlineArgs) (outlineResult, error) {
 		c, err := v.Notes.Read(ctx, a.note())
 		if err != nil {

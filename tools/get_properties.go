@@ -23,12 +23,10 @@ type propertiesResult struct {
 }
 
 var getProperties = spec[getPropertiesArgs, propertiesResult]{
-	name:  "obsidian_get_properties",
-	title: "Get note properties",
-	description: "Get a note's frontmatter as typed JSON: each property with its type (text, number, checkbox, date, datetime, list, object, null) and value, in the order written; " +
-		"plus the note's tags (frontmatter and inline, never inside code) and aliases. Locate the note by `path` or `name`. " +
-		"For the property names used across the vault, use obsidian_list_properties.",
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_get_properties",
+	title:       "Get note properties",
+	description: "A note's frontmatter as typed values, in order, with its tags and aliases.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a getPropertiesArgs) (propertiesResult, error) {
 		c, err := v.Notes.Read(ctx, a.note())
 		if err != nil {

@@ -9,11 +9,10 @@ type listOrphansArgs struct {
 }
 
 var listOrphans = spec[listOrphansArgs, Page[string]]{
-	name:  "obsidian_list_orphans",
-	title: "List orphan notes",
-	description: "List the notes no other note links to (a note's links to itself do not count), by path: candidates to link up, merge or archive. " +
-		describePaging("paths"),
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_list_orphans",
+	title:       "List orphan notes",
+	description: "List the notes no other note links to. Paged.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a listOrphansArgs) (Page[string], error) {
 		return pageAll(a.paging, key("orphans"), func() ([]string, error) { return v.Graph.Orphans(ctx) })
 	},

@@ -14,12 +14,10 @@ type listTagsArgs struct {
 }
 
 var listTags = spec[listTagsArgs, Page[note.TagCount]]{
-	name:  "obsidian_list_tags",
-	title: "List tags",
-	description: "List every tag in the vault with the number of notes carrying it, from frontmatter tags and inline #tags (never inside code). " +
-		"Nested tags count for their parents too: a note tagged #project/garden counts under project and project/garden. Tags compare without case. " +
-		describePaging("tags") + " For the notes carrying a tag, use obsidian_list_tagged_notes.",
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_list_tags",
+	title:       "List tags",
+	description: "List the vault's tags with their note counts (a nested tag counts for its parents). Paged.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a listTagsArgs) (Page[note.TagCount], error) {
 		return pageAll(a.paging, key("tags", a.Sort), func() ([]note.TagCount, error) {
 			all, err := v.Meta.Tags(ctx)

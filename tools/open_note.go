@@ -14,7 +14,7 @@ type openNoteArgs struct {
 var openNote = spec[openNoteArgs, note.Opened]{
 	name:        "obsidian_open_note",
 	title:       "Open note in Obsidian",
-	description: "Show a note in the Obsidian app window, so the user sees it. Changes nothing in the vault. Needs the Obsidian app running: without it the call fails (OBSIDIAN_NOT_RUNNING, or UNSUPPORTED when the server runs with --backend native). Locate the note by `path` or `name`. Returns {path, new_tab}.",
+	description: "Show a note in the Obsidian app, which must be running. Returns {path, new_tab}.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a openNoteArgs) (note.Opened, error) {
 		return v.Notes.Open(ctx, a.note(), a.NewTab)

@@ -3,10 +3,8 @@ package tools
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"strconv"
-	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -24,8 +22,8 @@ const (
 
 // paging is embedded in the arguments of every tool that pages.
 type paging struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Items per page, 1 to 100. Default 20." validate:"omitempty,min=1,max=100"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The next_cursor of the previous page, to continue; leave out for the first page." validate:"omitempty,max=200"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Items per page, 1-100 (default 20)." validate:"omitempty,min=1,max=100"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"The previous page's next_cursor." validate:"omitempty,max=200"`
 }
 
 func (p paging) limit() int {
@@ -127,11 +125,6 @@ func pageOf[T any](all []T, p paging, k string) (Page[T], error) {
 		pg.NextCursor = nextCursor(k, off+n)
 	}
 	return pg, nil
-}
-
-// describe is the text of a bounded answer's paging, for descriptions.
-func describePaging(what string) string {
-	return fmt.Sprintf("Answers are paged: `limit` (default %d, max %d) %s per call; pass `next_cursor` as `cursor` for more. No answer exceeds about 25,000 tokens.", defaultLimit, maxLimit, strings.TrimSpace(what))
 }
 
 // pageAll pages the whole list fetch returns, checking the cursor first so

@@ -10,7 +10,7 @@ import (
 // version is embedded in the arguments of every tool that writes an
 // existing note.
 type version struct {
-	IfMatch string `json:"if_match,omitempty" jsonschema:"The note's etag as you read it (obsidian_read_note and every edit return one). If the note has changed since, nothing is written and the call fails with REVISION_CONFLICT giving the current etag. Without it the call applies to the note as it is now." validate:"omitempty,etag"`
+	IfMatch string `json:"if_match,omitempty" jsonschema:"Write only if the note's etag is still this." validate:"omitempty,etag"`
 }
 
 // checkVersion refuses, with REVISION_CONFLICT, a note that is not the
@@ -44,12 +44,12 @@ func editWritten(ctx context.Context, v Vault, l locator, ifMatch, content strin
 type patchNoteArgs struct {
 	locator
 	version
-	Operation       string `json:"operation" jsonschema:"What to do at the target: before (just above a heading or block), after (just below a whole section, subsections included, or a block), prepend (at the start of the section's body, under its heading), append (at the end of the section's own text, above its first subheading), replace (the section's own text; its subsections stay). For a property: replace sets it, append and prepend add list items." validate:"required,oneof=before after prepend append replace"`
-	Heading         string `json:"heading,omitempty" jsonschema:"Target heading: a path such as Plan > Risks (each part nested in the one before), or one heading's text when it is unique in the note. Several matches fail with AMBIGUOUS_NAME listing them with their lines." validate:"omitempty,max=500,nocontrols"`
-	Block           string `json:"block,omitempty" jsonschema:"Target block id, with or without its ^ (^task-1 or task-1): the paragraph, list item or table the id ends." validate:"omitempty,max=200,nocontrols"`
-	Property        string `json:"property,omitempty" jsonschema:"Target frontmatter property, e.g. status. replace sets its value keeping its type (a list takes one item per line); append and prepend add list items." validate:"omitempty,max=200,nocontrols"`
-	Content         string `json:"content,omitempty" jsonschema:"The text to insert or to replace with, stored exactly as sent except that its line endings follow the note's. Whole lines stay whole, and inserted text is a Markdown block of its own: a blank line is added where it would join a paragraph, quote or table (a list item next to a list continues it). Empty with replace clears the target's own text."`
-	CreateIfMissing bool   `json:"create_if_missing,omitempty" jsonschema:"Create a missing heading (under its deepest existing parent, at the level it belongs) or property instead of failing."`
+	Operation       string `json:"operation" jsonschema:"before or after the heading's whole section or the block; prepend or append to its own text (above subheadings); replace that text. A property: replace sets it, append and prepend add list items." validate:"required,oneof=before after prepend append replace"`
+	Heading         string `json:"heading,omitempty" jsonschema:"Target heading: a path such as Plan > Risks, or a unique heading." validate:"omitempty,max=500,nocontrols"`
+	Block           string `json:"block,omitempty" jsonschema:"Target block id, e.g. ^task-1." validate:"omitempty,max=200,nocontrols"`
+	Property        string `json:"property,omitempty" jsonschema:"Target frontmatter property, e.g. status." validate:"omitempty,max=200,nocontrols"`
+	Content         string `json:"content,omitempty" jsonschema:"The text, with the note's line endings. Empty with replace clears the target."`
+	CreateIfMissing bool   `json:"create_if_missing,omitempty" jsonschema:"Create a missing heading or property."`
 }
 
 // patchResult is an applied patch.
@@ -59,13 +59,10 @@ type patchResult struct {
 }
 
 var patchNote = spec[patchNoteArgs, patchResult]{
-	name:  "obsidian_patch_note",
-	title: "Patch note",
-	description: "Change one part of a note and leave every other byte as it was: insert text before or after a heading's section or a block, at the start or end of its body, or replace its body; or set a frontmatter property, or add items to a list property. " +
-		"Give exactly one target: `heading` (a path like `Plan > Risks`, or a unique heading; see obsidian_get_outline), `block` (`^id`) or `property`. " +
-		"A heading that matches several fails with AMBIGUOUS_NAME and every candidate; a missing target fails unless `create_if_missing`. " +
-		"Pass the etag you read as `if_match` to refuse the edit if the note changed meanwhile (REVISION_CONFLICT). Returns {path, etag, changed, created}.",
-	hints: hints{destructive: true}, // replace removes text
+	name:        "obsidian_patch_note",
+	title:       "Patch note",
+	description: "Edit one part of a note and no other byte: insert before, after, or at the start or end of a `heading` section (e.g. `Plan > Risks`) or a `block` (^id), or replace its own text; or set or extend a frontmatter `property`. Inserted text is its own Markdown block. Returns {path, etag, changed, created}.",
+	hints:       hints{destructive: true}, // replace removes text
 	run: func(ctx context.Context, v Vault, a patchNoteArgs) (patchResult, error) {
 		var created string
 		res, err := v.Edit.Edit(ctx, a.note(), a.IfMatch, func(cur []byte) ([]byte, error) {

@@ -9,16 +9,15 @@ import (
 type prependToNoteArgs struct {
 	locator
 	version
-	Content string `json:"content" jsonschema:"Text to insert at the top of the note, after its frontmatter, stored exactly as sent." validate:"min=1"`
-	Inline  bool   `json:"inline,omitempty" jsonschema:"Insert the text with nothing after it. Default false: the text is a Markdown block of its own (see the description)."`
+	Content string `json:"content" jsonschema:"The text, stored as sent." validate:"min=1"`
+	Inline  bool   `json:"inline,omitempty" jsonschema:"Put nothing after the text."`
 }
 
 var prependToNote = spec[prependToNoteArgs, note.Written]{
-	name:  "obsidian_prepend_to_note",
-	title: "Prepend to note",
-	description: "Insert text at the top of an existing note, just after its YAML frontmatter (the frontmatter stays first). Locate the note by `path` or `name` (see obsidian_read_note). " +
-		"By default the text becomes its own Markdown block: it ends its line, and a blank line follows unless the body already starts with one, the text ends with a heading, or it is a list item before a list. The note must exist. Returns {path, bytes}.",
-	hints: hints{},
+	name:        "obsidian_prepend_to_note",
+	title:       "Prepend to note",
+	description: "Insert text at the top of a note, after its frontmatter. Unless `inline`, the text ends its line and a blank line follows, unless the body starts with one, the text ends with a heading, or a list item meets a list. Returns {path, bytes}.",
+	hints:       hints{},
 	run: func(ctx context.Context, v Vault, a prependToNoteArgs) (note.Written, error) {
 		if a.IfMatch != "" {
 			// A conditional write is a compare-and-swap edit.

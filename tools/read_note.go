@@ -14,9 +14,9 @@ import (
 
 type readNoteArgs struct {
 	locator
-	Section string `json:"section,omitempty" jsonschema:"Read only this section: a heading path such as Plan > Risks (each part nested in the one before), or one heading's text when it is unique. The section runs from its heading to the next heading of the same or a higher level. Several matches fail with AMBIGUOUS_NAME listing them." validate:"omitempty,max=500,nocontrols,excluded_with=Lines"`
-	Lines   string `json:"lines,omitempty" jsonschema:"Read only these lines, 1-based and inclusive: 10-20, 10- (to the end) or 10." validate:"omitempty,linerange"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"The next_cursor of a read cut at 100 KB, to read on from exactly where it stopped (with the same path or name, without section or lines)." validate:"omitempty,max=300,excluded_with=Section Lines"`
+	Section string `json:"section,omitempty" jsonschema:"Only this section: a heading path such as Plan > Risks, or a unique heading." validate:"omitempty,max=500,nocontrols,excluded_with=Lines"`
+	Lines   string `json:"lines,omitempty" jsonschema:"Only these lines: 10-20, 10- or 10." validate:"omitempty,linerange"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"A cut read's next_cursor, to read on." validate:"omitempty,max=300,excluded_with=Section Lines"`
 }
 
 // maxRead bounds the text one read returns (see maxAnswer); a longer note
@@ -44,14 +44,10 @@ type lineRange struct {
 }
 
 var readNote = spec[readNoteArgs, readResult]{
-	name:  "obsidian_read_note",
-	title: "Read note",
-	description: "Read a note's exact content, frontmatter included. Locate it by `path` (exact vault-relative path, e.g. `Projects/Plan.md`) or by `name` (resolved like a wikilink: `Plan` or `Projects/Plan`, case-insensitive). " +
-		"A name that matches several notes fails with AMBIGUOUS_NAME listing every candidate path; call again with one of them as `path`. " +
-		"Read only part of a long note with `section` (a heading path like `Plan > Risks`; see obsidian_get_outline) or `lines` (`10-40`). " +
-		"Returns the raw Markdown as text, and {path, content, etag, section, lines} as structured content; `etag` identifies this version of the whole note. " +
-		"A part over 100 KB comes back cut (at a line end, or inside a line longer than that) with truncated: true and next_cursor: pass it as `cursor` to read on; the parts put together are the note byte for byte.",
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_read_note",
+	title:       "Read note",
+	description: "Read a note's exact Markdown, or only a `section` (heading path) or `lines`. Structured: {path, content, etag, section, lines}. A part over 100 KB is cut (truncated: true); pass its next_cursor as `cursor` to read on.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a readNoteArgs) (readResult, error) {
 		c, err := v.Notes.Read(ctx, a.note())
 		if err != nil {

@@ -8,8 +8,8 @@ import (
 )
 
 type readNotesArgs struct {
-	Paths []string `json:"paths,omitempty" jsonschema:"Exact vault-relative paths of notes to read, e.g. [\"Projects/Plan.md\"]." validate:"omitempty,max=20,dive,notepath"`
-	Names []string `json:"names,omitempty" jsonschema:"Note names resolved like wikilinks, e.g. [\"Plan\", \"Projects/Budget\"]. At most 20 notes in all, paths and names together." validate:"omitempty,max=20,dive,notename"`
+	Paths []string `json:"paths,omitempty" jsonschema:"Vault-relative paths." validate:"omitempty,max=20,dive,notepath"`
+	Names []string `json:"names,omitempty" jsonschema:"Note names, as in wikilinks." validate:"omitempty,max=20,dive,notename"`
 }
 
 // readItem is one note of a read_notes answer: its content, or its error.
@@ -32,11 +32,10 @@ type readNotesResult struct {
 }
 
 var readNotes = spec[readNotesArgs, readNotesResult]{
-	name:  "obsidian_read_notes",
-	title: "Read several notes",
-	description: "Read up to 20 notes in one call, by `paths` and/or `names`. Each note comes back on its own, with its exact content and etag, or with its own error (not found, ambiguous name with the candidates) while the others still succeed. " +
-		"The answer stays under about 100 KB: notes past that budget come back with error TOO_LARGE; read those with obsidian_read_note (which can read by section or lines).",
-	hints: hints{readOnly: true, idempotent: true},
+	name:        "obsidian_read_notes",
+	title:       "Read several notes",
+	description: "Read up to 20 notes by `paths` and/or `names`: each with its content and etag, or its own error. Past about 100 KB in all, the rest fail with TOO_LARGE.",
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a readNotesArgs) (readNotesResult, error) {
 		var locs []note.Locator
 		for _, p := range a.Paths {

@@ -14,12 +14,10 @@ type removePropertyArgs struct {
 }
 
 var removeProperty = spec[removePropertyArgs, note.Edited]{
-	name:  "obsidian_remove_property",
-	title: "Remove property",
-	description: "Remove one frontmatter property (its key and value lines) from a note; every other byte stays as it was. " +
-		"A property the note does not have changes nothing (changed: false). " +
-		"Pass the etag you read as `if_match` to refuse the edit if the note changed meanwhile (REVISION_CONFLICT). Returns {path, etag, changed}.",
-	hints: hints{destructive: true, idempotent: true},
+	name:        "obsidian_remove_property",
+	title:       "Remove property",
+	description: "Remove one frontmatter property; every other byte stays. Returns {path, etag, changed}.",
+	hints:       hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a removePropertyArgs) (note.Edited, error) {
 		return v.Edit.Edit(ctx, a.note(), a.IfMatch, func(cur []byte) ([]byte, error) {
 			r, _, err := patch.RemoveProperty(cur, a.Key)

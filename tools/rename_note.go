@@ -9,15 +9,14 @@ import (
 type renameNoteArgs struct {
 	locator
 	version
-	NewName string `json:"new_name" jsonschema:"New file name without folder, e.g. Roadmap 2026; the extension is kept (added when omitted)." validate:"newname"`
+	NewName string `json:"new_name" jsonschema:"New name, e.g. Roadmap 2026." validate:"newname"`
 }
 
 var renameNote = spec[renameNoteArgs, note.Moved]{
-	name:  "obsidian_rename_note",
-	title: "Rename note",
-	description: "Rename a note in its folder, keeping its extension. " + linksKept + " " +
-		"Fails with FILE_EXISTS, changing nothing, if the new name is taken. To change folders use obsidian_move_note. Returns {from, to, links}.",
-	hints: hints{idempotent: true},
+	name:        "obsidian_rename_note",
+	title:       "Rename note",
+	description: "Rename a note in its folder, keeping its extension. Links to it are kept working. FILE_EXISTS if the name is taken. Returns {from, to, links}.",
+	hints:       hints{idempotent: true},
 	run: func(ctx context.Context, v Vault, a renameNoteArgs) (note.Moved, error) {
 		loc, err := checkVersion(ctx, v, a.note(), a.IfMatch)
 		if err != nil {

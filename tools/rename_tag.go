@@ -11,7 +11,7 @@ import (
 )
 
 type renameTagArgs struct {
-	From   string `json:"from" jsonschema:"The tag to rename, with or without #, e.g. proj. Its nested tags follow: proj/alpha becomes project/alpha." validate:"required"`
+	From   string `json:"from" jsonschema:"The tag, e.g. proj; proj/alpha follows." validate:"required"`
 	To     string `json:"to" jsonschema:"The new name, with or without #, e.g. project or area/work." validate:"required"`
 	DryRun bool   `json:"dry_run,omitempty" jsonschema:"Change nothing: report how many notes and uses would change."`
 }
@@ -35,11 +35,10 @@ type failedNote struct {
 }
 
 var renameTag = spec[renameTagArgs, tagRenamed]{
-	name:  "obsidian_rename_tag",
-	title: "Rename tag everywhere",
-	description: "Rename a tag in every note of the vault: in frontmatter tags lists and inline #tags, nested tags included (proj/alpha follows proj), never inside code; tags match without case. Every other byte of each note stays as it was. " +
-		"Use `dry_run` first to see how many notes and uses would change. Each note is changed atomically and on its own; a note that cannot be written (or keeps changing) is listed in `failed` and the rest are still renamed. On the vault folder the rename is journaled: a crash part way is completed at the next start. Returns {from, to, notes, uses, paths, failed}.",
-	hints: hints{destructive: true, idempotent: true},
+	name:        "obsidian_rename_tag",
+	title:       "Rename tag everywhere",
+	description: "Rename a tag in every note (frontmatter lists and inline #tags, nested tags included). Try `dry_run` first. Notes that cannot be written are listed in `failed`. Returns {from, to, notes, uses, paths, failed}.",
+	hints:       hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a renameTagArgs) (tagRenamed, error) {
 		from, err := patch.CleanTag("from", a.From)
 		if err != nil {

@@ -13,11 +13,11 @@ import (
 type replaceInNoteArgs struct {
 	locator
 	version
-	Find    string `json:"find" jsonschema:"The text to find, exactly as it is in the note (spaces, line breaks and case count), or with regex an RE2 regular expression ((?i) ignores case, (?m) makes ^ and $ match at each line)." validate:"required"`
-	Replace string `json:"replace,omitempty" jsonschema:"What to put instead, stored exactly as sent; empty deletes the match. With regex, $1 or ${name} insert a group (write $$ for a literal $)."`
-	Regex   bool   `json:"regex,omitempty" jsonschema:"Treat find as an RE2 regular expression. Default false: exact text."`
-	All     bool   `json:"all,omitempty" jsonschema:"Replace every match. Default false: find must match exactly once, and several matches fail naming their lines."`
-	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"Change nothing: return the unified diff the replacement would make."`
+	Find    string `json:"find" jsonschema:"Exact text to find, or with regex an RE2 pattern ((?i) ignores case)." validate:"required"`
+	Replace string `json:"replace,omitempty" jsonschema:"The replacement; with regex, $1 inserts a group."`
+	Regex   bool   `json:"regex,omitempty" jsonschema:"find is an RE2 pattern."`
+	All     bool   `json:"all,omitempty" jsonschema:"Replace every match."`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"Only return the diff."`
 }
 
 // maxDiff bounds the diff a dry run returns.
@@ -33,13 +33,10 @@ type replaceResult struct {
 }
 
 var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
-	name:  "obsidian_replace_in_note",
-	title: "Find and replace in note",
-	description: "Replace text in one note: exact text (`find`) or, with `regex`, an RE2 regular expression, by `replace`; every other byte stays as it was. " +
-		"`find` must match exactly once unless `all` is true: several matches fail naming their lines, so widen `find` with surrounding text. " +
-		"Text written with \\n also matches a note with CRLF line ends. `dry_run` returns the unified diff and writes nothing. " +
-		"Pass the etag you read as `if_match` to refuse the edit if the note changed meanwhile (REVISION_CONFLICT). Returns {path, etag, changed, replacements, lines, diff}.",
-	hints: hints{destructive: true},
+	name:        "obsidian_replace_in_note",
+	title:       "Find and replace in note",
+	description: "Replace `find` (exact text, or RE2 with `regex`) by `replace` in a note. `find` must match once unless `all`; several matches fail naming their lines. `dry_run` returns the diff only. Returns {path, etag, changed, replacements, lines, diff}.",
+	hints:       hints{destructive: true},
 	run: func(ctx context.Context, v Vault, a replaceInNoteArgs) (replaceResult, error) {
 		var lines []int
 		change := func(cur []byte) ([]byte, error) {

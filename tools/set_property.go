@@ -14,17 +14,15 @@ type setPropertyArgs struct {
 	locator
 	version
 	Key   string `json:"key" jsonschema:"The property name, e.g. status, due or tags." validate:"required,max=200,nocontrols"`
-	Value any    `json:"value" jsonschema:"The value: a string, number, true/false, or an array of strings for a list. A date is a string YYYY-MM-DD with type date." validate:"required"`
-	Type  string `json:"type,omitempty" jsonschema:"The property type, as Obsidian names them: text, number, checkbox (boolean is accepted too), date or list. Default: from the value's JSON type (string text, number number, true/false checkbox, array list)." validate:"omitempty,oneof=text number checkbox boolean date list"`
+	Value any    `json:"value" jsonschema:"A string, number, true/false, or array; a date as YYYY-MM-DD." validate:"required"`
+	Type  string `json:"type,omitempty" jsonschema:"Default: from the value's JSON type." validate:"omitempty,oneof=text number checkbox boolean date list"`
 }
 
 var setProperty = spec[setPropertyArgs, note.Edited]{
-	name:  "obsidian_set_property",
-	title: "Set property",
-	description: "Set one frontmatter property of a note, typed (text, number, checkbox, date, list), and leave every other byte as it was: the other properties, their order, comments and quoting. " +
-		"An existing property keeps its place; a new one goes at the end of the frontmatter; a note without frontmatter gets one. The value is checked against its type and refused rather than written if it would read back as another. " +
-		"Pass the etag you read as `if_match` to refuse the edit if the note changed meanwhile (REVISION_CONFLICT). Returns {path, etag, changed}.",
-	hints: hints{idempotent: true},
+	name:        "obsidian_set_property",
+	title:       "Set property",
+	description: "Set one frontmatter property, typed (text, number, checkbox, date, list), keeping the others' order, comments and quoting. Returns {path, etag, changed}.",
+	hints:       hints{idempotent: true},
 	run: func(ctx context.Context, v Vault, a setPropertyArgs) (note.Edited, error) {
 		typ, value, err := typedValue(a.Type, a.Value)
 		if err != nil {

@@ -44,13 +44,7 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 		mcp.WithToolTitle(s.title),
 		mcp.WithDescription(s.description),
 		mcp.WithInputSchema[A](),
-		mcp.WithToolAnnotation(mcp.ToolAnnotation{
-			Title:           s.title,
-			ReadOnlyHint:    mcp.ToBoolPtr(s.hints.readOnly),
-			DestructiveHint: mcp.ToBoolPtr(s.hints.destructive),
-			IdempotentHint:  mcp.ToBoolPtr(s.hints.idempotent),
-			OpenWorldHint:   mcp.ToBoolPtr(false), // a local vault, nothing beyond it
-		}),
+		mcp.WithToolAnnotation(s.hints.annotation()),
 	}
 	if s.raw {
 		opts = append(opts, mcp.WithOutputSchema[R]())
@@ -86,6 +80,25 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 			return Structured(Envelope[R]{Success: true, Data: res})
 		},
 	}
+}
+
+// annotation is the hints as MCP annotations, saying only what differs
+// from MCP's defaults (readOnly false, destructive true, idempotent false,
+// open-world true): every byte of tools/list is paid for in the model's
+// context. The title is the tool's own (Tool.Title); destructive and
+// idempotent mean something only for a tool that writes.
+func (h hints) annotation() mcp.ToolAnnotation {
+	a := mcp.ToolAnnotation{OpenWorldHint: mcp.ToBoolPtr(false)} // a local vault, nothing beyond it
+	switch {
+	case h.readOnly:
+		a.ReadOnlyHint = mcp.ToBoolPtr(true)
+	default:
+		a.DestructiveHint = mcp.ToBoolPtr(h.destructive)
+		if h.idempotent {
+			a.IdempotentHint = mcp.ToBoolPtr(true)
+		}
+	}
+	return a
 }
 
 // Structured renders v as both the text block (its JSON) and structured

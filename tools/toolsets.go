@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -60,4 +61,18 @@ func Select(all []server.ServerTool, names []string) []server.ServerTool {
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(all), func(st server.ServerTool) bool { return !slices.Contains(keep, st.Tool.Name) })
+}
+
+// WithoutOutputSchemas is list with no tool's output schema: each is
+// optional in MCP, most clients never show one to the model, and together
+// they would be a third of tools/list. Results keep their structured
+// content.
+func WithoutOutputSchemas(list []server.ServerTool) []server.ServerTool {
+	out := make([]server.ServerTool, len(list))
+	for i, st := range list {
+		st.Tool.OutputSchema = mcp.ToolOutputSchema{}
+		st.Tool.RawOutputSchema = nil
+		out[i] = st
+	}
+	return out
 }

@@ -11,8 +11,8 @@ import (
 type updateTagsArgs struct {
 	locator
 	version
-	Add    []string `json:"add,omitempty" jsonschema:"Tags to add to the note's tags property (created when missing), with or without #, e.g. [\"project\", \"area/home\"]. A tag the note already has is skipped." validate:"max=50"`
-	Remove []string `json:"remove,omitempty" jsonschema:"Tags to remove, from the tags property and every inline #tag in the text (never inside code). Exact tags only: removing project leaves project/alpha." validate:"max=50"`
+	Add    []string `json:"add,omitempty" jsonschema:"Tags to add, e.g. [\"project\", \"area/home\"]." validate:"max=50"`
+	Remove []string `json:"remove,omitempty" jsonschema:"Tags to remove, from the frontmatter and inline." validate:"max=50"`
 }
 
 type tagsUpdated struct {
@@ -22,12 +22,10 @@ type tagsUpdated struct {
 }
 
 var updateTags = spec[updateTagsArgs, tagsUpdated]{
-	name:  "obsidian_update_tags",
-	title: "Add or remove tags",
-	description: "Add tags to a note (into its frontmatter tags list) and remove tags from it (from the list and from its text, where inline #tags are deleted; never inside code). Every other byte stays as it was. " +
-		"Give `add`, `remove` or both; tags with or without #, nested with / (area/home). " +
-		"Pass the etag you read as `if_match` to refuse the edit if the note changed meanwhile (REVISION_CONFLICT). Returns {path, etag, changed, added, removed}. To rename a tag in every note, use obsidian_rename_tag.",
-	hints: hints{destructive: true, idempotent: true},
+	name:        "obsidian_update_tags",
+	title:       "Add or remove tags",
+	description: "Add tags to a note's frontmatter and remove tags from it (frontmatter and inline). Returns {path, etag, changed, added, removed}.",
+	hints:       hints{destructive: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a updateTagsArgs) (tagsUpdated, error) {
 		if len(a.Add) == 0 && len(a.Remove) == 0 {
 			return tagsUpdated{}, errors.InvalidFields(errors.Field{Field: "add", Message: "give add, remove or both"},

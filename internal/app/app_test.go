@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
@@ -115,6 +118,57 @@ func TestTakenPortSaysWhatToDo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "choose another address with --listen (OBSIDIAN_MCP_LISTEN)") {
 		t.Errorf("serve on a taken port: %v", err)
 	}
+}
+
+// TestToolListBudget: the whole tool list a model pays for before the user
+// asks anything stays within 24 KB (it was 68 KB with output schemas and
+// every shared parameter explained in every tool); --output-schemas adds
+// the schemas back for clients that use them.
+func TestToolListBudget(t *testing.T) {
+	t.Parallel()
+	vault := t.TempDir()
+	list := func(extra ...string) (string, []mcp.Tool) {
+		cfg, err := vaultserver.ParseConfig(append([]string{"--backend", "native", "--vault-path", vault}, extra...), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
+		var out strings.Builder
+		if err := Serve(t.Context(), cfg, in, &out, slog.New(slog.DiscardHandler), "test"); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.Contains(line, `"id":2,`) {
+				var r struct {
+					Result struct{ Tools []mcp.Tool } `json:"result"`
+				}
+				if err := json.Unmarshal([]byte(line), &r); err != nil {
+					t.Fatal(err)
+				}
+				return line, r.Result.Tools
+			}
+		}
+		t.Fatalf("no tools/list answer: %s", out.String())
+		return "", nil
+	}
+	const budget = 24 << 10
+	line, tools := list()
+	if len(line) > budget || len(tools) != 28 {
+		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 28", len(line), len(tools), budget)
+	}
+	for _, tl := range tools {
+		if tl.OutputSchema.Type != "" || tl.RawOutputSchema != nil {
+			t.Errorf("%s has an output schema without --output-schemas", tl.Name)
+		}
+	}
+	full, tools := list("--output-schemas")
+	for _, tl := range tools {
+		if tl.OutputSchema.Type != "object" {
+			t.Errorf("%s has no output schema with --output-schemas", tl.Name)
+		}
+	}
+	t.Logf("tools/list: %d bytes, %d with --output-schemas", len(line), len(full))
 }
 
 // TestToolsetsServed: a server given --tools read lists those tools alone,

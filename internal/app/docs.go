@@ -32,13 +32,17 @@ func toolsMarkdown() string {
 		t := st.Tool
 		var hints []string
 		a := t.Annotations
-		if *a.ReadOnlyHint {
+		// A hint left out is MCP's default: not read-only, destructive,
+		// not idempotent.
+		on := func(h *bool, def bool) bool { return h == nil && def || h != nil && *h }
+		readOnly := on(a.ReadOnlyHint, false)
+		if readOnly {
 			hints = append(hints, "read-only")
 		}
-		if *a.DestructiveHint {
+		if !readOnly && on(a.DestructiveHint, true) {
 			hints = append(hints, "destructive")
 		}
-		if *a.IdempotentHint {
+		if on(a.IdempotentHint, false) {
 			hints = append(hints, "idempotent")
 		}
 		if len(hints) == 0 {

@@ -29,6 +29,8 @@ type Config struct {
 	ReadOnly bool
 	// Tools are the toolsets served (--tools; nil or "all": every one).
 	Tools []string
+	// OutputSchemas sends each tool's output schema in tools/list.
+	OutputSchemas bool
 	// Policy is the folder policy of --read-paths, --write-paths and
 	// --deny-paths; the vault's .mcpignore adds to it.
 	Policy *policy.Policy

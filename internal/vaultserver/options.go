@@ -42,7 +42,7 @@ func (o option) name() string {
 }
 
 // booleans are the options that may be given bare: --read-only.
-var booleans = map[string]bool{"read-only": true}
+var booleans = map[string]bool{"read-only": true, "output-schemas": true}
 
 // spec is an option as package settings reads it and the docs show it.
 func (o option) spec() settings.Spec {
@@ -158,6 +158,15 @@ func options() []option {
 					return err
 				}
 				c.Tools = names
+				return nil
+			}},
+		{"output-schemas", "OBSIDIAN_MCP_OUTPUT_SCHEMAS", "false", "Also send each tool's output schema in tools/list (about 26 KB more), for clients that validate structured results or generate code from them. Results carry the same structured content either way; the tool descriptions say what each returns. `--output-schemas`, or `true`/`false`.",
+			func(c *Config, v string) error {
+				b, err := strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be true or false")
+				}
+				c.OutputSchemas = b
 				return nil
 			}},
 		pathsOption("read-paths", "OBSIDIAN_MCP_READ_PATHS", "Comma-separated globs of the only notes the server may see, e.g. `Projects/**,Inbox/**` (`*` within a name, `**` across folders, `{a,b}`, `[a-z]`; vault-relative; a folder covers everything in it; letter case ignored). Every other note is hidden: left out of search, listings, tags, properties, links and resources, and refused by path with PERMISSION_DENIED naming the rule. Default: the whole vault.",

@@ -28,8 +28,10 @@ const Name = "obsidian-mcp"
 
 // instructions are sent in initialize for the model.
 const instructions = `Tools for one Obsidian vault. Paths are vault-relative with forward slashes and an extension (Projects/Plan.md). ` +
-	`To find notes, search (obsidian_search_notes) or list them; read long notes by section or lines after obsidian_get_outline. ` +
-	`Tools on existing notes take either path (exact) or name (resolved like a wikilink); an ambiguous name fails with AMBIGUOUS_NAME and lists candidates. ` +
+	`A note is given by path (exact) or name (resolved like a wikilink: case-insensitive, .md optional); a name that matches several notes fails with AMBIGUOUS_NAME listing them. ` +
+	`Reads and edits return the note's etag: pass it as if_match to write only if the note is unchanged, else REVISION_CONFLICT gives the current one. ` +
+	`Lists are paged: limit (default 20, max 100), and next_cursor passed as cursor for more; no answer exceeds about 25,000 tokens. ` +
+	`To find notes, search or list them; read long notes by section or lines after obsidian_get_outline. ` +
 	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do. ` +
 	`The user may hide notes or limit where you write: a PERMISSION_DENIED naming data.rule is their choice, so do not look for another way to that note. ` +
 	`Notes are also resources (obsidian-mcp://note/<path>) that a client can attach.`
@@ -129,7 +131,13 @@ type CoreOptions struct {
 func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
-	add := func() { s.AddTools(tools.Select(toolSet(st.vault, st.cfg.ReadOnly), st.cfg.Tools)...) }
+	add := func() {
+		list := tools.Select(toolSet(st.vault, st.cfg.ReadOnly), st.cfg.Tools)
+		if !st.cfg.OutputSchemas {
+			list = tools.WithoutOutputSchemas(list)
+		}
+		s.AddTools(list...)
+	}
 	if o.DeferTools {
 		core.Defer(add)
 	} else {
