@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -227,9 +229,8 @@ func runCases(t *testing.T, toolName string, cases []toolCase) {
 			text := res.Content[0].(mcp.TextContent).Text
 			wantText := tc.wantText
 			if wantText == "" {
-				wantText = string(got)
-				if !jsonEqual(t, text, wantText) {
-					t.Errorf("text = %s, want the structured content", text)
+				if !rendersData(t, text, res.StructuredContent) {
+					t.Errorf("text = %s, want the structured content's data as YAML", text)
 				}
 			} else if text != wantText {
 				t.Errorf("text = %q, want %q", text, wantText)
@@ -329,7 +330,37 @@ func (f *fakeBackend) Edit(_ context.Context, l note.Locator, ifMatch string, ch
 }
 
 // textOf is a result's first text block.
-func textOf(res *mcp.CallToolResult) string { return res.Content[0].(mcp.TextContent).Text }
+// textOf is a result's structured content as JSON, HTML unescaped.
+func textOf(res *mcp.CallToolResult) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(res.StructuredContent)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// rendersData reports whether text, read as YAML, holds the same values
+// as the data of the structured content (the envelope's data member).
+func rendersData(t *testing.T, text string, structured any) bool {
+	t.Helper()
+	raw, _ := json.Marshal(structured)
+	var env struct {
+		Success bool            `json:"success"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || !env.Success {
+		t.Fatalf("structured content %s is not the envelope", raw)
+	}
+	var fromText any
+	if err := yaml.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("text is not YAML: %v\n%s", err, text)
+	}
+	asJSON, err := json.Marshal(fromText)
+	if err != nil {
+		t.Fatalf("text's values: %v", err)
+	}
+	return jsonEqual(t, string(asJSON), string(env.Data))
+}
 
 func (f *fakeBackend) Daily(_ context.Context, r note.DailyRequest) (note.Daily, error) {
 	err := f.record("Daily %s %s content=%q inline=%v", r.Date.Format(time.DateOnly), r.Op, r.Content, r.Inline)

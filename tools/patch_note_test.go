@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -73,7 +71,7 @@ func TestPatchNote(t *testing.T) {
 			if fb.content != tc.want {
 				t.Errorf("note =\n%q\nwant\n%q", fb.content, tc.want)
 			}
-			got := res.Content[0].(mcp.TextContent).Text // not HTML-escaped
+			got := textOf(res)
 			want := `"etag":"` + note.ETag([]byte(tc.want)) + `","changed":true`
 			if tc.wantData != "" {
 				want = tc.wantData

@@ -63,12 +63,21 @@ var readNote = spec[readNoteArgs, readResult]{
 	notice: readNotice,
 }
 
+// readNotice is what the text block of the note leaves out: which note
+// and version it is (the etag for if_match), and where a part cut short
+// goes on.
 func readNotice(r readResult) string {
-	if !r.Truncated {
-		return ""
+	about := fmt.Sprintf("[%s, etag %s", r.Path, r.ETag)
+	if r.Section != "" {
+		about += ", section " + r.Section
 	}
-	return fmt.Sprintf("[truncated: lines %d-%d of %d shown, to keep the answer under 100 KB; call again with cursor %q to read on from exactly here]",
-		r.Lines.Start, r.Lines.End, r.Lines.Total, r.NextCursor)
+	if r.Lines != (lineRange{}) {
+		about += fmt.Sprintf(", lines %d-%d of %d", r.Lines.Start, r.Lines.End, r.Lines.Total)
+	}
+	if !r.Truncated {
+		return about + "]"
+	}
+	return about + fmt.Sprintf("; truncated to keep the answer under 100 KB: call again with cursor %q to read on from exactly here]", r.NextCursor)
 }
 
 // readPart cuts the part a read asks for out of the note.

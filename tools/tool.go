@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -31,11 +29,13 @@ type spec[A, R any] struct {
 	hints                    hints
 	run                      func(ctx context.Context, v Vault, args A) (R, error)
 	// raw makes R itself the structured content, with text as the text
-	// block, instead of the envelope.
+	// block, instead of the envelope (whose text block is its data
+	// rendered, see render).
 	raw  bool
 	text func(R) string
 	// notice, when it returns text, adds it as a second text block: what
-	// the model must know about a raw result (that it was cut short).
+	// the model must know about a raw result besides its text (its
+	// version, that it was cut short).
 	notice func(R) string
 }
 
@@ -72,12 +72,20 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 				content := []mcp.Content{mcp.NewTextContent(s.text(res))}
 				if s.notice != nil {
 					if n := s.notice(res); n != "" {
-						content = append(content, mcp.NewTextContent(n))
+						// For the model: a face that prints the result for
+						// a person (the envelope API's stdout) leaves it out.
+						note := mcp.NewTextContent(n)
+						note.Annotations = &mcp.Annotations{Audience: []mcp.Role{mcp.RoleAssistant}}
+						content = append(content, note)
 					}
 				}
 				return &mcp.CallToolResult{Content: content, StructuredContent: res}, nil
 			}
-			return Structured(Envelope[R]{Success: true, Data: res})
+			text, err := render(res)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: Envelope[R]{Success: true, Data: res}}, nil
 		},
 	}
 }
@@ -99,22 +107,6 @@ func (h hints) annotation() mcp.ToolAnnotation {
 		}
 	}
 	return a
-}
-
-// Structured renders v as both the text block (its JSON) and structured
-// content, the shape of every tool result but read's.
-func Structured(v any) (*mcp.CallToolResult, error) {
-	// Without HTML escaping: the model reads this text, and "<mark>" or
-	// "Plan > Risks" written as \u003c...\u003e would cost it tokens and
-	// clarity.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, errors.E(errors.Internal, "encoding the result: %v", err)
-	}
-	text := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, StructuredContent: v}, nil
 }
 
 // All is the registry: every tool, in the order tools/list presents them.

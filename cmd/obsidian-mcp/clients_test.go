@@ -89,8 +89,10 @@ func wantData(key string, want any) func(string, outcome) error {
 
 func wantContent(content string) func(string, outcome) error {
 	return func(_ string, o outcome) error {
+		// The note, then a line for the model naming its version.
 		if o.Result == nil || o.Result.IsError || o.Result.StructuredContent["content"] != content ||
-			len(o.Result.Content) != 1 || o.Result.Content[0].Text != content {
+			len(o.Result.Content) != 2 || o.Result.Content[0].Text != content ||
+			!strings.Contains(o.Result.Content[1].Text, fmt.Sprintf("etag %s", o.Result.StructuredContent["etag"])) {
 			return fmt.Errorf("want the content %q, got %s", content, o)
 		}
 		return nil

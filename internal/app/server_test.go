@@ -92,11 +92,15 @@ var transcripts = []struct {
 	}},
 }
 
-// volatile values a transcript cannot pin: file times and durations.
-// Both the structured copy and the escaped copy in the text block match.
-var volatile = regexp.MustCompile(`(\\?"(?:created|modified)\\?":)(\\?")[0-9T:.Z-]+\\?"`)
+// volatile values a transcript cannot pin: file times and durations, in
+// the structured content's JSON and in the text block's YAML.
+var (
+	volatile     = regexp.MustCompile(`(\\?"(?:created|modified)\\?":)(\\?")[0-9T:.Z-]+\\?"`)
+	volatileYAML = regexp.MustCompile(`((?:\\n|"|, |\{)[ ]*(?:created|modified): \\")[0-9T:.Z-]+\\"`)
+)
 
 func normalise(line string) string {
+	line = volatileYAML.ReplaceAllString(line, `$1<time>\"`)
 	return volatile.ReplaceAllString(line, `$1$2<time>$2`)
 }
 

@@ -32,6 +32,7 @@ func main() {
 		search = flag.Int("search", 0, "also compare search on a generated vault of this many notes (internal/vaultgen); 0 skips")
 		scalls = flag.Int("search-calls", 100, "warm searches (and tag, backlink, listing calls) timed per server")
 		first  = flag.Int("search-firsts", 5, "fresh processes timed on their first search")
+		ctx    = flag.Int("context", 0, "also measure what a model pays for (tools/list, a 10-call session) on a generated vault of this many notes; 0 skips")
 	)
 	flag.Parse()
 	if *work == "" || *bin == "" || *fake == "" {
@@ -69,8 +70,15 @@ func main() {
 			fatal(err)
 		}
 	}
+	var contexts []contextResult
+	if *ctx > 0 {
+		var err error
+		if contexts, err = contextBench(*work, *bin, *peers, *ctx, os.Stdout); err != nil {
+			fatal(err)
+		}
+	}
 	if *out != "" {
-		data, _ := json.MarshalIndent(map[string]any{"files": all, "search": searches}, "", " ")
+		data, _ := json.MarshalIndent(map[string]any{"files": all, "search": searches, "context": contexts}, "", " ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
 			fatal(err)
 		}

@@ -313,17 +313,24 @@ func (h *Handler) callTool(ctx context.Context, name string, args map[string]any
 	return Envelope{OK: true, Summary: summary, Result: &Result{Summary: summary, Data: data, Stdout: stdout}, Data: data, Stdout: stdout}
 }
 
-// textAndData are a result's text blocks joined, and its data: the
-// structured content's data member (our tools' {"success":true,"data":…}),
-// or the structured content itself.
+// textAndData are a result's text blocks joined, but for those meant for
+// the model alone (audience ["assistant"]: a read's version line), and its
+// data: the structured content's data member (our tools'
+// {"success":true,"data":…}), or the structured content itself.
 func textAndData(res *protocol.Result) (string, any) {
 	var texts []string
 	for _, raw := range res.Content {
 		var c struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			Annotations struct {
+				Audience []string `json:"audience"`
+			} `json:"annotations"`
 		}
-		if json.Unmarshal(raw, &c) == nil && c.Type == "text" {
+		if json.Unmarshal(raw, &c) != nil || c.Type != "text" {
+			continue
+		}
+		if forModel := len(c.Annotations.Audience) == 1 && c.Annotations.Audience[0] == "assistant"; !forModel {
 			texts = append(texts, c.Text)
 		}
 	}
