@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -354,5 +355,68 @@ func TestBuildHook(t *testing.T) {
 	}
 	if began != 1 {
 		t.Errorf("hook ran for a one-note refresh")
+	}
+}
+
+// TestSearchAsked: queries as people type them. Japanese and Chinese
+// written without spaces find the note that has their words (particles
+// and the bigrams across words need not match); the filler of a question
+// ("how do I") counts for nothing; a note whose title or alias is the
+// whole query comes first; when no note has every word, the notes with
+// more of them come before a long note that repeats one.
+func TestSearchAsked(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("I do this and I do that, how I use the room is how I do it. ", 40)
+	ix := New(newMem(map[string]string{
+		"ヘルプ/同期トラブル.md":    "# 同期トラブル\n別のデバイスで編集すると競合が起きることがあります。\n",
+		"ヘルプ/日記.md":        "今日は同期した。\n",
+		"ヘルプ/ファイルの埋め込み.md": "# ファイルの埋め込み\nPDFを埋め込むには ![[file.pdf]] と書きます。\n",
+		"帮助/同步问题.md":       "# 同步问题\n当两台设备同时编辑时会发生冲突。\n",
+		"帮助/笔记.md":         "我们同步了文件。\n",
+		"Canvas.md":        "Use a canvas to lay out cards.\n",
+		"Canvas tips.md":   "canvas canvas canvas: use the canvas, canvas, canvas.\n",
+		"Boards.md":        "---\naliases: [Kanban board]\n---\nColumns of cards.\n",
+		"Kanban.md":        "kanban board kanban board kanban board\n",
+		"Passport.md":      "How to renew a passport: fill in the form.\n",
+		"Guide.md":         long,
+		"Renewals 1.md":    "renew passport renew",
+		"Office.md":        "office office office hours",
+		"Renewals 2.md":    "passport renew passport",
+		"Renewals 3.md":    "renew renew passport",
+	}))
+	cases := []struct {
+		query string
+		want  []string // the first results, in order
+		none  []string // never among the results
+		above [2]string
+	}{
+		{query: "同期の競合", want: []string{"ヘルプ/同期トラブル.md"}, none: []string{"ヘルプ/日記.md"}},
+		{query: "同期 競合", want: []string{"ヘルプ/同期トラブル.md"}},
+		{query: "同步冲突", want: []string{"帮助/同步问题.md"}, none: []string{"帮助/笔记.md"}},
+		{query: "PDF埋め込み", want: []string{"ヘルプ/ファイルの埋め込み.md"}},
+		{query: "how do I use canvas", want: []string{"Canvas.md", "Canvas tips.md"}, none: []string{"Guide.md"}},
+		{query: "canvas", want: []string{"Canvas.md", "Canvas tips.md"}},
+		{query: "kanban board", want: []string{"Boards.md", "Kanban.md"}},
+		{query: "renew passport office", above: [2]string{"Passport.md", "Office.md"}},
+		{query: "the", want: []string{}}, // a lone stop word is still a word
+	}
+	for _, c := range cases {
+		res, err := ix.Search(context.Background(), note.SearchRequest{Query: c.query, Limit: 20})
+		if err != nil {
+			t.Errorf("%q: %v", c.query, err)
+			continue
+		}
+		got := paths(res)
+		if len(got) < len(c.want) || len(c.want) > 0 && !reflect.DeepEqual(got[:len(c.want)], c.want) {
+			t.Errorf("%q: got %q, want %q first", c.query, got, c.want)
+		}
+		for _, p := range c.none {
+			if slices.Contains(got, p) {
+				t.Errorf("%q: got %q, want no %s", c.query, got, p)
+			}
+		}
+		if a, b := slices.Index(got, c.above[0]), slices.Index(got, c.above[1]); c.above[0] != "" && (a < 0 || b >= 0 && a > b) {
+			t.Errorf("%q: got %q, want %s above %s", c.query, got, c.above[0], c.above[1])
+		}
 	}
 }

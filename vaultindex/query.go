@@ -2,14 +2,20 @@ package vaultindex
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A query is clauses that must all hold. Each clause holds when any of its
 // alternatives does (words joined by OR); a negated clause must not hold.
 type query struct {
 	clauses []clause
+	// text is the query's words as written, folded and joined by single
+	// spaces (filters, exclusions and OR left out): a note whose title or
+	// alias is exactly this is what was asked for, and ranks first.
+	text string
 }
 
 type clause struct {
@@ -25,7 +31,14 @@ type alt struct {
 	phrase bool
 	// unigram is set for a single CJK character, matched on its own.
 	unigram bool
-	filter  *filter
+	// soft is how many of the last words are the bigrams of a CJK run
+	// written without spaces ("同期の競合"), of which a note needs min:
+	// the run holds words and particles the note may join differently
+	// ("同期 競合", "同期での競合").
+	soft, min int
+	// quoted is set for text written in quotes, never a stop word.
+	quoted bool
+	filter *filter
 	// terms are what each word matches in the vocabulary, resolved when
 	// the query runs.
 	terms [][]weighted
@@ -46,13 +59,18 @@ func parseQuery(s string) (query, error) {
 	var q query
 	var pending *clause // the clause an OR extends
 	orNext := false
+	var text []string // the words asked for, as written
 	for _, tok := range splitQuery(s) {
 		if tok.text == "OR" && !tok.quoted {
+			q.text = "\x00" // alternatives: no one title is the whole query
 			if pending == nil {
 				return q, fmt.Errorf("OR needs a word on each side")
 			}
 			orNext = true
 			continue
+		}
+		if _, isFilter := parseFilter(tok.text); !tok.neg && (!isFilter || tok.quoted) {
+			text = append(text, tok.text)
 		}
 		a, ok := makeAlt(tok)
 		if !ok {
@@ -75,7 +93,38 @@ func parseQuery(s string) (query, error) {
 	if orNext {
 		return q, fmt.Errorf("OR needs a word on each side")
 	}
+	q.dropStopWords()
+	if q.text == "" {
+		q.text = normText(strings.Join(text, " "))
+	} else {
+		q.text = ""
+	}
 	return q, nil
+}
+
+// dropStopWords leaves out the clauses that are a lone stop word ("how",
+// "do", "I", "der", "le") when a clause with other words remains: in a
+// question asked in a sentence they are in nearly every note, and notes
+// that repeat them outranked the one asked about. Quoted words stay.
+func (q *query) dropStopWords() {
+	stop := func(c clause) bool {
+		if c.neg || len(c.alts) != 1 {
+			return false
+		}
+		a := c.alts[0]
+		return a.filter == nil && !a.quoted && !a.phrase && a.soft == 0 && len(a.words) == 1 && stopWords[a.words[0]]
+	}
+	keep := q.clauses[:0:0]
+	words := false
+	for _, c := range q.clauses {
+		if !stop(c) {
+			keep = append(keep, c)
+			words = words || !c.neg && c.alts[0].filter == nil
+		}
+	}
+	if words {
+		q.clauses = keep
+	}
 }
 
 type qtoken struct {
@@ -140,26 +189,46 @@ func makeAlt(tok qtoken) (alt, bool) {
 			return alt{filter: f}, true
 		}
 	}
-	var words []string
-	var cjkWords int
+	var words, bigrams []string
+	single := false
 	tokenize(tok.text, false, func(t *token) {
-		words = append(words, string(t.term))
-		if t.cjk {
-			cjkWords++
+		switch {
+		case !t.cjk:
+			words = append(words, string(t.term))
+		case utf8.RuneCount(t.term) == 1:
+			single = true
+			words = append(words, string(t.term))
+		default:
+			bigrams = append(bigrams, string(t.term))
 		}
 	})
 	switch {
-	case len(words) == 0:
+	case len(words) == 0 && len(bigrams) == 0:
 		return alt{}, false
-	case len(words) == 1 && cjkWords == 1 && len([]rune(words[0])) == 1:
-		return alt{words: words, unigram: true}, true
-	case len(words) == 1:
-		return alt{words: words}, true
+	case len(words) == 1 && len(bigrams) == 0:
+		return alt{words: words, unigram: single, quoted: tok.quoted}, true
+	case tok.quoted || len(bigrams) == 0:
+		// A quoted phrase, or several tokens from one word ("e-mail"):
+		// side by side, as written.
+		return alt{words: append(words, bigrams...), phrase: true, quoted: tok.quoted}, true
 	}
-	// Several tokens from one unquoted word ("e-mail", "庭園計画") are a
-	// phrase too: that is how they were written.
-	return alt{words: words, phrase: true}, true
+	// A CJK run written without spaces: its bigrams, less those that hold
+	// a particle (の, 的), of which most must be in the note.
+	kept := slices.DeleteFunc(slices.Clone(bigrams), func(b string) bool { return strings.ContainsAny(b, particles) })
+	if len(kept) == 0 {
+		kept = bigrams
+	}
+	need := len(kept)
+	if need > 2 {
+		need = (len(kept)*3 + 4) / 5 // three in five, rounded up
+	}
+	return alt{words: append(words, kept...), soft: len(kept), min: need}, true
 }
+
+// particles are the Japanese and Chinese characters that join words rather
+// than being part of them; a bigram across one says nothing a note must
+// contain.
+const particles = "のはがをにでともへや的了是在和与或吗呢"
 
 func parseFilter(s string) (*filter, bool) {
 	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && len(s) > 2 {
@@ -194,4 +263,26 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
+}
+
+// normText is s as the index reads it: folded words joined by single
+// spaces, a CJK run whole. Titles and aliases are compared with the whole
+// query so.
+func normText(s string) string {
+	var b strings.Builder
+	prevEnd := -1
+	tokenize(s, false, func(t *token) {
+		if t.cjk && t.start < prevEnd {
+			// The next bigram of a run: its second character.
+			_, size := utf8.DecodeLastRune(t.term)
+			b.Write(t.term[len(t.term)-size:])
+		} else {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.Write(t.term)
+		}
+		prevEnd = t.end
+	})
+	return b.String()
 }

@@ -48,6 +48,17 @@ func (s set) or(o set) {
 	}
 }
 
+// each calls fn with every member, in order.
+func (s set) each(fn func(id uint32)) {
+	for i, w := range s {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			w &^= 1 << b
+			fn(uint32(i*64 + b))
+		}
+	}
+}
+
 func (s set) empty() bool {
 	for _, w := range s {
 		if w != 0 {
@@ -81,6 +92,7 @@ func (ix *Index) Search(ctx context.Context, req note.SearchRequest) (note.Searc
 type ranked struct {
 	id    uint32
 	score float64
+	exact bool // its title or an alias is the whole query
 }
 
 func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
@@ -102,6 +114,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	match := slices.Clone(base)
 	anyWord := newSet(n)
 	wordClauses := 0
+	matchedWords := make([]uint8, n) // word clauses each note has
 	scores := make([]float64, n)
 	fields := make([]uint8, n) // bit per field a word matched in
 	for ci := range q.clauses {
@@ -129,6 +142,11 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			match.and(cs)
 			anyWord.or(cs)
 			wordClauses++
+			cs.each(func(id uint32) {
+				if matchedWords[id] < 255 {
+					matchedWords[id]++
+				}
+			})
 		default:
 			match.and(cs)
 			base.and(cs)
@@ -138,27 +156,47 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	if wordClauses >= 2 && match.empty() {
 		base.and(anyWord)
 		match, relaxed = base, true
+		// A note with more of the words asked for ranks above one that
+		// says a few of them often: long notes won questions otherwise.
+		base.each(func(id uint32) {
+			f := float64(matchedWords[id]) / float64(wordClauses)
+			scores[id] *= f * f
+		})
 	}
 	if err := ctx.Err(); err != nil {
 		return note.SearchResult{}, err
 	}
 	var hits []ranked
-	for i, w := range match {
-		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			w &^= 1 << b
-			id := uint32(i*64 + b)
-			hits = append(hits, ranked{id, scores[id]})
+	match.each(func(id uint32) { hits = append(hits, ranked{id: id, score: scores[id]}) })
+	// A note whose title or alias is the whole query is the one asked
+	// for: it comes first, whatever its words' scores. One whose title is
+	// among the words asked ("how do I use canvas": Canvas) is what the
+	// question is about: it counts titleInQuery times.
+	asked := q.words()
+	for i := range hits {
+		// Only a note a word matched in its title or aliases can be
+		// either: most are not, and are not read again.
+		in := fields[hits[i].id]
+		if in&(1<<fTitle|1<<fAlias) == 0 {
+			continue
+		}
+		d := ix.docs[hits[i].id]
+		hits[i].exact = q.text != "" && ix.named(d, q.text)
+		if in&(1<<fTitle) != 0 && titleAmong(note.Stem(d.path), asked) {
+			hits[i].score *= titleInQuery
 		}
 	}
 	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].exact != hits[b].exact {
+			return hits[a].exact
+		}
 		if hits[a].score != hits[b].score {
 			return hits[a].score > hits[b].score
 		}
 		return ix.docs[hits[a].id].path < ix.docs[hits[b].id].path
 	})
 	res := note.SearchResult{Total: len(hits), Hits: []note.Hit{}, Relaxed: relaxed}
-	words := q.words()
+	words := asked
 	for _, h := range page(hits, req.Offset, req.Limit) {
 		d := ix.docs[h.id]
 		hit := note.Hit{Path: d.path, Score: math.Round(h.score*1000) / 1000}
@@ -183,6 +221,39 @@ func page[T any](all []T, offset, limit int) []T {
 		return nil
 	}
 	return all[offset:min(len(all), offset+limit)]
+}
+
+// titleInQuery is how much more a note counts when its title is among the
+// words asked.
+const titleInQuery = 3
+
+// titleAmong reports whether every word of title but its stop words is
+// among the words asked, and it has one.
+func titleAmong(title string, asked map[string]bool) bool {
+	some, all := false, true
+	tokenize(title, false, func(t *token) {
+		switch {
+		case asked[string(t.term)]:
+			some = true
+		case !stopWords[string(t.term)]:
+			all = false
+		}
+	})
+	return some && all
+}
+
+// named reports whether the note's title or one of its aliases reads as
+// text (normText).
+func (ix *Index) named(d *doc, text string) bool {
+	if normText(note.Stem(d.path)) == text {
+		return true
+	}
+	for _, a := range d.meta.Aliases {
+		if normText(a) == text {
+			return true
+		}
+	}
+	return false
 }
 
 // live is the set of notes, within folder when it is set.
@@ -210,7 +281,8 @@ func (ix *Index) altSet(a alt) set {
 		return s
 	}
 	var first = true
-	for i := range a.words {
+	required := len(a.words) - a.soft
+	for i := range a.words[:required] {
 		if len(a.terms[i]) == 0 {
 			return newSet(n)
 		}
@@ -224,6 +296,30 @@ func (ix *Index) altSet(a alt) set {
 			s, first = ws, false
 		} else {
 			s.and(ws)
+		}
+	}
+	if a.soft > 0 {
+		// The bigrams of a run written without spaces: min of them.
+		counts := make([]uint8, n)
+		for i := required; i < len(a.words); i++ {
+			for _, wt := range a.terms[i] {
+				for _, p := range ix.postings[wt.t] {
+					if counts[p.doc] < 255 {
+						counts[p.doc]++
+					}
+				}
+			}
+		}
+		ss := newSet(n)
+		for id, c := range counts {
+			if int(c) >= a.min {
+				ss.add(uint32(id))
+			}
+		}
+		if first {
+			s = ss
+		} else {
+			s.and(ss)
 		}
 	}
 	if a.phrase {
