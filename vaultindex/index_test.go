@@ -394,6 +394,9 @@ func TestSearchAsked(t *testing.T) {
 		{query: "同期 競合", want: []string{"ヘルプ/同期トラブル.md"}},
 		{query: "同步冲突", want: []string{"帮助/同步问题.md"}, none: []string{"帮助/笔记.md"}},
 		{query: "PDF埋め込み", want: []string{"ヘルプ/ファイルの埋め込み.md"}},
+		// Questions: the notes with most of their pairs, endings aside.
+		{query: "デバイスを二台使うと競合ファイルができるのはなぜ", want: []string{"ヘルプ/同期トラブル.md"}},
+		{query: "为什么我的笔记在两台设备上出现冲突", want: []string{"帮助/同步问题.md"}},
 		{query: "how do I use canvas", want: []string{"Canvas.md", "Canvas tips.md"}, none: []string{"Guide.md"}},
 		{query: "canvas", want: []string{"Canvas.md", "Canvas tips.md"}},
 		{query: "kanban board", want: []string{"Boards.md", "Kanban.md"}},

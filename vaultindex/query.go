@@ -214,7 +214,9 @@ func makeAlt(tok qtoken) (alt, bool) {
 	}
 	// A CJK run written without spaces: its bigrams, less those that hold
 	// a particle (の, 的), of which most must be in the note.
-	kept := slices.DeleteFunc(slices.Clone(bigrams), func(b string) bool { return strings.ContainsAny(b, particles) })
+	kept := slices.DeleteFunc(slices.Clone(bigrams), func(b string) bool {
+		return strings.ContainsAny(b, particles) || hiraganaOnly(b) || cjkStop[b]
+	})
 	if len(kept) == 0 {
 		kept = bigrams
 	}
@@ -227,8 +229,22 @@ func makeAlt(tok qtoken) (alt, bool) {
 
 // particles are the Japanese and Chinese characters that join words rather
 // than being part of them; a bigram across one says nothing a note must
-// contain.
+// contain. Nor does a pair of hiragana in a run with other characters
+// (した, たら, です: endings and grammar), or one of the pairs that make
+// a Chinese question (怎么, 如何).
 const particles = "のはがをにでともへや的了是在和与或吗呢"
+
+var cjkStop = map[string]bool{"怎么": true, "么办": true, "如何": true, "什么": true, "为什": true, "怎样": true, "么样": true,
+	"可以": true, "应该": true, "是否": true, "能否": true, "哪里": true, "我们": true, "一个": true}
+
+func hiraganaOnly(b string) bool {
+	for _, r := range b {
+		if !unicode.Is(unicode.Hiragana, r) {
+			return false
+		}
+	}
+	return true
+}
 
 func parseFilter(s string) (*filter, bool) {
 	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && len(s) > 2 {

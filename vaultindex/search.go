@@ -15,66 +15,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// BM25F parameters. Weights make a match in a note's title, aliases, tags
-// or headings count more than one in its body; b is how much a longer
-// field dilutes a match.
-var (
-	k1      = 1.2
-	weights = [nFields]float64{fTitle: 5, fAlias: 4, fHeading: 2.5, fTag: 3, fPath: 1.5, fBody: 1}
-	bField  = [nFields]float64{fTitle: 0.3, fAlias: 0.3, fHeading: 0.5, fTag: 0.3, fPath: 0.3, fBody: 0.75}
-)
-
-// phraseBonus multiplies the score of a phrase that matched as a whole.
-const phraseBonus = 1.5
-
-// set is a set of note ids.
-type set []uint64
-
-func newSet(n int) set { return make(set, (n+63)/64) }
-
-func (s set) add(i uint32) { s[i/64] |= 1 << (i % 64) }
-
-func (s set) has(i uint32) bool { return s[i/64]&(1<<(i%64)) != 0 }
-
-func (s set) and(o set) {
-	for i := range s {
-		s[i] &= o[i]
-	}
-}
-
-func (s set) or(o set) {
-	for i := range s {
-		s[i] |= o[i]
-	}
-}
-
-// each calls fn with every member, in order.
-func (s set) each(fn func(id uint32)) {
-	for i, w := range s {
-		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			w &^= 1 << b
-			fn(uint32(i*64 + b))
-		}
-	}
-}
-
-func (s set) empty() bool {
-	for _, w := range s {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (s set) andNot(o set) {
-	for i := range s {
-		s[i] &^= o[i]
-	}
-}
-
-// Search runs one search.
 func (ix *Index) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
 	var res note.SearchResult
 	err := ix.view(ctx, func() error {
@@ -114,7 +54,8 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	match := slices.Clone(base)
 	anyWord := newSet(n)
 	wordClauses := 0
-	matchedWords := make([]uint8, n) // word clauses each note has
+	soft := false
+	matchedWords := make([]float32, n) // word clauses each note has, a CJK run's in part
 	scores := make([]float64, n)
 	fields := make([]uint8, n) // bit per field a word matched in
 	for ci := range q.clauses {
@@ -130,9 +71,26 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			}
 			as := ix.altSet(*a)
 			cs.or(as)
-			if !c.neg && a.filter == nil {
-				ix.score(*a, as, scores, fields)
+			if c.neg || a.filter != nil {
+				continue
 			}
+			if a.soft == 0 || len(c.alts) > 1 {
+				ix.score(*a, as, scores, fields)
+				continue
+			}
+			// A CJK run: every note with some of its pairs is scored, and
+			// counts the share it has, should no note have enough.
+			part := ix.softCounts(*a)
+			some := newSet(n)
+			for id, k := range part {
+				if k > 0 {
+					some.add(uint32(id))
+					matchedWords[id] += min(1, float32(k)/float32(a.soft))
+				}
+			}
+			ix.score(*a, some, scores, fields)
+			anyWord.or(some)
+			soft = true
 		}
 		switch {
 		case c.neg:
@@ -142,19 +100,16 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			match.and(cs)
 			anyWord.or(cs)
 			wordClauses++
-			cs.each(func(id uint32) {
-				if matchedWords[id] < 255 {
-					matchedWords[id]++
-				}
-			})
+			if len(c.alts) > 1 || c.alts[0].soft == 0 {
+				cs.each(func(id uint32) { matchedWords[id]++ })
+			}
 		default:
 			match.and(cs)
 			base.and(cs)
 		}
 	}
 	relaxed := false
-	if wordClauses >= 2 && match.empty() {
-		base.and(anyWord)
+	if (wordClauses >= 2 || soft) && match.empty() && !base.and(anyWord).empty() {
 		match, relaxed = base, true
 		// A note with more of the words asked for ranks above one that
 		// says a few of them often: long notes won questions otherwise.
@@ -223,39 +178,6 @@ func page[T any](all []T, offset, limit int) []T {
 	return all[offset:min(len(all), offset+limit)]
 }
 
-// titleInQuery is how much more a note counts when its title is among the
-// words asked.
-const titleInQuery = 3
-
-// titleAmong reports whether every word of title but its stop words is
-// among the words asked, and it has one.
-func titleAmong(title string, asked map[string]bool) bool {
-	some, all := false, true
-	tokenize(title, false, func(t *token) {
-		switch {
-		case asked[string(t.term)]:
-			some = true
-		case !stopWords[string(t.term)]:
-			all = false
-		}
-	})
-	return some && all
-}
-
-// named reports whether the note's title or one of its aliases reads as
-// text (normText).
-func (ix *Index) named(d *doc, text string) bool {
-	if normText(note.Stem(d.path)) == text {
-		return true
-	}
-	for _, a := range d.meta.Aliases {
-		if normText(a) == text {
-			return true
-		}
-	}
-	return false
-}
-
 // live is the set of notes, within folder when it is set.
 func (ix *Index) live(folder string) set {
 	s := newSet(len(ix.docs))
@@ -300,16 +222,7 @@ func (ix *Index) altSet(a alt) set {
 	}
 	if a.soft > 0 {
 		// The bigrams of a run written without spaces: min of them.
-		counts := make([]uint8, n)
-		for i := required; i < len(a.words); i++ {
-			for _, wt := range a.terms[i] {
-				for _, p := range ix.postings[wt.t] {
-					if counts[p.doc] < 255 {
-						counts[p.doc]++
-					}
-				}
-			}
-		}
+		counts := ix.softCounts(a)
 		ss := newSet(n)
 		for id, c := range counts {
 			if int(c) >= a.min {
@@ -336,6 +249,22 @@ func (ix *Index) altSet(a alt) set {
 		}
 	}
 	return s
+}
+
+// softCounts is how many of the alternative's soft words (a CJK run's
+// pairs) each note has.
+func (ix *Index) softCounts(a alt) []uint8 {
+	counts := make([]uint8, len(ix.docs))
+	for i := len(a.words) - a.soft; i < len(a.words); i++ {
+		for _, wt := range a.terms[i] {
+			for _, p := range ix.postings[wt.t] {
+				if counts[p.doc] < 255 {
+					counts[p.doc]++
+				}
+			}
+		}
+	}
+	return counts
 }
 
 // weighted is a vocabulary term a query word matches, and how much it
@@ -411,50 +340,6 @@ func (ix *Index) textHas(words []string, ids []uint32) bool {
 		}
 	}
 	return false
-}
-
-// score adds BM25F scores of an alternative's words to the notes it
-// matched.
-func (ix *Index) score(a alt, matched set, scores []float64, fields []uint8) {
-	var avg [nFields]float64
-	for f := range nFields {
-		avg[f] = max(1, float64(ix.totals[f])/float64(max(1, ix.count)))
-	}
-	bonus := 1.0
-	if a.phrase {
-		bonus = phraseBonus
-	}
-	nDocs := float64(ix.count)
-	for i := range a.words {
-		for _, wt := range a.terms[i] {
-			ix.scoreTerm(wt, bonus, nDocs, &avg, matched, scores, fields)
-		}
-	}
-}
-
-// scoreTerm adds one vocabulary term's BM25F score, times its weight, to
-// the matched notes that have it.
-func (ix *Index) scoreTerm(wt weighted, bonus, nDocs float64, avg *[nFields]float64, matched set, scores []float64, fields []uint8) {
-	ps := ix.postings[wt.t]
-	df := float64(len(ps))
-	idf := wt.w * math.Log(1+(nDocs-df+0.5)/(df+0.5))
-	for _, p := range ps {
-		if !matched.has(p.doc) {
-			continue
-		}
-		d := ix.docs[p.doc]
-		tf := 0.0
-		for f := range nFields {
-			n := fieldCount(p.tf, f)
-			if n == 0 {
-				continue
-			}
-			fields[p.doc] |= 1 << f
-			norm := 1 - bField[f] + bField[f]*float64(d.lens[f])/avg[f]
-			tf += weights[f] * float64(n) / norm
-		}
-		scores[p.doc] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
-	}
 }
 
 // match reports whether the note passes the filter.

@@ -27,6 +27,10 @@ var relevance embed.FS
 type Query struct {
 	Query  string `json:"query"`
 	Expect string `json:"expect"`
+	// Kind is "keyword" (words as typed into a search box) or "sentence"
+	// (a question as asked in a sentence); Lang is the query's language.
+	Kind string `json:"kind"`
+	Lang string `json:"lang"`
 }
 
 // Queries returns the relevance set: queries and the note each must find.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,26 @@ type searcher struct {
 	extra map[string]func(i int) (string, any)
 }
 
+// relevance is how well a server found the labelled notes: hit@1, hit@3
+// and the sum of reciprocal ranks (of the top 20), over N queries.
+type relevance struct {
+	N, Hit1, Hit3 int
+	RR            float64
+}
+
+func (r *relevance) add(rank int) {
+	r.N++
+	if rank == 1 {
+		r.Hit1++
+	}
+	if rank >= 1 && rank <= 3 {
+		r.Hit3++
+	}
+	if rank > 0 {
+		r.RR += 1 / float64(rank)
+	}
+}
+
 // searchResult is one server's search figures.
 type searchResult struct {
 	Server  string               `json:"server"`
@@ -32,8 +53,10 @@ type searchResult struct {
 	Samples map[string][]float64 `json:"samples_ms"`
 	Hits    int                  `json:"relevance_hits"`
 	Queries int                  `json:"relevance_queries"`
-	RSSMB   float64              `json:"rss_mb"`
-	PeakMB  float64              `json:"peak_rss_mb"`
+	// Rel is the relevance by kind of query (keyword, sentence, all).
+	Rel    map[string]*relevance `json:"relevance"`
+	RSSMB  float64               `json:"rss_mb"`
+	PeakMB float64               `json:"peak_rss_mb"`
 }
 
 // searchBench compares search on a vaultgen vault of n notes: the first
@@ -131,7 +154,7 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 	var out []searchResult
 	for _, s := range list {
 		fmt.Fprintf(os.Stderr, "  %s\n", s.name)
-		r := searchResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, Queries: len(queries)}
+		r := searchResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, Queries: len(queries), Rel: map[string]*relevance{}}
 		// The first search of fresh processes: whatever a server builds or
 		// reads before it can answer is in it.
 		for range firsts {
@@ -185,11 +208,15 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 					c.close()
 					return nil, fmt.Errorf("%s %q: reading the answer: %w", s.name, q.Query, err)
 				}
-				for _, p := range ps[:min(3, len(ps))] {
-					if p == q.Expect {
-						r.Hits++
-						break
+				rank := slices.Index(ps, q.Expect) + 1
+				if rank >= 1 && rank <= 3 {
+					r.Hits++
+				}
+				for _, k := range []string{q.Kind, "all"} {
+					if r.Rel[k] == nil {
+						r.Rel[k] = &relevance{}
 					}
+					r.Rel[k].add(rank)
 				}
 			}
 		}
@@ -251,6 +278,25 @@ func searchReport(w io.Writer, res []searchResult) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.0f MB | %.0f MB | %s |\n", r.Server,
 			cell(r, "first search", 0.5), cell(r, "search", 0.5), cell(r, "search", 0.9),
 			cell(r, "tags", 0.5), cell(r, "backlinks", 0.5), cell(r, "list", 0.5), r.RSSMB, r.PeakMB, rel)
+	}
+	fmt.Fprintf(w, "\nRelevance on the %d labelled queries of internal/vaultgen/relevance (hit@1 / hit@3 / MRR of the top 20):\n\n", res[0].Queries)
+	fmt.Fprintln(w, "| server | keyword queries | questions in sentences | all |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range res {
+		if r.Queries == 0 {
+			continue
+		}
+		row := "| " + r.Server
+		for _, k := range []string{"keyword", "sentence", "all"} {
+			x := r.Rel[k]
+			if x == nil || x.N == 0 {
+				row += " | —"
+				continue
+			}
+			n := float64(x.N)
+			row += fmt.Sprintf(" | %.0f%% / %.0f%% / %.2f (%d)", 100*float64(x.Hit1)/n, 100*float64(x.Hit3)/n, x.RR/n, x.N)
+		}
+		fmt.Fprintln(w, row+" |")
 	}
 	ours := res[0].Samples["search"]
 	for _, r := range res[1:] {
