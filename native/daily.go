@@ -39,27 +39,39 @@ func (v *Engine) DailyPath(ctx context.Context, date time.Time) (string, error) 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return v.dailySettings().path(date), nil
+	return v.periodSettings(note.Day).path(date), nil
 }
 
 func (s dailySettings) path(date time.Time) string {
 	// The format may hold folders ("YYYY/MM/YYYY-MM-DD"), as in Obsidian.
-	return note.Join(s.Folder, date.Format(momentLayout(s.Format))+".md")
+	return note.Join(s.Folder, momentFormat(date, s.Format)+".md")
 }
 
-// Daily reads the daily note for req.Date, or adds text at its start or
-// end, creating it first from the daily notes template when missing.
+// Daily reads the note of the period (day, week, month, quarter or year)
+// that holds req.Date, or adds text at its start or end, creating it first
+// from the period's template when missing.
 func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	date := req.Date.Format(time.DateOnly)
-	if req.Op == note.DailyRead {
-		p := v.dailySettings().path(req.Date)
-		if err := CheckWritable("date", p); err != nil {
-			return note.Daily{}, err
-		}
-		c, err := v.Read(ctx, note.ByPath(p))
-		return note.DailyOf(date, p, c, err)
+	period := req.Period
+	if period == "" {
+		period = note.Day
 	}
-	p, created, err := v.EnsureDaily(ctx, req.Date)
+	settings := v.periodSettings(period)
+	start := periodStart(req.Date, period, settings.Format)
+	p := settings.path(start)
+	out := note.Daily{Path: p, Date: start.Format(time.DateOnly)}
+	if period != note.Day {
+		out.Period = period
+	}
+	if err := CheckWritable("date", p); err != nil {
+		return note.Daily{}, err
+	}
+	if req.Op == note.DailyRead {
+		c, err := v.Read(ctx, note.ByPath(p))
+		res, err := note.DailyOf(out.Date, p, c, err)
+		res.Period = out.Period
+		return res, err
+	}
+	created, err := v.createDaily(ctx, start, p, settings.Template)
 	if err != nil {
 		return note.Daily{}, err
 	}
@@ -73,13 +85,14 @@ func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, 
 	if err != nil {
 		return note.Daily{}, err
 	}
-	return note.Daily{Path: p, Date: date, Created: created, ETag: res.ETag, Bytes: len(req.Content)}, nil
+	out.Created, out.ETag, out.Bytes = created, res.ETag, len(req.Content)
+	return out, nil
 }
 
 // EnsureDaily creates the daily note for date from the daily notes
 // template unless it exists, and returns its path and whether it did.
 func (v *Engine) EnsureDaily(ctx context.Context, date time.Time) (p string, created bool, err error) {
-	settings := v.dailySettings()
+	settings := v.periodSettings(note.Day)
 	p = settings.path(date)
 	if err := CheckWritable("date", p); err != nil {
 		return p, false, err

@@ -235,7 +235,7 @@ func TestOpenRefusesMissingFolder(t *testing.T) {
 	}
 }
 
-func TestMomentLayout(t *testing.T) {
+func TestMomentFormat(t *testing.T) {
 	at := time.Date(2026, 11, 21, 9, 5, 3, 0, time.UTC)
 	for format, want := range map[string]string{
 		"YYYY-MM-DD":      "2026-11-21",
@@ -244,10 +244,38 @@ func TestMomentLayout(t *testing.T) {
 		"[Week of] MMM D": "Week of Nov 21",
 		"h:mm:ss a":       "9:05:03 am",
 		"YYYYMMDD[T]HHmm": "20261121T0905",
-		"[Quarter] Q!":    "Quarter Q!",
+		"[Quarter] Q!":    "Quarter 4!",
+		"[Jan 2] YYYY":    "Jan 2 2026", // a literal is never a Go layout
+		"gggg-[W]ww":      "2026-W47",
+		"GGGG-[W]WW":      "2026-W47",
+		"YYYY-[Q]Q":       "2026-Q4",
+		"Do MMM":          "21st Nov",
+		"DDDD":            "325",
 	} {
-		if got := at.Format(momentLayout(format)); got != want {
+		if got := momentFormat(at, format); got != want {
 			t.Errorf("%q → %q, want %q", format, got, want)
+		}
+	}
+}
+
+// TestWeeks: week-years and weeks across year ends, by moment's English
+// locale (gggg, ww) and ISO 8601 (GGGG, WW), as moment computes them.
+func TestWeeks(t *testing.T) {
+	for _, c := range []struct{ date, locale, iso string }{
+		{"2026-01-01", "2026-01", "2026-01"}, // a Thursday
+		{"2025-12-28", "2026-01", "2025-52"}, // Sunday: its week holds 1 January
+		{"2027-01-01", "2027-01", "2026-53"}, // a Friday
+		{"2026-12-27", "2027-01", "2026-52"},
+		{"2021-01-03", "2021-02", "2020-53"}, // a Sunday, the second locale week
+		{"2020-12-31", "2021-01", "2020-53"},
+		{"2024-12-30", "2025-01", "2025-01"},
+	} {
+		d, _ := time.Parse(time.DateOnly, c.date)
+		if got := momentFormat(d, "gggg-ww"); got != c.locale {
+			t.Errorf("%s gggg-ww = %s, want %s", c.date, got, c.locale)
+		}
+		if got := momentFormat(d, "GGGG-WW"); got != c.iso {
+			t.Errorf("%s GGGG-WW = %s, want %s", c.date, got, c.iso)
 		}
 	}
 }

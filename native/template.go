@@ -65,42 +65,6 @@ func fillTemplate(data []byte, title string, now time.Time) []byte {
 				format = "HH:mm"
 			}
 		}
-		return []byte(now.Format(momentLayout(format)))
+		return []byte(momentFormat(now, format))
 	})
-}
-
-// momentTokens maps moment.js tokens, longest first, to Go layout parts.
-var momentTokens = []struct{ moment, layout string }{
-	{"YYYY", "2006"}, {"YY", "06"}, {"MMMM", "January"}, {"MMM", "Jan"}, {"MM", "01"}, {"M", "1"},
-	{"dddd", "Monday"}, {"ddd", "Mon"}, {"DD", "02"}, {"D", "2"}, {"HH", "15"}, {"hh", "03"}, {"h", "3"},
-	{"mm", "04"}, {"m", "4"}, {"ss", "05"}, {"s", "5"}, {"A", "PM"}, {"a", "pm"}, {"ZZ", "-0700"}, {"Z", "-07:00"},
-}
-
-// momentLayout converts a moment.js format to a Go time layout. Text in
-// [brackets] is literal, as in moment; unknown letters pass through.
-func momentLayout(f string) string {
-	var b strings.Builder
-	for i := 0; i < len(f); {
-		if f[i] == '[' {
-			if j := strings.IndexByte(f[i:], ']'); j > 0 {
-				b.WriteString(f[i+1 : i+j])
-				i += j + 1
-				continue
-			}
-		}
-		matched := false
-		for _, t := range momentTokens {
-			if strings.HasPrefix(f[i:], t.moment) {
-				b.WriteString(t.layout)
-				i += len(t.moment)
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			b.WriteByte(f[i])
-			i++
-		}
-	}
-	return b.String()
 }

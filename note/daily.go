@@ -13,9 +13,20 @@ const (
 	DailyPrepend = "prepend"
 )
 
-// DailyRequest is one operation on the daily note of a date.
+// The periods a periodic note covers.
+const (
+	Day     = "day"
+	Week    = "week"
+	Month   = "month"
+	Quarter = "quarter"
+	Year    = "year"
+)
+
+// DailyRequest is one operation on the note of the period (by default the
+// day) that holds Date.
 type DailyRequest struct {
 	Date    time.Time
+	Period  string
 	Op      string
 	Content string
 	Inline  bool
@@ -23,8 +34,9 @@ type DailyRequest struct {
 
 // Daily reports an operation on a daily note.
 type Daily struct {
-	Path    string `json:"path" jsonschema:"vault-relative path of the daily note"`
-	Date    string `json:"date" jsonschema:"its date, YYYY-MM-DD"`
+	Path    string `json:"path" jsonschema:"vault-relative path of the note"`
+	Date    string `json:"date" jsonschema:"its date, YYYY-MM-DD: for a week, month, quarter or year, its first day"`
+	Period  string `json:"period,omitempty" jsonschema:"week, month, quarter or year; absent for a day"`
 	Created bool   `json:"created,omitempty" jsonschema:"true when the note was created (from the daily notes template) by this call"`
 	Content string `json:"content,omitempty" jsonschema:"read: the note's exact content"`
 	ETag    string `json:"etag,omitempty" jsonschema:"the note's version (after the write); absent when the app wrote it"`

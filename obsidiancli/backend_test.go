@@ -421,6 +421,10 @@ func TestWhatTheCLICannotCarry(t *testing.T) {
 			_, err := b.DailyPath(t.Context(), yesterday)
 			return err
 		},
+		"this week's note": func() error {
+			_, err := b.Daily(t.Context(), note.DailyRequest{Date: time.Now(), Period: note.Week, Op: note.DailyRead})
+			return err
+		},
 	} {
 		if err := call(); !errors.Is(err, note.ErrNeedsFolder) || kindOf(err) != errors.Unsupported {
 			t.Errorf("%s: err = %v, want UNSUPPORTED wrapping note.ErrNeedsFolder", name, err)

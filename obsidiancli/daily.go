@@ -41,6 +41,11 @@ func otherDate() error {
 // daily:prepend, so that the app creates the note with its own settings
 // and template.
 func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	if req.Period != "" && req.Period != note.Day {
+		e := needsFolder("a " + req.Period + "ly note")
+		e.Hint = "The app's commands reach only today's daily note; weekly, monthly, quarterly and yearly notes are found from the Periodic Notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
+		return note.Daily{}, e
+	}
 	if !isToday(req.Date) {
 		return note.Daily{}, otherDate()
 	}

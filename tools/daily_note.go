@@ -10,7 +10,8 @@ import (
 
 type dailyNoteArgs struct {
 	Operation string `json:"operation" jsonschema:"read, append or prepend." validate:"required,oneof=read append prepend"`
-	Date      string `json:"date,omitempty" jsonschema:"The day, YYYY-MM-DD. Default: today, on this computer's clock."`
+	Period    string `json:"period,omitempty" jsonschema:"day (default), week, month, quarter or year." validate:"omitempty,oneof=day week month quarter year"`
+	Date      string `json:"date,omitempty" jsonschema:"A day, YYYY-MM-DD, in the period. Default: today, on this computer's clock."`
 	Content   string `json:"content,omitempty" jsonschema:"append and prepend: the text to add, stored exactly as sent."`
 	Inline    bool   `json:"inline,omitempty" jsonschema:"Join the text to the last line (append) or the first (prepend)."`
 }
@@ -18,7 +19,7 @@ type dailyNoteArgs struct {
 var dailyNote = spec[dailyNoteArgs, note.Daily]{
 	name:        "obsidian_daily_note",
 	title:       "Daily note",
-	description: "Read the daily note of a day (default today), or append or prepend to it like obsidian_append_to_note; a missing note is created from the vault's Daily notes settings and template. Returns {path, date, created, content, etag, bytes}.",
+	description: "Read the daily note of a day (default today), or the weekly, monthly, quarterly or yearly note with `period`; or append or prepend to it like obsidian_append_to_note. A missing note is created as Obsidian would (Periodic Notes or Daily notes settings and template). Returns {path, date, period, created, content, etag, bytes}.",
 	hints:       hints{},
 	run: func(ctx context.Context, v Vault, a dailyNoteArgs) (note.Daily, error) {
 		date := time.Now()
@@ -35,6 +36,6 @@ var dailyNote = spec[dailyNoteArgs, note.Daily]{
 		if a.Operation == note.DailyRead && (a.Content != "" || a.Inline) {
 			return note.Daily{}, errors.InvalidFields(errors.Field{Field: "content", Message: "is for append and prepend, not read"})
 		}
-		return v.Daily.Daily(ctx, note.DailyRequest{Date: date, Op: a.Operation, Content: a.Content, Inline: a.Inline})
+		return v.Daily.Daily(ctx, note.DailyRequest{Date: date, Period: a.Period, Op: a.Operation, Content: a.Content, Inline: a.Inline})
 	},
 }

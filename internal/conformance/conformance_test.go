@@ -299,6 +299,17 @@ var scenarios = append([]scenario{
 	{name: "daily note of today, through the app when it serves", setup: dailySettings, remote: true,
 		call:  tool("obsidian_daily_note", `{"operation":"append","content":"- today"}`),
 		files: map[string]string{"Journal/" + time.Now().Format(time.DateOnly) + ".md": "# " + time.Now().Format(time.DateOnly) + "\n- today"}},
+	{name: "weekly note from the Periodic Notes settings, the app reaching only days",
+		setup: func(t *testing.T, dir string) {
+			dailySettings(t, dir)
+			writeFile(t, dir, ".obsidian/community-plugins.json", `["periodic-notes"]`)
+			writeFile(t, dir, ".obsidian/plugins/periodic-notes/data.json", `{"weekly":{"enabled":true,"folder":"Weeks","template":"Templates/Day"}}`)
+		},
+		call:  tool("obsidian_daily_note", `{"operation":"append","period":"week","date":"2026-01-07","content":"- reviewed"}`),
+		files: map[string]string{"Weeks/2026-W02.md": "# 2026-W02\n- reviewed"}},
+	{name: "monthly note without the plugin: its default name in the Daily notes folder", setup: dailySettings,
+		call:  tool("obsidian_daily_note", `{"operation":"append","period":"month","date":"2026-01-07","content":"x"}`),
+		files: map[string]string{"Journal/2026-01.md": "x"}},
 	{name: "daily note read of a day without one", setup: dailySettings, remote: true,
 		call: tool("obsidian_daily_note", `{"operation":"read"}`), kind: errors.FileNotFound},
 	{name: "append with a stale etag changes nothing",
