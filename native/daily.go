@@ -42,6 +42,19 @@ func (v *Engine) DailyPath(ctx context.Context, date time.Time) (string, error) 
 	return v.periodSettings(note.Day).path(date), nil
 }
 
+// PeriodPath is where the note of the period that holds date is, or would
+// be created.
+func (v *Engine) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if period == "" {
+		period = note.Day
+	}
+	s := v.periodSettings(period)
+	return s.path(periodStart(date, period, s.Format)), nil
+}
+
 func (s dailySettings) path(date time.Time) string {
 	// The format may hold folders ("YYYY/MM/YYYY-MM-DD"), as in Obsidian.
 	return note.Join(s.Folder, momentFormat(date, s.Format)+".md")

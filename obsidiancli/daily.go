@@ -23,6 +23,23 @@ func (b *Backend) DailyPath(ctx context.Context, date time.Time) (string, error)
 	return strings.TrimSpace(firstLine(out)), nil
 }
 
+// PeriodPath is where the note of the period that holds date is: through
+// the app, today's daily note alone.
+func (b *Backend) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
+	if period != "" && period != note.Day {
+		return "", otherPeriod(period)
+	}
+	return b.DailyPath(ctx, date)
+}
+
+// otherPeriod is a weekly, monthly, quarterly or yearly note, which the app
+// has no command for.
+func otherPeriod(period string) error {
+	e := needsFolder("a " + period + "ly note")
+	e.Hint = "The app's commands reach only today's daily note; weekly, monthly, quarterly and yearly notes are found from the Periodic Notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
+	return e
+}
+
 func isToday(date time.Time) bool {
 	y, m, d := date.Date()
 	ty, tm, td := time.Now().Date()
@@ -42,9 +59,7 @@ func otherDate() error {
 // and template.
 func (b *Backend) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
 	if req.Period != "" && req.Period != note.Day {
-		e := needsFolder("a " + req.Period + "ly note")
-		e.Hint = "The app's commands reach only today's daily note; weekly, monthly, quarterly and yearly notes are found from the Periodic Notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
-		return note.Daily{}, e
+		return note.Daily{}, otherPeriod(req.Period)
 	}
 	if !isToday(req.Date) {
 		return note.Daily{}, otherDate()

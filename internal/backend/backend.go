@@ -45,6 +45,8 @@ type App interface {
 	VaultPath(ctx context.Context) (string, error)
 	// DailyPath is where a daily note is, or would be created.
 	DailyPath(ctx context.Context, date time.Time) (string, error)
+	// PeriodPath is where the note of a period is, or would be created.
+	PeriodPath(ctx context.Context, date time.Time, period string) (string, error)
 }
 
 // Router implements tools.Notes by routing every call per Mode.
@@ -441,6 +443,18 @@ func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) 
 			return "", errors.E(errors.Internal, "this backend cannot say where the daily note is")
 		}
 		return d.DailyPath(ctx, date)
+	})
+}
+
+// PeriodPath is where the note of the period that holds date is, or would
+// be created.
+func (r *Router) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
+	return serve(ctx, r, "period path", true, func(b tools.Everything) (string, error) {
+		d, ok := b.(dailyPather)
+		if !ok {
+			return "", errors.E(errors.Internal, "this backend cannot say where the periodic note is")
+		}
+		return d.PeriodPath(ctx, date, period)
 	})
 }
 

@@ -15,6 +15,9 @@ import (
 // or written.
 type dailyPather interface {
 	DailyPath(ctx context.Context, date time.Time) (string, error)
+	// PeriodPath is where the note of the period (note.Day, note.Week…)
+	// that holds date is.
+	PeriodPath(ctx context.Context, date time.Time, period string) (string, error)
 }
 
 // Guarded is what a Guard stands in front of.
@@ -302,7 +305,7 @@ func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 		pol = g.writePolicy(ctx)
 	}
 	if pol.Restricts() {
-		p, err := g.Next.DailyPath(ctx, req.Date)
+		p, err := g.Next.PeriodPath(ctx, req.Date, req.Period)
 		if err != nil {
 			return note.Daily{}, err
 		}
@@ -320,6 +323,11 @@ func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 // DailyPath passes through: a path says nothing of a note's content.
 func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
 	return g.Next.DailyPath(ctx, date)
+}
+
+// PeriodPath passes through, as DailyPath.
+func (g *Guard) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
+	return g.Next.PeriodPath(ctx, date, period)
 }
 
 // RenameTag implements tools.TagRenamer: the notes the policy does not

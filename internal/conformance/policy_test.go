@@ -227,6 +227,14 @@ var policyScenarios = []scenario{
 				t.Errorf("a daily note was created in the denied folder: %v", entries)
 			}
 		}},
+	{name: "a weekly note outside the write paths, its day's note inside them",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".obsidian/daily-notes.json", `{"folder":"Journal"}`)
+			writeFile(t, dir, ".obsidian/community-plugins.json", `["periodic-notes"]`)
+			writeFile(t, dir, ".obsidian/plugins/periodic-notes/data.json", `{"weekly":{"enabled":true,"folder":"Weeks"}}`)
+		},
+		call: tool("obsidian_daily_note", `{"operation":"append","period":"week","date":"2026-01-07","content":"x"}`),
+		kind: errors.PermissionDenied, files: map[string]string{"Weeks/2026-W02.md": gone, "Journal/2026-01-07.md": gone}},
 	{name: "rename a tag leaves denied notes as they are", call: tool("obsidian_rename_tag", `{"from":"public","to":"shared"}`),
 		files: map[string]string{"Inbox/A.md": "a #shared\n", "Private/Secret.md": policyVault["Private/Secret.md"]},
 		check: func(t *testing.T, _ string, got any, _ string) {
