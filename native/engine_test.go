@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -310,6 +311,25 @@ func TestTemplateVariables(t *testing.T) {
 	}
 	if _, err := v.template("Weekly", "x", at); errors.From(err).Kind != errors.FileNotFound {
 		t.Errorf("missing template: %v", err)
+	}
+	// The listing: every note of the folder, nested ones by their path in
+	// it, with the variables the plugin fills in, once each, as written.
+	if err := os.MkdirAll(filepath.Join(dir, "Tpl", "Work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Tpl", "Work", "Meeting.md"), []byte("{{date:YYYY-MM-DD}} {{title}} {{date:YYYY-MM-DD}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Tpl", "cover.png"), []byte("PNG"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := v.Templates(t.Context())
+	want := note.Templates{Folder: "Tpl", Templates: []note.Template{
+		{Path: "Tpl/Daily.md", Name: "Daily", Variables: []string{"title", "date", "time", "date:YYYY"}},
+		{Path: "Tpl/Work/Meeting.md", Name: "Work/Meeting", Variables: []string{"date:YYYY-MM-DD", "title"}},
+	}}
+	if err != nil || !reflect.DeepEqual(list, want) {
+		t.Errorf("Templates = %+v, %v; want %+v", list, err, want)
 	}
 }
 

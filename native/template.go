@@ -1,7 +1,10 @@
 package native
 
 import (
+	"context"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,8 +22,7 @@ var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 func (v *Engine) template(name, title string, now time.Time) ([]byte, error) {
 	folder := v.templatesFolder()
 	if folder == "" {
-		return nil, errors.E(errors.FileNotFound, "no template folder is configured for this vault").
-			WithHint("Set a template folder in Obsidian (Settings → Templates → Template folder location), or create the note without `template`.")
+		return nil, noTemplateFolder()
 	}
 	files, err := v.Files()
 	if err != nil {
@@ -45,6 +47,59 @@ func (v *Engine) template(name, title string, now time.Time) ([]byte, error) {
 		return nil, FileError(err, folder+"/"+rel)
 	}
 	return fillTemplate(data, title, now), nil
+}
+
+// noTemplateFolder is the error of a vault whose Templates plugin has no
+// folder set.
+func noTemplateFolder() *errors.Error {
+	return errors.E(errors.FileNotFound, "no template folder is configured for this vault").
+		WithHint("Set a template folder in Obsidian (Settings → Templates → Template folder location), or create the note without `template`.")
+}
+
+// maxTemplates bounds a listing of templates, each of which is read.
+const maxTemplates = 200
+
+// Templates lists the notes of the template folder, by path, with the
+// variables each fills in ({{title}}, {{date:YYYY-MM-DD}}…).
+func (v *Engine) Templates(ctx context.Context) (note.Templates, error) {
+	folder := v.templatesFolder()
+	if folder == "" {
+		return note.Templates{}, noTemplateFolder()
+	}
+	files, err := v.Files()
+	if err != nil {
+		return note.Templates{}, err
+	}
+	out := note.Templates{Folder: folder, Templates: []note.Template{}}
+	for _, f := range files {
+		rel, ok := strings.CutPrefix(f, folder+"/")
+		if !ok || path.Ext(f) != ".md" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return note.Templates{}, err
+		}
+		if len(out.Templates) == maxTemplates {
+			out.Truncated = true
+			break
+		}
+		data, err := v.root.ReadFile(f)
+		if err != nil {
+			return note.Templates{}, FileError(err, f)
+		}
+		vars := []string{}
+		for _, m := range templateVar().FindAllSubmatch(data, -1) {
+			name := string(m[1])
+			if f := strings.TrimSpace(string(m[2])); f != "" {
+				name += ":" + f
+			}
+			if !slices.Contains(vars, name) {
+				vars = append(vars, name)
+			}
+		}
+		out.Templates = append(out.Templates, note.Template{Path: f, Name: strings.TrimSuffix(rel, ".md"), Variables: vars})
+	}
+	return out, nil
 }
 
 // fillTemplate fills in a template's variables as the Templates plugin

@@ -32,6 +32,14 @@ func (b *Backend) PeriodPath(ctx context.Context, date time.Time, period string)
 	return b.DailyPath(ctx, date)
 }
 
+// Templates needs the vault folder: the app has no command that lists its
+// templates.
+func (b *Backend) Templates(context.Context) (note.Templates, error) {
+	e := needsFolder("the list of templates")
+	e.Hint = "The app's commands do not list templates; they are read from the template folder in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
+	return note.Templates{}, e
+}
+
 // otherPeriod is a weekly, monthly, quarterly or yearly note, which the app
 // has no command for.
 func otherPeriod(period string) error {

@@ -362,6 +362,11 @@ func rendersData(t *testing.T, text string, structured any) bool {
 	return jsonEqual(t, string(asJSON), string(env.Data))
 }
 
+func (f *fakeBackend) Templates(context.Context) (note.Templates, error) {
+	err := f.record("Templates")
+	return note.Templates{Folder: "Templates", Templates: []note.Template{{Path: "Templates/Meeting.md", Name: "Meeting", Variables: []string{"title", "date:YYYY-MM-DD"}}}}, err
+}
+
 func (f *fakeBackend) Daily(_ context.Context, r note.DailyRequest) (note.Daily, error) {
 	err := f.record("Daily %s %s content=%q inline=%v", r.Date.Format(time.DateOnly), r.Op, r.Content, r.Inline)
 	d := note.Daily{Path: "Daily/" + r.Date.Format(time.DateOnly) + ".md", Date: r.Date.Format(time.DateOnly)}

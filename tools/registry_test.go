@@ -47,7 +47,8 @@ var examples = map[string]string{
 	"obsidian_remove_property":       `{"path":"a.md","key":"status","if_match":"` + etag0 + `"}`,
 	"obsidian_update_tags":           `{"path":"a.md","add":["x"],"remove":["y"],"if_match":"` + etag0 + `"}`,
 	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
-	"obsidian_daily_note":            `{"operation":"append","date":"2026-11-23","content":"- [ ] call","inline":true}`,
+	"obsidian_daily_note":            `{"operation":"append","period":"week","date":"2026-11-23","content":"- [ ] call","inline":true}`,
+	"obsidian_list_templates":        `{}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
 

@@ -141,5 +141,6 @@ func All(vault Vault) []server.ServerTool {
 		updateTags.build(vault, v),
 		renameTag.build(vault, v),
 		dailyNote.build(vault, v),
+		listTemplates.build(vault, v),
 	}
 }

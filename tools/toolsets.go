@@ -24,7 +24,7 @@ var Toolsets = []struct {
 	{"edit", "change the text, properties and tags of existing notes", []string{"obsidian_append_to_note", "obsidian_prepend_to_note", "obsidian_patch_note",
 		"obsidian_replace_in_note", "obsidian_set_property", "obsidian_remove_property", "obsidian_update_tags", "obsidian_rename_tag"}},
 	{"files", "create, delete, move, rename and open notes", []string{"obsidian_create_note", "obsidian_delete_note", "obsidian_move_note",
-		"obsidian_rename_note", "obsidian_open_note"}},
+		"obsidian_rename_note", "obsidian_open_note", "obsidian_list_templates"}},
 	{"daily", "the daily note", []string{"obsidian_daily_note"}},
 }
 

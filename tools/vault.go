@@ -87,6 +87,12 @@ type DailyNotes interface {
 	Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error)
 }
 
+// TemplateLister lists the templates of the vault's template folder (the
+// core Templates plugin's), with the variables each fills in.
+type TemplateLister interface {
+	Templates(ctx context.Context) (note.Templates, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -99,6 +105,8 @@ type Vault struct {
 	Meta   Metadata
 	Edit   Editor
 	Daily  DailyNotes
+	// Templates lists the vault's templates.
+	Templates TemplateLister
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
@@ -116,11 +124,12 @@ type Everything interface {
 	Metadata
 	Editor
 	DailyNotes
+	TemplateLister
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Ask: Elicit{}}
+	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Ask: Elicit{}}
 	if tr, ok := b.(TagRenamer); ok {
 		v.Tags = tr
 	}

@@ -446,6 +446,11 @@ func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) 
 	})
 }
 
+// Templates implements tools.TemplateLister, from the vault folder.
+func (r *Router) Templates(ctx context.Context) (note.Templates, error) {
+	return serve(ctx, r, "templates", true, func(b tools.Everything) (note.Templates, error) { return b.Templates(ctx) })
+}
+
 // PeriodPath is where the note of the period that holds date is, or would
 // be created.
 func (r *Router) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {

@@ -325,6 +325,15 @@ func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
 	return g.Next.DailyPath(ctx, date)
 }
 
+// Templates implements tools.TemplateLister: hidden templates are left out.
+func (g *Guard) Templates(ctx context.Context) (note.Templates, error) {
+	res, err := g.Next.Templates(ctx)
+	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+		res.Templates = slices.DeleteFunc(res.Templates, func(t note.Template) bool { return pol.Hidden(t.Path) })
+	}
+	return res, err
+}
+
 // PeriodPath passes through, as DailyPath.
 func (g *Guard) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
 	return g.Next.PeriodPath(ctx, date, period)

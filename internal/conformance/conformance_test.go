@@ -310,6 +310,18 @@ var scenarios = append([]scenario{
 	{name: "monthly note without the plugin: its default name in the Daily notes folder", setup: dailySettings,
 		call:  tool("obsidian_daily_note", `{"operation":"append","period":"month","date":"2026-01-07","content":"x"}`),
 		files: map[string]string{"Journal/2026-01.md": "x"}},
+	{name: "templates listed from the template folder",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
+			writeFile(t, dir, "Templates/Meeting.md", "# {{title}}\n{{date:YYYY-MM-DD}}\n")
+		},
+		call: tool("obsidian_list_templates", `{}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if want := `{"success":true,"data":{"folder":"Templates","templates":[{"path":"Templates/Meeting.md","name":"Meeting","variables":["title","date:YYYY-MM-DD"]}]}}`; string(data) != want {
+				t.Errorf("templates = %s, want %s", data, want)
+			}
+		}},
 	{name: "daily note read of a day without one", setup: dailySettings, remote: true,
 		call: tool("obsidian_daily_note", `{"operation":"read"}`), kind: errors.FileNotFound},
 	{name: "append with a stale etag changes nothing",

@@ -235,6 +235,16 @@ var policyScenarios = []scenario{
 		},
 		call: tool("obsidian_daily_note", `{"operation":"append","period":"week","date":"2026-01-07","content":"x"}`),
 		kind: errors.PermissionDenied, files: map[string]string{"Weeks/2026-W02.md": gone, "Journal/2026-01-07.md": gone}},
+	{name: "templates in a denied folder are not listed",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Private"}`)
+		},
+		call: tool("obsidian_list_templates", `{}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if data, _ := json.Marshal(got); !strings.Contains(string(data), `"templates":[]`) {
+				t.Errorf("templates = %s, want none", data)
+			}
+		}},
 	{name: "rename a tag leaves denied notes as they are", call: tool("obsidian_rename_tag", `{"from":"public","to":"shared"}`),
 		files: map[string]string{"Inbox/A.md": "a #shared\n", "Private/Secret.md": policyVault["Private/Secret.md"]},
 		check: func(t *testing.T, _ string, got any, _ string) {
