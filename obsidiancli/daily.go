@@ -7,6 +7,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
 
 // DailyPath is where today's daily note is, or would be created, as the
@@ -30,6 +31,14 @@ func (b *Backend) PeriodPath(ctx context.Context, date time.Time, period string)
 		return "", otherPeriod(period)
 	}
 	return b.DailyPath(ctx, date)
+}
+
+// Tasks needs the vault folder: the shape of the app's task listing is
+// not documented anywhere we could find.
+func (b *Backend) Tasks(context.Context, tasks.Query) ([]tasks.Task, error) {
+	e := needsFolder("the list of tasks")
+	e.Hint = "Tasks are read from the notes in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
+	return nil, e
 }
 
 // Templates needs the vault folder: the app has no command that lists its

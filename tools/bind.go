@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -35,6 +36,14 @@ var checks = map[string]func(string) string{
 	"nocontrols": checkNoControls,
 	"linerange":  checkLines,
 	"etag":       checkETag,
+	"day":        checkDay,
+}
+
+func checkDay(s string) string {
+	if _, err := time.Parse(time.DateOnly, s); err != nil {
+		return "must be a date YYYY-MM-DD, e.g. 2026-11-23"
+	}
+	return ""
 }
 
 func checkETag(s string) string {

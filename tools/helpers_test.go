@@ -17,6 +17,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
 
 // fakeBackend records each call as one line and answers from its inputs,
@@ -360,6 +361,11 @@ func rendersData(t *testing.T, text string, structured any) bool {
 		t.Fatalf("text's values: %v", err)
 	}
 	return jsonEqual(t, string(asJSON), string(env.Data))
+}
+
+func (f *fakeBackend) Tasks(_ context.Context, q tasks.Query) ([]tasks.Task, error) {
+	err := f.record("Tasks status=%s due=%s..%s tag=%s folder=%s text=%s", q.Status, q.DueAfter, q.DueBefore, q.Tag, q.Folder, q.Text)
+	return []tasks.Task{{Path: "Plan.md", Line: 3, Status: "todo", Text: "call", Due: "2026-12-01"}}, err
 }
 
 func (f *fakeBackend) Templates(context.Context) (note.Templates, error) {

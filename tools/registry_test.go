@@ -49,6 +49,7 @@ var examples = map[string]string{
 	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
 	"obsidian_daily_note":            `{"operation":"append","period":"week","date":"2026-11-23","content":"- [ ] call","inline":true}`,
 	"obsidian_list_templates":        `{}`,
+	"obsidian_list_tasks":            `{"status":"any","due_before":"2026-12-31","due_after":"2026-01-01","tag":"work","folder":"Projects","text":"call","limit":10,"cursor":""}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
 

@@ -142,5 +142,6 @@ func All(vault Vault) []server.ServerTool {
 		renameTag.build(vault, v),
 		dailyNote.build(vault, v),
 		listTemplates.build(vault, v),
+		listTasks.build(vault, v),
 	}
 }

@@ -25,7 +25,8 @@ var Toolsets = []struct {
 		"obsidian_replace_in_note", "obsidian_set_property", "obsidian_remove_property", "obsidian_update_tags", "obsidian_rename_tag"}},
 	{"files", "create, delete, move, rename and open notes", []string{"obsidian_create_note", "obsidian_delete_note", "obsidian_move_note",
 		"obsidian_rename_note", "obsidian_open_note", "obsidian_list_templates"}},
-	{"daily", "the daily note", []string{"obsidian_daily_note"}},
+	{"daily", "the daily and periodic notes", []string{"obsidian_daily_note"}},
+	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks"}},
 }
 
 // ToolsetNames are the toolsets' names, in order.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
 
 // Notes performs the operations on one note: obsidiancli.Backend over the
@@ -87,6 +88,12 @@ type DailyNotes interface {
 	Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error)
 }
 
+// TaskLister finds the vault's tasks (checklist items) that a query
+// selects, in to-do order (tasks.Less).
+type TaskLister interface {
+	Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
+}
+
 // TemplateLister lists the templates of the vault's template folder (the
 // core Templates plugin's), with the variables each fills in.
 type TemplateLister interface {
@@ -107,6 +114,8 @@ type Vault struct {
 	Daily  DailyNotes
 	// Templates lists the vault's templates.
 	Templates TemplateLister
+	// Tasks finds the vault's tasks.
+	Tasks TaskLister
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
@@ -125,11 +134,12 @@ type Everything interface {
 	Editor
 	DailyNotes
 	TemplateLister
+	TaskLister
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Ask: Elicit{}}
+	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Ask: Elicit{}}
 	if tr, ok := b.(TagRenamer); ok {
 		v.Tags = tr
 	}

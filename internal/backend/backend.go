@@ -25,6 +25,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -444,6 +445,11 @@ func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) 
 		}
 		return d.DailyPath(ctx, date)
 	})
+}
+
+// Tasks implements tools.TaskLister, from the vault folder.
+func (r *Router) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
+	return serve(ctx, r, "tasks", true, func(b tools.Everything) ([]tasks.Task, error) { return b.Tasks(ctx, q) })
 }
 
 // Templates implements tools.TemplateLister, from the vault folder.

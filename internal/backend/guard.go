@@ -8,6 +8,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -323,6 +324,15 @@ func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 // DailyPath passes through: a path says nothing of a note's content.
 func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
 	return g.Next.DailyPath(ctx, date)
+}
+
+// Tasks implements tools.TaskLister: the tasks of hidden notes are left out.
+func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
+	res, err := g.Next.Tasks(ctx, q)
+	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+		res = slices.DeleteFunc(res, func(t tasks.Task) bool { return pol.Hidden(t.Path) })
+	}
+	return res, err
 }
 
 // Templates implements tools.TemplateLister: hidden templates are left out.

@@ -310,6 +310,21 @@ var scenarios = append([]scenario{
 	{name: "monthly note without the plugin: its default name in the Daily notes folder", setup: dailySettings,
 		call:  tool("obsidian_daily_note", `{"operation":"append","period":"month","date":"2026-01-07","content":"x"}`),
 		files: map[string]string{"Journal/2026-01.md": "x"}},
+	{name: "tasks across the vault, by due date",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, "Tasks/A.md", "- [ ] later 📅 2026-12-02\n- [x] done ✅ 2026-11-01\n")
+			writeFile(t, dir, "Tasks/B.md", "```\n- [ ] in code\n```\n- [ ] sooner [due:: 2026-12-01] #work\n")
+		},
+		call: tool("obsidian_list_tasks", `{"folder":"Tasks"}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			want := `{"success":true,"data":{"total":2,"items":[` +
+				`{"path":"Tasks/B.md","line":4,"status":"todo","text":"sooner #work","due":"2026-12-01","tags":["work"]},` +
+				`{"path":"Tasks/A.md","line":1,"status":"todo","text":"later","due":"2026-12-02"}]}}`
+			if string(data) != want {
+				t.Errorf("tasks = %s\nwant %s", data, want)
+			}
+		}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
