@@ -19,6 +19,9 @@ var update = flag.Bool("update", false, "rewrite testdata/toolsnaps")
 // etag0 is the version of the fake's notes before any edit.
 var etag0 = note.ETag([]byte(defaultContent))
 
+// taskNote is the note the fake holds for obsidian_update_task's example.
+const taskNote = "- [ ] call\n"
+
 // examples are valid arguments for every tool, with every argument given.
 var examples = map[string]string{
 	"obsidian_create_note":           `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true,"if_match":"` + etag0 + `"}`,
@@ -49,6 +52,7 @@ var examples = map[string]string{
 	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
 	"obsidian_daily_note":            `{"operation":"append","period":"week","date":"2026-11-23","content":"- [ ] call","inline":true}`,
 	"obsidian_list_templates":        `{}`,
+	"obsidian_update_task":           `{"path":"A.md","if_match":"` + note.ETag([]byte(taskNote)) + `","operation":"toggle","line":1,"block":""}`,
 	"obsidian_list_tasks":            `{"status":"any","due_before":"2026-12-31","due_after":"2026-01-01","tag":"work","folder":"Projects","text":"call","limit":10,"cursor":""}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
@@ -58,6 +62,7 @@ var examples = map[string]string{
 var conditional = map[string]bool{
 	"obsidian_delete_note.confirm_path": true, // a permanent delete, when the client cannot ask the user
 	"obsidian_daily_note.content":       true, // append and prepend
+	"obsidian_update_task.line":         true, // or block
 }
 
 type schema struct {
@@ -85,7 +90,7 @@ func TestRegistryInvariants(t *testing.T) {
 		tool := st.Tool
 		t.Run(tool.Name, func(t *testing.T) {
 			// A fake of its own: edits change what the fake's notes hold.
-			st := findTool(t, tool.Name, &fakeBackend{})
+			st := findTool(t, tool.Name, &fakeBackend{content: map[string]string{"obsidian_update_task": taskNote}[tool.Name]})
 			if seen[tool.Name] || !snake.MatchString(tool.Name) {
 				t.Errorf("name %q is duplicated or not obsidian_snake_case", tool.Name)
 			}

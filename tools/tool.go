@@ -143,5 +143,6 @@ func All(vault Vault) []server.ServerTool {
 		dailyNote.build(vault, v),
 		listTemplates.build(vault, v),
 		listTasks.build(vault, v),
+		updateTask.build(vault, v),
 	}
 }

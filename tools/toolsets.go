@@ -26,7 +26,7 @@ var Toolsets = []struct {
 	{"files", "create, delete, move, rename and open notes", []string{"obsidian_create_note", "obsidian_delete_note", "obsidian_move_note",
 		"obsidian_rename_note", "obsidian_open_note", "obsidian_list_templates"}},
 	{"daily", "the daily and periodic notes", []string{"obsidian_daily_note"}},
-	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks"}},
+	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks", "obsidian_update_task"}},
 }
 
 // ToolsetNames are the toolsets' names, in order.

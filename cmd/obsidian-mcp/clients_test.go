@@ -232,6 +232,7 @@ var everyTool = []step{
 		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -5,4 +5,4 @@\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n \n-- sprouted\n+- grown\n")},
 	{Tool: "obsidian_list_templates", Arguments: map[string]any{}, check: wantError(-32003, "FILE_NOT_FOUND", "no template folder")},
 	{Tool: "obsidian_list_tasks", Arguments: map[string]any{"status": "any"}, check: wantData("total", 0)},
+	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1}, check: wantError(-32003, "FILE_NOT_FOUND", "no task at line 1")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len(idea))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},

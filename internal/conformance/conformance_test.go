@@ -325,6 +325,9 @@ var scenarios = append([]scenario{
 				t.Errorf("tasks = %s\nwant %s", data, want)
 			}
 		}},
+	{name: "complete a task", remote: true, setup: write("Tasks/T.md", "- [ ] call ^c\n- [ ] write\n"),
+		call:  tool("obsidian_update_task", `{"path":"Tasks/T.md","operation":"complete","block":"c"}`),
+		files: map[string]string{"Tasks/T.md": "- [x] call ✅ " + time.Now().Format(time.DateOnly) + " ^c\n- [ ] write\n"}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
