@@ -53,15 +53,22 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	base := ix.live(req.Folder)
 	match := slices.Clone(base)
 	anyWord := newSet(n)
-	wordClauses := 0
+	// clauses are the word clauses, kept to rank a relaxed answer by how
+	// many of them each note has: a CJK run counts the share of its pairs.
+	type clauseHits struct {
+		all  set
+		part []uint8 // a CJK run's pairs per note, out of soft
+		soft int
+	}
+	var clauses []clauseHits
 	soft := false
-	matchedWords := make([]float32, n) // word clauses each note has, a CJK run's in part
 	scores := make([]float64, n)
 	fields := make([]uint8, n) // bit per field a word matched in
 	for ci := range q.clauses {
 		c := &q.clauses[ci]
 		cs := newSet(n)
 		words := !c.neg
+		var ch clauseHits
 		for ai := range c.alts {
 			a := &c.alts[ai]
 			if a.filter == nil {
@@ -69,7 +76,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			} else {
 				words = false
 			}
-			as := ix.altSet(*a)
+			as, part := ix.altSet(*a)
 			cs.or(as)
 			if c.neg || a.filter != nil {
 				continue
@@ -80,17 +87,16 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			}
 			// A CJK run: every note with some of its pairs is scored, and
 			// counts the share it has, should no note have enough.
-			part := ix.softCounts(*a)
 			some := newSet(n)
 			for id, k := range part {
 				if k > 0 {
 					some.add(uint32(id))
-					matchedWords[id] += min(1, float32(k)/float32(a.soft))
 				}
 			}
 			ix.score(*a, some, scores, fields)
 			anyWord.or(some)
 			soft = true
+			ch = clauseHits{part: part, soft: a.soft}
 		}
 		switch {
 		case c.neg:
@@ -99,22 +105,31 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		case words:
 			match.and(cs)
 			anyWord.or(cs)
-			wordClauses++
-			if len(c.alts) > 1 || c.alts[0].soft == 0 {
-				cs.each(func(id uint32) { matchedWords[id]++ })
+			if ch.part == nil {
+				ch.all = cs
 			}
+			clauses = append(clauses, ch)
 		default:
 			match.and(cs)
 			base.and(cs)
 		}
 	}
 	relaxed := false
-	if (wordClauses >= 2 || soft) && match.empty() && !base.and(anyWord).empty() {
+	if (len(clauses) >= 2 || soft) && match.empty() && !base.and(anyWord).empty() {
 		match, relaxed = base, true
 		// A note with more of the words asked for ranks above one that
 		// says a few of them often: long notes won questions otherwise.
 		base.each(func(id uint32) {
-			f := float64(matchedWords[id]) / float64(wordClauses)
+			has := 0.0
+			for _, c := range clauses {
+				switch {
+				case c.part != nil:
+					has += min(1, float64(c.part[id])/float64(c.soft))
+				case c.all.has(id):
+					has++
+				}
+			}
+			f := has / float64(len(clauses))
 			scores[id] *= f * f
 		})
 	}
@@ -190,8 +205,9 @@ func (ix *Index) live(folder string) set {
 	return s
 }
 
-// altSet is the set of notes an alternative matches.
-func (ix *Index) altSet(a alt) set {
+// altSet is the set of notes an alternative matches, and for a CJK run
+// (a.soft) how many of its pairs each note has.
+func (ix *Index) altSet(a alt) (set, []uint8) {
 	n := len(ix.docs)
 	s := newSet(n)
 	if a.filter != nil {
@@ -200,13 +216,17 @@ func (ix *Index) altSet(a alt) set {
 				s.add(uint32(id))
 			}
 		}
-		return s
+		return s, nil
+	}
+	var counts []uint8
+	if a.soft > 0 {
+		counts = ix.softCounts(a)
 	}
 	var first = true
 	required := len(a.words) - a.soft
 	for i := range a.words[:required] {
 		if len(a.terms[i]) == 0 {
-			return newSet(n)
+			return newSet(n), counts
 		}
 		ws := newSet(n)
 		for _, wt := range a.terms[i] {
@@ -222,7 +242,6 @@ func (ix *Index) altSet(a alt) set {
 	}
 	if a.soft > 0 {
 		// The bigrams of a run written without spaces: min of them.
-		counts := ix.softCounts(a)
 		ss := newSet(n)
 		for id, c := range counts {
 			if int(c) >= a.min {
@@ -248,7 +267,7 @@ func (ix *Index) altSet(a alt) set {
 			}
 		}
 	}
-	return s
+	return s, counts
 }
 
 // softCounts is how many of the alternative's soft words (a CJK run's
