@@ -36,10 +36,7 @@ func (v *Engine) dailySettings() dailySettings {
 
 // DailyPath is where the daily note for date is, or would be created.
 func (v *Engine) DailyPath(ctx context.Context, date time.Time) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	return v.periodSettings(note.Day).path(date), nil
+	return v.PeriodPath(ctx, date, note.Day)
 }
 
 // PeriodPath is where the note of the period that holds date is, or would
@@ -48,11 +45,19 @@ func (v *Engine) PeriodPath(ctx context.Context, date time.Time, period string) 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	p, _, _ := v.periodNote(date, period)
+	return p, nil
+}
+
+// periodNote is the note of the period ("" is a day) that holds date: its
+// path, the period's first day, and the template a new one starts from.
+func (v *Engine) periodNote(date time.Time, period string) (p string, start time.Time, template string) {
 	if period == "" {
 		period = note.Day
 	}
 	s := v.periodSettings(period)
-	return s.path(periodStart(date, period, s.Format)), nil
+	start = periodStart(date, period, s.Format)
+	return s.path(start), start, s.Template
 }
 
 func (s dailySettings) path(date time.Time) string {
@@ -64,27 +69,21 @@ func (s dailySettings) path(date time.Time) string {
 // that holds req.Date, or adds text at its start or end, creating it first
 // from the period's template when missing.
 func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	period := req.Period
-	if period == "" {
-		period = note.Day
-	}
-	settings := v.periodSettings(period)
-	start := periodStart(req.Date, period, settings.Format)
-	p := settings.path(start)
-	out := note.Daily{Path: p, Date: start.Format(time.DateOnly)}
-	if period != note.Day {
-		out.Period = period
-	}
-	if err := CheckWritable("date", p); err != nil {
-		return note.Daily{}, err
+	out := note.Daily{}
+	if req.Period != note.Day {
+		out.Period = req.Period
 	}
 	if req.Op == note.DailyRead {
+		p, start, _ := v.periodNote(req.Date, req.Period)
+		if err := CheckWritable("date", p); err != nil {
+			return note.Daily{}, err
+		}
 		c, err := v.Read(ctx, note.ByPath(p))
-		res, err := note.DailyOf(out.Date, p, c, err)
+		res, err := note.DailyOf(start.Format(time.DateOnly), p, c, err)
 		res.Period = out.Period
 		return res, err
 	}
-	created, err := v.createDaily(ctx, start, p, settings.Template)
+	p, start, created, err := v.ensurePeriod(ctx, req.Date, req.Period)
 	if err != nil {
 		return note.Daily{}, err
 	}
@@ -98,6 +97,7 @@ func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, 
 	if err != nil {
 		return note.Daily{}, err
 	}
+	out.Path, out.Date = p, start.Format(time.DateOnly)
 	out.Created, out.ETag, out.Bytes = created, res.ETag, len(req.Content)
 	return out, nil
 }
@@ -105,13 +105,19 @@ func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, 
 // EnsureDaily creates the daily note for date from the daily notes
 // template unless it exists, and returns its path and whether it did.
 func (v *Engine) EnsureDaily(ctx context.Context, date time.Time) (p string, created bool, err error) {
-	settings := v.periodSettings(note.Day)
-	p = settings.path(date)
-	if err := CheckWritable("date", p); err != nil {
-		return p, false, err
-	}
-	created, err = v.createDaily(ctx, date, p, settings.Template)
+	p, _, created, err = v.ensurePeriod(ctx, date, note.Day)
 	return p, created, err
+}
+
+// ensurePeriod creates the note of the period that holds date from its
+// template unless it exists.
+func (v *Engine) ensurePeriod(ctx context.Context, date time.Time, period string) (p string, start time.Time, created bool, err error) {
+	p, start, tpl := v.periodNote(date, period)
+	if err := CheckWritable("date", p); err != nil {
+		return p, start, false, err
+	}
+	created, err = v.createDaily(ctx, start, p, tpl)
+	return p, start, created, err
 }
 
 // createDaily creates the daily note at p from the template tpl (none

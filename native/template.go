@@ -20,19 +20,9 @@ var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // template reads the template called name from the folder the Templates
 // plugin is set to use, and fills in its variables as the plugin does.
 func (v *Engine) template(name, title string, now time.Time) ([]byte, error) {
-	folder := v.templatesFolder()
-	if folder == "" {
-		return nil, noTemplateFolder()
-	}
-	files, err := v.Files()
+	folder, inFolder, err := v.templateFiles()
 	if err != nil {
 		return nil, err
-	}
-	var inFolder []string
-	for _, f := range files {
-		if strings.HasPrefix(f, folder+"/") {
-			inFolder = append(inFolder, strings.TrimPrefix(f, folder+"/"))
-		}
 	}
 	rel, err := note.Resolve(name, inFolder)
 	if err != nil {
@@ -56,26 +46,40 @@ func noTemplateFolder() *errors.Error {
 		WithHint("Set a template folder in Obsidian (Settings → Templates → Template folder location), or create the note without `template`.")
 }
 
+// templateFiles are the files of the template folder, by their path in it.
+func (v *Engine) templateFiles() (folder string, inFolder []string, err error) {
+	folder = v.templatesFolder()
+	if folder == "" {
+		return "", nil, noTemplateFolder()
+	}
+	files, err := v.Files()
+	if err != nil {
+		return "", nil, err
+	}
+	for _, f := range files {
+		if rel, ok := strings.CutPrefix(f, folder+"/"); ok {
+			inFolder = append(inFolder, rel)
+		}
+	}
+	return folder, inFolder, nil
+}
+
 // maxTemplates bounds a listing of templates, each of which is read.
 const maxTemplates = 200
 
 // Templates lists the notes of the template folder, by path, with the
 // variables each fills in ({{title}}, {{date:YYYY-MM-DD}}…).
 func (v *Engine) Templates(ctx context.Context) (note.Templates, error) {
-	folder := v.templatesFolder()
-	if folder == "" {
-		return note.Templates{}, noTemplateFolder()
-	}
-	files, err := v.Files()
+	folder, inFolder, err := v.templateFiles()
 	if err != nil {
 		return note.Templates{}, err
 	}
 	out := note.Templates{Folder: folder, Templates: []note.Template{}}
-	for _, f := range files {
-		rel, ok := strings.CutPrefix(f, folder+"/")
-		if !ok || path.Ext(f) != ".md" {
+	for _, rel := range inFolder {
+		if path.Ext(rel) != ".md" {
 			continue
 		}
+		f := folder + "/" + rel
 		if err := ctx.Err(); err != nil {
 			return note.Templates{}, err
 		}

@@ -246,9 +246,8 @@ func (b *Backend) Edit(ctx context.Context, loc note.Locator, ifMatch string, ch
 			return note.Edited{Path: p, ETag: note.ETag(next)}, nil
 		}
 		if !argSafe(string(next)) {
-			e := needsFolder("the edited note")
-			e.Hint = "Without the vault folder a note is edited by sending it whole through the CLI, which cannot carry a backslash, a NUL byte or over 4 KB. Run the server on the machine that holds the vault folder."
-			return note.Edited{}, e
+			return note.Edited{}, needsFolder("the edited note").
+				WithHint("Without the vault folder a note is edited by sending it whole through the CLI, which cannot carry a backslash, a NUL byte or over 4 KB. Run the server on the machine that holds the vault folder.")
 		}
 		// The app offers no compare-and-swap: check just before writing.
 		again, err := b.Read(ctx, note.ByPath(p))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
-	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
 
 // DailyPath is where today's daily note is, or would be created, as the
@@ -33,28 +32,11 @@ func (b *Backend) PeriodPath(ctx context.Context, date time.Time, period string)
 	return b.DailyPath(ctx, date)
 }
 
-// Tasks needs the vault folder: the shape of the app's task listing is
-// not documented anywhere we could find.
-func (b *Backend) Tasks(context.Context, tasks.Query) ([]tasks.Task, error) {
-	e := needsFolder("the list of tasks")
-	e.Hint = "Tasks are read from the notes in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
-	return nil, e
-}
-
-// Templates needs the vault folder: the app has no command that lists its
-// templates.
-func (b *Backend) Templates(context.Context) (note.Templates, error) {
-	e := needsFolder("the list of templates")
-	e.Hint = "The app's commands do not list templates; they are read from the template folder in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
-	return note.Templates{}, e
-}
-
 // otherPeriod is a weekly, monthly, quarterly or yearly note, which the app
 // has no command for.
 func otherPeriod(period string) error {
-	e := needsFolder("a " + period + "ly note")
-	e.Hint = "The app's commands reach only today's daily note; weekly, monthly, quarterly and yearly notes are found from the Periodic Notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
-	return e
+	return needsFolder("a " + period + "ly note").
+		WithHint("The app's commands reach only today's daily note; weekly, monthly, quarterly and yearly notes are found from the Periodic Notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
 }
 
 func isToday(date time.Time) bool {
@@ -65,9 +47,8 @@ func isToday(date time.Time) bool {
 
 // otherDate is a daily note the app has no command for.
 func otherDate() error {
-	e := needsFolder("a daily note of another date than today")
-	e.Hint = "The app's commands reach only today's daily note; other dates are found from the Daily notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
-	return e
+	return needsFolder("a daily note of another date than today").
+		WithHint("The app's commands reach only today's daily note; other dates are found from the Daily notes settings in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
 }
 
 // Daily implements tools.DailyNotes for today's note, the app's: its
