@@ -213,11 +213,20 @@ func (g *Guard) FileInfo(ctx context.Context, loc note.Locator) (note.Info, erro
 	return info, err
 }
 
+// visible is items less those of the notes the policy hides; path names
+// an item's note.
+func visible[T any](ctx context.Context, g *Guard, items []T, path func(T) string) []T {
+	if pol := g.Policy(ctx); pol.Hides() {
+		return slices.DeleteFunc(items, func(it T) bool { return pol.Hidden(path(it)) })
+	}
+	return items
+}
+
 // Search implements tools.Searcher.
 func (g *Guard) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
 	res, err := g.Next.Search(ctx, req)
-	if pol := g.Policy(ctx); err == nil && pol.Hides() {
-		res.Hits = slices.DeleteFunc(res.Hits, func(h note.Hit) bool { return pol.Hidden(h.Path) })
+	if err == nil {
+		res.Hits = visible(ctx, g, res.Hits, func(h note.Hit) string { return h.Path })
 	}
 	return res, err
 }
@@ -329,8 +338,8 @@ func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
 // Tasks implements tools.TaskLister: the tasks of hidden notes are left out.
 func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
 	res, err := g.Next.Tasks(ctx, q)
-	if pol := g.Policy(ctx); err == nil && pol.Hides() {
-		res = slices.DeleteFunc(res, func(t tasks.Task) bool { return pol.Hidden(t.Path) })
+	if err == nil {
+		res = visible(ctx, g, res, func(t tasks.Task) string { return t.Path })
 	}
 	return res, err
 }
@@ -338,8 +347,8 @@ func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) 
 // Templates implements tools.TemplateLister: hidden templates are left out.
 func (g *Guard) Templates(ctx context.Context) (note.Templates, error) {
 	res, err := g.Next.Templates(ctx)
-	if pol := g.Policy(ctx); err == nil && pol.Hides() {
-		res.Templates = slices.DeleteFunc(res.Templates, func(t note.Template) bool { return pol.Hidden(t.Path) })
+	if err == nil {
+		res.Templates = visible(ctx, g, res.Templates, func(t note.Template) string { return t.Path })
 	}
 	return res, err
 }
