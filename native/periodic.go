@@ -54,8 +54,7 @@ func (v *Engine) periodSettings(period string) dailySettings {
 // periodicPlugin is the plugin's configuration of period, when the plugin
 // is on and the period enabled in it.
 func (v *Engine) periodicPlugin(period string) (periodConfig, bool) {
-	var on []string
-	if data, err := v.root.ReadFile(".obsidian/community-plugins.json"); err != nil || json.Unmarshal(data, &on) != nil || !slices.Contains(on, "periodic-notes") {
+	if !v.pluginOn("periodic-notes") {
 		return periodConfig{}, false
 	}
 	var p periodicPlugin
@@ -101,4 +100,11 @@ func stripLiterals(f string) string {
 		b.WriteByte(f[i])
 	}
 	return b.String()
+}
+
+// pluginOn reports whether the community plugin id is enabled in the vault.
+func (v *Engine) pluginOn(id string) bool {
+	var on []string
+	data, err := v.root.ReadFile(".obsidian/community-plugins.json")
+	return err == nil && json.Unmarshal(data, &on) == nil && slices.Contains(on, id)
 }

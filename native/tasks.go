@@ -13,6 +13,10 @@ import (
 // Tasks reads the notes (in q.Folder, when set) and returns the tasks q
 // selects, in to-do order.
 func (v *Engine) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
+	set, err := v.TaskSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
 	files, err := v.Files()
 	if err != nil {
 		return nil, err
@@ -31,7 +35,7 @@ func (v *Engine) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
 			continue // gone or unreadable since it was listed: no tasks
 		}
 		for _, t := range tasks.Parse(f, data) {
-			if q.Match(t) {
+			if set.Selected(t) && q.Match(t) {
 				out = append(out, t)
 			}
 		}
@@ -46,4 +50,16 @@ func (v *Engine) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
 		return 0
 	})
 	return out, nil
+}
+
+// TaskSettings reads the Tasks plugin's settings when the plugin is on.
+func (v *Engine) TaskSettings(context.Context) (tasks.Settings, error) {
+	if !v.pluginOn(tasks.PluginID) {
+		return tasks.DefaultSettings(), nil
+	}
+	data, err := v.root.ReadFile(tasks.SettingsFile)
+	if err != nil {
+		return tasks.DefaultSettings(), nil
+	}
+	return tasks.ReadSettings(data), nil
 }

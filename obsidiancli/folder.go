@@ -17,6 +17,12 @@ func (b *Backend) Tasks(context.Context, tasks.Query) ([]tasks.Task, error) {
 		WithHint("Tasks are read from the notes in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
 }
 
+// TaskSettings needs the vault folder, where the plugin keeps them.
+func (b *Backend) TaskSettings(context.Context) (tasks.Settings, error) {
+	return tasks.Settings{}, needsFolder("the Tasks plugin's settings").
+		WithHint("They are read from the plugin's data.json in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
+}
+
 // Templates needs the vault folder: the app has no command that lists its
 // templates.
 func (b *Backend) Templates(context.Context) (note.Templates, error) {

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,17 +20,54 @@ const (
 
 var (
 	checkbox = regexp.MustCompile(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+\[)(.)(\])`)
-	doneDate = regexp.MustCompile(` *(?:✅\x{FE0F}? *\d{4}-\d{2}-\d{2}|[\[(]completion:: *[^\])]*[\])])`)
 	trailing = regexp.MustCompile(`(\s+\^[A-Za-z0-9-]+)?(\s*)$`)
+	// A next occurrence has no id and depends on nothing (the plugin
+	// drops both so that the series does not block itself).
+	dependency = regexp.MustCompile(` *(?:(?:🆔|⛔)\x{FE0F}? *[A-Za-z0-9_-]+(?: *, *[A-Za-z0-9_-]+)*|[\[(](?:id|dependsOn):: *[^\])]*[\])])`)
+	dateAt     = regexp.MustCompile(` *(?:🛫|⏳|📅|[\[(](?:start|scheduled|due)::)`)
 )
 
+// The date fields, each in both formats: its emoji or its Dataview key.
+var (
+	dueField       = fieldPattern(`📅`, "due")
+	scheduledField = fieldPattern(`⏳`, "scheduled")
+	startField     = fieldPattern(`🛫`, "start")
+	createdField   = fieldPattern(`➕`, "created")
+	doneField      = fieldPattern(`✅`, "completion")
+	cancelledField = fieldPattern(`❌`, "cancelled")
+)
+
+func fieldPattern(emoji, key string) *regexp.Regexp {
+	return regexp.MustCompile(` *(?:` + emoji + `\x{FE0F}? *(\d{4}-\d{2}-\d{2})|[\[(]` + key + `:: *([^\])]*?) *[\])])`)
+}
+
+// setField gives every instance of a date field the value, or removes
+// them when value is "". The rest of the line stays as written.
+func setField(s string, field *regexp.Regexp, value string) string {
+	ms := field.FindAllStringSubmatchIndex(s, -1)
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		if value == "" {
+			s = s[:m[0]] + s[m[1]:]
+			continue
+		}
+		g := 2
+		if m[2] < 0 {
+			g = 4
+		}
+		s = s[:m[g]] + value + s[m[g+1]:]
+	}
+	return s
+}
+
 // Update returns content with one task changed, as the Tasks plugin
-// changes it: completed, its box ticked and "✅ <today>" added (before its
-// block id); uncompleted, its box emptied and its done date removed;
-// toggled, whichever it is not. The task is the one at line, or the one
-// with block id block. A recurring task is refused: its next occurrence is
-// not written yet. Every other byte stays.
-func Update(content []byte, line int, block, op string, today time.Time) ([]byte, error) {
+// (with settings set) changes it: completed, its box ticked and
+// "✅ <today>" added (before its block id); uncompleted, its box emptied
+// and its done date removed; toggled, whichever it is not. Completing a
+// recurring task also writes its next occurrence (NextOccurrence) on the
+// line above, or below with RecurrenceOnNextLine. The task is the one at
+// line, or the one with block id block. Every other byte stays.
+func Update(content []byte, line int, block, op string, today time.Time, set Settings) ([]byte, error) {
 	var target *Task
 	for _, t := range Parse("", content) {
 		if line > 0 && t.Line == line || block != "" && t.BlockID == strings.TrimPrefix(block, "^") {
@@ -54,27 +92,107 @@ func Update(content []byte, line int, block, op string, today time.Time) ([]byte
 	if op == Complete && target.Status == "done" || op == Uncomplete && target.Status == "todo" {
 		return content, nil
 	}
-	if op == Complete && target.Recurrence != "" {
-		return nil, errors.E(errors.Unsupported, "the task at line %d recurs (%s); completing it here would not write its next occurrence", target.Line, target.Recurrence).
-			WithHint("Complete recurring tasks in Obsidian for now, where the Tasks plugin adds the next one.")
-	}
 	lines := bytes.SplitAfter(content, []byte{'\n'})
 	raw := lines[target.Line-1]
 	body := bytes.TrimRight(raw, "\r\n")
-	end := raw[len(body):]
+	end := string(raw[len(body):])
 	s := string(body)
-	if op == Complete {
-		s = checkbox.ReplaceAllString(s, "${1}x${3}")
-		m := trailing.FindStringSubmatchIndex(s)
+	if op == Uncomplete {
+		s = checkbox.ReplaceAllString(s, "${1} ${3}")
+		lines[target.Line-1] = []byte(setField(s, doneField, "") + end)
+		return bytes.Join(lines, nil), nil
+	}
+	done := checkbox.ReplaceAllString(s, "${1}x${3}")
+	if set.SetDoneDate {
+		m := trailing.FindStringSubmatchIndex(done)
 		blockID := ""
 		if m[2] >= 0 {
-			blockID = s[m[2]:m[3]]
+			blockID = done[m[2]:m[3]]
 		}
-		s = strings.TrimRight(s[:m[0]], " \t") + " ✅ " + today.Format(time.DateOnly) + blockID + s[m[4]:m[5]]
-	} else {
-		s = checkbox.ReplaceAllString(s, "${1} ${3}")
-		s = doneDate.ReplaceAllString(s, "")
+		done = strings.TrimRight(done[:m[0]], " \t") + " " + dated(s, "✅", "completion", today) + blockID + done[m[4]:m[5]]
 	}
-	lines[target.Line-1] = append([]byte(s), end...)
+	if target.Recurrence == "" {
+		lines[target.Line-1] = []byte(done + end)
+		return bytes.Join(lines, nil), nil
+	}
+	next, err := NextOccurrence(s, *target, today, set)
+	if err != nil {
+		return nil, errors.E(errors.Unsupported, "the task at line %d recurs %q, but %v; nothing was changed", target.Line, target.Recurrence, err).
+			WithHint("Write the rule as the Tasks plugin documents it (every 3 days, every week on Monday, every month on the last, every January on the 15th, every 2 weeks when done) with a valid 📅/⏳/🛫 date, then complete the task again.")
+	}
+	nl := end
+	if nl == "" {
+		nl = "\n"
+		if bytes.Contains(content, []byte("\r\n")) {
+			nl = "\r\n"
+		}
+	}
+	first, second := next, done
+	if set.RecurrenceOnNextLine {
+		first, second = done, next
+	}
+	lines[target.Line-1] = []byte(first + nl + second + end)
 	return bytes.Join(lines, nil), nil
+}
+
+// NextOccurrence is the line of a recurring task's next occurrence, as
+// the Tasks plugin writes it when t (read from line) is completed on
+// today: the same line, unticked, with its reference date (due, else
+// scheduled, else start) moved to the rule's next date and its other
+// dates kept as far from it as they were; without its done, cancelled
+// and created dates (➕ today with SetCreatedDate), its block id, id and
+// dependencies. A task without dates recurs without dates.
+func NextOccurrence(line string, t Task, today time.Time, set Settings) (string, error) {
+	rule, err := ParseRule(t.Recurrence)
+	if err != nil {
+		return "", fmt.Errorf("that is not a rule the Tasks plugin reads: %v", err)
+	}
+	s := checkbox.ReplaceAllString(line, "${1} ${3}")
+	dates := []struct {
+		field *regexp.Regexp
+		value string
+		name  string
+	}{{dueField, t.Due, "due"}, {scheduledField, t.Scheduled, "scheduled"}, {startField, t.Start, "start"}}
+	var ref, next time.Time
+	for _, d := range dates {
+		if d.value == "" {
+			continue
+		}
+		v, err := time.Parse(time.DateOnly, d.value)
+		if err != nil {
+			return "", fmt.Errorf("its %s date %q is not a date", d.name, d.value)
+		}
+		if ref.IsZero() {
+			ref = v
+			if next, err = rule.NextDate(ref, today); err != nil {
+				return "", err
+			}
+		}
+		s = setField(s, d.field, next.AddDate(0, 0, daysBetween(ref, v)).Format(time.DateOnly))
+	}
+	if set.RemoveScheduledDateOnRecurrence {
+		s = setField(s, scheduledField, "")
+	}
+	s = setField(setField(s, doneField, ""), cancelledField, "")
+	s = dependency.ReplaceAllString(s, "")
+	s = blockID.ReplaceAllString(s, "")
+	s = setField(s, createdField, "")
+	if set.SetCreatedDate {
+		created := " " + dated(s, "➕", "created", today)
+		if m := dateAt.FindStringIndex(s); m != nil {
+			s = s[:m[0]] + created + s[m[0]:]
+		} else {
+			s = strings.TrimRight(s, " \t") + created
+		}
+	}
+	return s, nil
+}
+
+// dated is a date field as the task's line writes its fields: in the
+// Dataview format when it has a Dataview field, else with its emoji.
+func dated(line, emoji, key string, date time.Time) string {
+	if dataview.MatchString(line) {
+		return "[" + key + ":: " + date.Format(time.DateOnly) + "]"
+	}
+	return emoji + " " + date.Format(time.DateOnly)
 }

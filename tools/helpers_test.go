@@ -368,6 +368,10 @@ func (f *fakeBackend) Tasks(_ context.Context, q tasks.Query) ([]tasks.Task, err
 	return []tasks.Task{{Path: "Plan.md", Line: 3, Status: "todo", Text: "call", Due: "2026-12-01"}}, err
 }
 
+func (f *fakeBackend) TaskSettings(context.Context) (tasks.Settings, error) {
+	return tasks.DefaultSettings(), f.record("TaskSettings")
+}
+
 func (f *fakeBackend) Templates(context.Context) (note.Templates, error) {
 	err := f.record("Templates")
 	return note.Templates{Folder: "Templates", Templates: []note.Template{{Path: "Templates/Meeting.md", Name: "Meeting", Variables: []string{"title", "date:YYYY-MM-DD"}}}}, err

@@ -20,16 +20,25 @@ type updateTaskArgs struct {
 var updateTask = spec[updateTaskArgs, note.Edited]{
 	name:  "obsidian_update_task",
 	title: "Update task",
-	description: "Complete, uncomplete or toggle one task, by `line` or `block`, as the Tasks plugin does (✅ today's date added or removed). " +
-		"A recurring task is refused for now. To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note or the daily note. Returns {path, etag, changed}.",
+	description: "Complete, uncomplete or toggle one task, by `line` or `block`, as the Tasks plugin does (✅ today's date added or removed; " +
+		"a 🔁 recurring task gets its next occurrence on the line above). To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note or the daily note. Returns {path, etag, changed}.",
 	hints: hints{idempotent: false},
 	run: func(ctx context.Context, v Vault, a updateTaskArgs) (note.Edited, error) {
 		if (a.Line == 0) == (a.Block == "") {
 			return note.Edited{}, errors.InvalidFields(errors.Field{Field: "line", Message: "give the task's line or its block, one of them"},
 				errors.Field{Field: "block", Message: "give the task's block id or its line, one of them"})
 		}
+		set, err := v.Tasks.TaskSettings(ctx)
+		if errors.Is(err, note.ErrNeedsFolder) {
+			// Only the app, on another machine: its settings cannot be
+			// read, and the plugin's defaults are what most vaults use.
+			set, err = tasks.DefaultSettings(), nil
+		}
+		if err != nil {
+			return note.Edited{}, err
+		}
 		return v.Edit.Edit(ctx, a.note(), a.IfMatch, func(cur []byte) ([]byte, error) {
-			return tasks.Update(cur, a.Line, a.Block, a.Operation, time.Now())
+			return tasks.Update(cur, a.Line, a.Block, a.Operation, time.Now(), set)
 		})
 	},
 }

@@ -92,6 +92,9 @@ type DailyNotes interface {
 // selects, in to-do order (tasks.Less).
 type TaskLister interface {
 	Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
+	// TaskSettings are the Tasks plugin's settings, its defaults when
+	// it is off.
+	TaskSettings(ctx context.Context) (tasks.Settings, error)
 }
 
 // TemplateLister lists the templates of the vault's template folder (the

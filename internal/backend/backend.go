@@ -452,6 +452,11 @@ func (r *Router) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
 	return serve(ctx, r, "tasks", true, func(b tools.Everything) ([]tasks.Task, error) { return b.Tasks(ctx, q) })
 }
 
+// TaskSettings implements tools.TaskLister, from the vault folder.
+func (r *Router) TaskSettings(ctx context.Context) (tasks.Settings, error) {
+	return serve(ctx, r, "tasks", true, func(b tools.Everything) (tasks.Settings, error) { return b.TaskSettings(ctx) })
+}
+
 // Templates implements tools.TemplateLister, from the vault folder.
 func (r *Router) Templates(ctx context.Context) (note.Templates, error) {
 	return serve(ctx, r, "templates", true, func(b tools.Everything) (note.Templates, error) { return b.Templates(ctx) })

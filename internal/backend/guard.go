@@ -344,6 +344,11 @@ func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) 
 	return res, err
 }
 
+// TaskSettings passes through: the plugin's settings are no note.
+func (g *Guard) TaskSettings(ctx context.Context) (tasks.Settings, error) {
+	return g.Next.TaskSettings(ctx)
+}
+
 // Templates implements tools.TemplateLister: hidden templates are left out.
 func (g *Guard) Templates(ctx context.Context) (note.Templates, error) {
 	res, err := g.Next.Templates(ctx)

@@ -328,6 +328,38 @@ var scenarios = append([]scenario{
 	{name: "complete a task", remote: true, setup: write("Tasks/T.md", "- [ ] call ^c\n- [ ] write\n"),
 		call:  tool("obsidian_update_task", `{"path":"Tasks/T.md","operation":"complete","block":"c"}`),
 		files: map[string]string{"Tasks/T.md": "- [x] call ✅ " + time.Now().Format(time.DateOnly) + " ^c\n- [ ] write\n"}},
+	{name: "complete a recurring task: its next occurrence above it", remote: true,
+		setup: write("Tasks/R.md", "- [ ] water 🔁 every 3 days ⏳ 2026-01-01 📅 2026-01-02 ^w\n"),
+		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"toggle","line":1}`),
+		files: map[string]string{"Tasks/R.md": "- [ ] water 🔁 every 3 days ⏳ 2026-01-04 📅 2026-01-05\n" +
+			"- [x] water 🔁 every 3 days ⏳ 2026-01-01 📅 2026-01-02 ✅ " + time.Now().Format(time.DateOnly) + " ^w\n"}},
+	{name: "complete a recurring task as the Tasks plugin's settings say: below, with a created date",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".obsidian/community-plugins.json", `["obsidian-tasks-plugin"]`)
+			writeFile(t, dir, ".obsidian/plugins/obsidian-tasks-plugin/data.json", `{"recurrenceOnNextLine":true,"setCreatedDate":true,"setDoneDate":false}`)
+			writeFile(t, dir, "Tasks/R.md", "- [ ] pay 🔁 every month 📅 2026-01-31\n")
+		},
+		call: tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1}`),
+		files: map[string]string{"Tasks/R.md": "- [x] pay 🔁 every month 📅 2026-01-31\n" +
+			"- [ ] pay 🔁 every month ➕ " + time.Now().Format(time.DateOnly) + " 📅 2026-02-28\n"}},
+	{name: "a recurrence rule the Tasks plugin does not read changes nothing", remote: true,
+		setup: write("Tasks/R.md", "- [ ] moon 🔁 every blue moon 📅 2026-01-02\n"),
+		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1}`),
+		kind:  errors.Unsupported, files: map[string]string{"Tasks/R.md": "- [ ] moon 🔁 every blue moon 📅 2026-01-02\n"}},
+	{name: "tasks under the Tasks plugin's global filter",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".obsidian/community-plugins.json", `["obsidian-tasks-plugin"]`)
+			writeFile(t, dir, ".obsidian/plugins/obsidian-tasks-plugin/data.json", `{"globalFilter":"#task"}`)
+			writeFile(t, dir, "Tasks/G.md", "- [ ] shopping list item\n- [ ] #task file taxes\n")
+		},
+		call: tool("obsidian_list_tasks", `{"folder":"Tasks"}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			want := `{"success":true,"data":{"total":1,"items":[{"path":"Tasks/G.md","line":2,"status":"todo","text":"#task file taxes","tags":["task"]}]}}`
+			if string(data) != want {
+				t.Errorf("tasks = %s\nwant %s", data, want)
+			}
+		}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
