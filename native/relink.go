@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -40,7 +41,7 @@ func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkCha
 	type job struct{ before, now string }
 	var jobs []job
 	for i, f := range files {
-		if strings.EqualFold(note.Ext(f), "md") {
+		if note.IsMarkdown(f) || canvas.Is(f) {
 			jobs = append(jobs, job{f, after[i]})
 		}
 	}
@@ -110,7 +111,15 @@ func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needl
 	if !moved && !mentions(data, needles) {
 		return r
 	}
-	if _, n := m.Retarget(data, before, now); n == 0 {
+	retarget := func(data []byte) ([]byte, int) { return m.Retarget(data, before, now) }
+	if canvas.Is(now) {
+		// A canvas shows files by path and its text nodes link like a
+		// note's text, as Obsidian updates them.
+		retarget = func(data []byte) ([]byte, int) {
+			return canvas.Retarget(data, m.Moved, func(text []byte) ([]byte, int) { return m.Retarget(text, before, now) })
+		}
+	}
+	if _, n := retarget(data); n == 0 {
 		return r
 	}
 	// The note is rewritten as a compare-and-swap on what it holds when
@@ -118,7 +127,7 @@ func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needl
 	// meanwhile (Obsidian, a sync client) keeps its edit, and the links
 	// are rewritten in its version.
 	res, err := atomicfile.UpdateKnown(v.root, now, func(cur []byte) ([]byte, error) {
-		out, n := m.Retarget(cur, before, now)
+		out, n := retarget(cur)
 		r.links = n
 		return out, nil
 	}, &v.published)

@@ -20,8 +20,8 @@ import (
 // locator is embedded in the arguments of every tool that targets an
 // existing note: exactly one of its fields must be set.
 type locator struct {
-	Path string `json:"path,omitempty" jsonschema:"Vault-relative path, e.g. Projects/Plan.md." validate:"omitempty,notepath"`
-	Name string `json:"name,omitempty" jsonschema:"Or the note's name, e.g. Plan." validate:"omitempty,notename"`
+	Path string `json:"path,omitempty" jsonschema:"Vault-relative path." validate:"omitempty,notepath"`
+	Name string `json:"name,omitempty" jsonschema:"Or the note's name." validate:"omitempty,notename"`
 }
 
 func (l locator) note() note.Locator { return note.Locator{Path: l.Path, Name: l.Name} }
@@ -94,7 +94,7 @@ func newValidator() *validator.Validate {
 			sl.ReportError(p, "path", "Path", "locator", "")
 			sl.ReportError(n, "name", "Name", "locator", "")
 		}
-	}, locator{}, createNoteArgs{})
+	}, locator{}, canvasLocator{}, createNoteArgs{})
 	// Exactly one target for a patch.
 	v.RegisterStructValidation(func(sl validator.StructLevel) {
 		a := sl.Current().Interface().(patchNoteArgs)

@@ -20,10 +20,12 @@ const (
 	maxLimit     = 100
 )
 
-// paging is embedded in the arguments of every tool that pages.
+// paging is embedded in the arguments of every tool that pages. Its
+// fields carry no description: the server instructions say once how every
+// listing pages, and tools/list does not repeat it for each.
 type paging struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Items per page, 1-100 (default 20)." validate:"omitempty,min=1,max=100"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The previous page's next_cursor." validate:"omitempty,max=200"`
+	Limit  int    `json:"limit,omitempty" validate:"omitempty,min=1,max=100"`
+	Cursor string `json:"cursor,omitempty" validate:"omitempty,max=200"`
 }
 
 func (p paging) limit() int {

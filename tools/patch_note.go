@@ -10,7 +10,7 @@ import (
 // version is embedded in the arguments of every tool that writes an
 // existing note.
 type version struct {
-	IfMatch string `json:"if_match,omitempty" jsonschema:"Write only if the note's etag is still this." validate:"omitempty,etag"`
+	IfMatch string `json:"if_match,omitempty" jsonschema:"Write only if the etag is still this." validate:"omitempty,etag"`
 }
 
 // checkVersion refuses, with REVISION_CONFLICT, a note that is not the

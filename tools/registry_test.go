@@ -54,6 +54,8 @@ var examples = map[string]string{
 	"obsidian_list_templates":        `{}`,
 	"obsidian_update_task":           `{"path":"A.md","if_match":"` + note.ETag([]byte(taskNote)) + `","operation":"toggle","line":1,"block":""}`,
 	"obsidian_list_tasks":            `{"status":"any","due_before":"2026-12-31","due_after":"2026-01-01","tag":"work","folder":"Projects","text":"call","limit":10,"cursor":""}`,
+	"obsidian_read_canvas":           `{"path":"B.canvas"}`,
+	"obsidian_edit_canvas":           `{"path":"B.canvas","create":true,"add":[{"type":"text","text":"x"}],"update":[],"remove":[],"if_match":"` + note.ETag([]byte("")) + `"}`,
 	"obsidian_patch_note":            `{"path":"a.md","operation":"append","heading":"Note","content":"x","create_if_missing":true,"if_match":"` + etag0 + `"}`,
 }
 
@@ -90,7 +92,7 @@ func TestRegistryInvariants(t *testing.T) {
 		tool := st.Tool
 		t.Run(tool.Name, func(t *testing.T) {
 			// A fake of its own: edits change what the fake's notes hold.
-			st := findTool(t, tool.Name, &fakeBackend{content: map[string]string{"obsidian_update_task": taskNote}[tool.Name]})
+			st := findTool(t, tool.Name, &fakeBackend{content: map[string]string{"obsidian_update_task": taskNote, "obsidian_read_canvas": `{"nodes":[]}`}[tool.Name]})
 			if seen[tool.Name] || !snake.MatchString(tool.Name) {
 				t.Errorf("name %q is duplicated or not obsidian_snake_case", tool.Name)
 			}
@@ -116,7 +118,8 @@ func TestRegistryInvariants(t *testing.T) {
 				t.Errorf("no output schema")
 			}
 			for name, prop := range s.Properties {
-				if d, _ := prop["description"].(string); d == "" {
+				// Paging is described once, in the server instructions.
+				if d, _ := prop["description"].(string); d == "" && name != "limit" && name != "cursor" {
 					t.Errorf("argument %s has no description", name)
 				}
 			}

@@ -144,5 +144,7 @@ func All(vault Vault) []server.ServerTool {
 		listTemplates.build(vault, v),
 		listTasks.build(vault, v),
 		updateTask.build(vault, v),
+		readCanvas.build(vault, v),
+		editCanvas.build(vault, v),
 	}
 }

@@ -27,6 +27,7 @@ var Toolsets = []struct {
 		"obsidian_rename_note", "obsidian_open_note", "obsidian_list_templates"}},
 	{"daily", "the daily and periodic notes", []string{"obsidian_daily_note"}},
 	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks", "obsidian_update_task"}},
+	{"canvas", "read and change canvases", []string{"obsidian_read_canvas", "obsidian_edit_canvas"}},
 }
 
 // ToolsetNames are the toolsets' names, in order.

@@ -20,8 +20,8 @@ type updateTaskArgs struct {
 var updateTask = spec[updateTaskArgs, note.Edited]{
 	name:  "obsidian_update_task",
 	title: "Update task",
-	description: "Complete, uncomplete or toggle one task, by `line` or `block`, as the Tasks plugin does (✅ today's date added or removed; " +
-		"a 🔁 recurring task gets its next occurrence on the line above). To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note or the daily note. Returns {path, etag, changed}.",
+	description: "Complete, uncomplete or toggle one task (by `line` or `block`) as the Tasks plugin does: ✅ date added or removed; a 🔁 task gets its next occurrence. " +
+		"To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note. Returns {path, etag, changed}.",
 	hints: hints{idempotent: false},
 	run: func(ctx context.Context, v Vault, a updateTaskArgs) (note.Edited, error) {
 		if (a.Line == 0) == (a.Block == "") {

@@ -75,7 +75,7 @@ func (ix *Index) linkGraph() *graph {
 }
 
 func notIndexed(p string) error {
-	return errors.E(errors.FileNotFound, "%s is not a Markdown note: links, backlinks and tags are only read from .md notes", p)
+	return errors.E(errors.FileNotFound, "%s is not a Markdown note or a canvas: links, backlinks and tags are only read from .md notes and .canvas files", p)
 }
 
 // Links returns the note's outgoing links, each resolved.
@@ -123,6 +123,9 @@ func (ix *Index) Orphans(ctx context.Context) ([]string, error) {
 		out = []string{}
 		for _, id := range ix.sortedIDs() {
 			p := ix.docs[id].path
+			if !note.IsMarkdown(p) {
+				continue // a canvas is no note of the graph
+			}
 			linked := false
 			for _, r := range g.in[p] {
 				if r.Path != p {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
@@ -191,7 +192,7 @@ func (ix *Index) refresh(ctx context.Context) error {
 	// Which notes need reading: new ones, and known ones whose stamp moved.
 	notes := make([]string, 0, len(files))
 	for _, f := range files {
-		if note.IsMarkdown(f) {
+		if note.IsMarkdown(f) || canvas.Is(f) {
 			notes = append(notes, f)
 		}
 	}

@@ -3,6 +3,7 @@ package vaultindex
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -420,6 +421,64 @@ func TestSearchAsked(t *testing.T) {
 		}
 		if a, b := slices.Index(got, c.above[0]), slices.Index(got, c.above[1]); c.above[0] != "" && (a < 0 || b >= 0 && a > b) {
 			t.Errorf("%q: got %q, want %s above %s", c.query, got, c.above[0], c.above[1])
+		}
+	}
+}
+
+// A canvas is searched by what its nodes say and links to the notes it
+// shows, each at the line of its node in the canvas file.
+func TestCanvas(t *testing.T) {
+	t.Parallel()
+	vault := maps.Clone(testVault)
+	vault["Boards/Roadmap.canvas"] = "{\n\t\"nodes\":[\n" +
+		"\t\t{\"id\":\"g\",\"type\":\"group\",\"label\":\"Quarterly\",\"x\":0,\"y\":0,\"width\":900,\"height\":900},\n" +
+		"\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"# Roadmap\\nAsk [[Ana Lima]] about the greenhouse #idea\",\"x\":0,\"y\":0,\"width\":250,\"height\":60},\n" +
+		"\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Garden Plan.md\",\"subpath\":\"#Risks\",\"x\":0,\"y\":100,\"width\":400,\"height\":400}\n" +
+		"\t],\n\t\"edges\":[]\n}"
+	vault["Boards/Broken.canvas"] = "{not json"
+	ix := New(newMem(vault))
+	ctx := context.Background()
+	res, err := ix.Search(ctx, note.SearchRequest{Query: "greenhouse", Limit: 10})
+	if err != nil || !reflect.DeepEqual(paths(res), []string{"Boards/Roadmap.canvas"}) {
+		t.Fatalf("search = %q %v", paths(res), err)
+	}
+	if s := res.Hits[0].Snippets; len(s) != 1 || s[0].Line != 4 || !strings.Contains(s[0].Text, "<mark>greenhouse</mark>") {
+		t.Errorf("snippets = %+v", s)
+	}
+	res, err = ix.Search(ctx, note.SearchRequest{Query: "roadmap", Limit: 10})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "Boards/Roadmap.canvas" {
+		t.Errorf("by title: %q %v", paths(res), err)
+	}
+	res, err = ix.Search(ctx, note.SearchRequest{Query: `"about the greenhouse"`, Limit: 10})
+	if err != nil || !reflect.DeepEqual(paths(res), []string{"Boards/Roadmap.canvas"}) {
+		t.Errorf("phrase: %q %v", paths(res), err)
+	}
+	res, err = ix.Search(ctx, note.SearchRequest{Query: "green.ouse", Mode: "regex", Limit: 10})
+	if err != nil || !reflect.DeepEqual(paths(res), []string{"Boards/Roadmap.canvas"}) || res.Hits[0].Snippets[0].Line != 4 {
+		t.Errorf("regex: %+v %v", res.Hits, err)
+	}
+	bl, err := ix.Backlinks(ctx, "Projects/Garden Plan.md")
+	if err != nil || !slices.Contains(bl, note.LinkRef{Path: "Boards/Roadmap.canvas", Line: 5}) {
+		t.Errorf("backlinks of the shown note = %+v %v", bl, err)
+	}
+	bl, err = ix.Backlinks(ctx, "People/Ana Lima.md")
+	if err != nil || !slices.Contains(bl, note.LinkRef{Path: "Boards/Roadmap.canvas", Line: 4}) {
+		t.Errorf("backlinks of the linked note = %+v %v", bl, err)
+	}
+	ls, err := ix.Links(ctx, "Boards/Roadmap.canvas")
+	if err != nil || len(ls.Links) != 2 || !ls.Links[1].Embed || ls.Links[1].Path != "Projects/Garden Plan.md" || ls.Links[1].Subpath != "#Risks" {
+		t.Errorf("links of the canvas = %+v %v", ls.Links, err)
+	}
+	orphans, _ := ix.Orphans(ctx)
+	tags, _ := ix.Tags(ctx)
+	for _, o := range orphans {
+		if strings.HasSuffix(o, ".canvas") {
+			t.Errorf("a canvas is listed as an orphan note: %q", orphans)
+		}
+	}
+	for _, tg := range tags {
+		if tg.Tag == "idea" {
+			t.Errorf("a canvas's text gave the vault a tag: %+v", tags)
 		}
 	}
 }

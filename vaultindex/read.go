@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -93,7 +94,11 @@ func (ix *Index) read(p string) *parsedNote {
 		st.Size = -1
 	}
 	pn.stamp = st
-	pn.meta = metadata.Parse(data)
+	if canvas.Is(p) {
+		data, pn.meta = canvasText(data)
+	} else {
+		pn.meta = metadata.Parse(data)
+	}
 	pn.local = localPool.Get().(map[string]int32)
 	count := func(f int) func(*token) {
 		return func(t *token) {
@@ -134,4 +139,45 @@ func (ix *Index) read(p string) *parsedNote {
 		}
 	}
 	return pn
+}
+
+// canvasText is what a canvas says (canvas.Text) and its links, each at
+// the line of the canvas file that holds its node. A canvas has no
+// properties, tags or outline of its own in Obsidian, so none are kept.
+func canvasText(data []byte) ([]byte, *metadata.Note) {
+	text, lineOf := canvas.Text(data)
+	m := metadata.Parse(text)
+	meta := &metadata.Note{BodyLine: 1, Lines: metadata.LinesOf(data).Count(), Links: m.Links}
+	for i := range meta.Links {
+		if l := meta.Links[i].Line; l < len(lineOf) {
+			meta.Links[i].Line = lineOf[l]
+		}
+	}
+	return text, meta
+}
+
+// text is the searchable text of a file of the index: a note's content,
+// a canvas's text (canvasText), with the canvas line of each of its lines
+// (nil for a note).
+func (ix *Index) text(p string) ([]byte, []int, error) {
+	data, err := ix.src.ReadFile(p)
+	if err != nil || !canvas.Is(p) {
+		return data, nil, err
+	}
+	text, lineOf := canvas.Text(data)
+	return text, lineOf, nil
+}
+
+// onCanvasLines gives snippets of a canvas's text the lines of the canvas
+// file.
+func onCanvasLines(s []note.Snippet, lineOf []int) []note.Snippet {
+	if lineOf == nil {
+		return s
+	}
+	for i := range s {
+		if s[i].Line < len(lineOf) {
+			s[i].Line = lineOf[s[i].Line]
+		}
+	}
+	return s
 }

@@ -177,8 +177,8 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		}
 		hit.Snippets = []note.Snippet{}
 		if len(words) > 0 {
-			if data, err := ix.src.ReadFile(d.path); err == nil {
-				hit.Snippets = snippets(data, d.meta.BodyLine, func(line string) [][2]int { return wordMatches(line, words) })
+			if data, lineOf, err := ix.text(d.path); err == nil {
+				hit.Snippets = onCanvasLines(snippets(data, d.meta.BodyLine, func(line string) [][2]int { return wordMatches(line, words) }), lineOf)
 			}
 		}
 		res.Hits = append(res.Hits, hit)
@@ -341,7 +341,7 @@ func (ix *Index) phraseIDs(words []string) []uint32 {
 // its title is them. Positions are not kept in the index (they would take
 // a sixth of it); a phrase reads its candidate notes again.
 func (ix *Index) hasPhrase(d *doc, ids []uint32) bool {
-	if data, err := ix.src.ReadFile(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
+	if data, _, err := ix.text(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
 		return true
 	}
 	return ix.textHas(terms(note.Stem(d.path)), ids)
@@ -430,7 +430,7 @@ func (ix *Index) searchRegex(ctx context.Context, req note.SearchRequest) (note.
 		if ctx.Err() != nil {
 			return
 		}
-		data, err := ix.src.ReadFile(ix.docs[ids[i]].path)
+		data, _, err := ix.text(ix.docs[ids[i]].path)
 		if err == nil {
 			counts[i] = len(re.FindAllIndex(data, 1000))
 		}
@@ -453,8 +453,8 @@ func (ix *Index) searchRegex(ctx context.Context, req note.SearchRequest) (note.
 	for _, f := range page(all, req.Offset, req.Limit) {
 		d := ix.docs[f.id]
 		hit := note.Hit{Path: d.path, Score: float64(f.count), Snippets: []note.Snippet{}}
-		if data, err := ix.src.ReadFile(d.path); err == nil {
-			hit.Snippets = regexSnippets(data, re)
+		if data, lineOf, err := ix.text(d.path); err == nil {
+			hit.Snippets = onCanvasLines(regexSnippets(data, re), lineOf)
 		}
 		res.Hits = append(res.Hits, hit)
 	}

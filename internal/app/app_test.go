@@ -154,8 +154,8 @@ func TestToolListBudget(t *testing.T) {
 	}
 	const budget = 24 << 10
 	line, tools := list()
-	if len(line) > budget || len(tools) != 31 {
-		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 31", len(line), len(tools), budget)
+	if len(line) > budget || len(tools) != 33 {
+		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 33", len(line), len(tools), budget)
 	}
 	for _, tl := range tools {
 		if tl.OutputSchema.Type != "" || tl.RawOutputSchema != nil {

@@ -360,6 +360,47 @@ var scenarios = append([]scenario{
 				t.Errorf("tasks = %s\nwant %s", data, want)
 			}
 		}},
+	{name: "read a canvas: groups, and a file node whose file is gone", remote: true,
+		setup: write("Boards/Map.canvas", "{\"nodes\":[{\"id\":\"g\",\"type\":\"group\",\"label\":\"Now\",\"x\":0,\"y\":0,\"width\":900,\"height\":900},"+
+			"{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"x\":10,\"y\":10,\"width\":400,\"height\":400},"+
+			"{\"id\":\"m\",\"type\":\"file\",\"file\":\"Gone.md\",\"x\":1000,\"y\":0,\"width\":400,\"height\":400}],"+
+			"\"edges\":[{\"id\":\"e\",\"fromNode\":\"f\",\"toNode\":\"m\"}]}"),
+		call: tool("obsidian_read_canvas", `{"path":"Boards/Map.canvas"}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			for _, want := range []string{`{"id":"f","type":"file","file":"Projects/Plan.md","group":"g","x":10,"y":10,"width":400,"height":400}`,
+				`{"id":"m","type":"file","file":"Gone.md","missing":true,"x":1000,"y":0,"width":400,"height":400}`,
+				`"edges":[{"id":"e","fromNode":"f","toNode":"m"}]`} {
+				if !strings.Contains(string(data), want) {
+					t.Errorf("canvas read lacks %s:\n%s", want, data)
+				}
+			}
+		}},
+	{name: "edit a canvas: a node and an edge to it", remote: true,
+		setup: write("Boards/Map.canvas", "{\n\t\"nodes\":[\n\t\t{\"id\":\"a\",\"type\":\"text\",\"text\":\"A\",\"x\":0,\"y\":0,\"width\":250,\"height\":60}\n\t],\n\t\"edges\":[]\n}"),
+		call:  tool("obsidian_edit_canvas", `{"path":"Boards/Map.canvas","add":[{"id":"b","type":"text","text":"B & <C>"},{"id":"ab","fromNode":"a","toNode":"b"}]}`),
+		files: map[string]string{"Boards/Map.canvas": "{\n\t\"nodes\":[\n\t\t{\"id\":\"a\",\"type\":\"text\",\"text\":\"A\",\"x\":0,\"y\":0,\"width\":250,\"height\":60},\n" +
+			"\t\t{\"id\":\"b\",\"type\":\"text\",\"text\":\"B & <C>\",\"x\":0,\"y\":100,\"width\":250,\"height\":60}\n\t],\n\t\"edges\":[\n\t\t{\"id\":\"ab\",\"fromNode\":\"a\",\"toNode\":\"b\"}\n\t]\n}"}},
+	{name: "create a canvas", remote: true,
+		call:  tool("obsidian_edit_canvas", `{"path":"Boards/New.canvas","create":true,"add":[{"id":"a","type":"file","file":"Projects/Plan.md","x":0,"y":0}]}`),
+		files: map[string]string{"Boards/New.canvas": "{\n\t\"nodes\":[\n\t\t{\"id\":\"a\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"x\":0,\"y\":0,\"width\":400,\"height\":400}\n\t],\n\t\"edges\":[]\n}"}},
+	{name: "a canvas's text is searched and its file nodes are backlinks",
+		setup: write("Boards/Map.canvas", "{\n\t\"nodes\":[\n\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"the zeppelin launch\",\"x\":0,\"y\":0,\"width\":250,\"height\":60},\n"+
+			"\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"x\":0,\"y\":100,\"width\":400,\"height\":400}\n\t],\n\t\"edges\":[]\n}"),
+		call: func(ctx context.Context, b tools.Everything) (any, error) {
+			res, err := b.Search(ctx, note.SearchRequest{Query: "zeppelin", Limit: 5})
+			if err != nil {
+				return nil, err
+			}
+			bl, err := b.Backlinks(ctx, note.ByPath("Projects/Plan.md"))
+			return []any{res.Hits, bl}, err
+		},
+		check: func(t *testing.T, subject string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if !strings.Contains(string(data), `"path":"Boards/Map.canvas"`) || !strings.Contains(string(data), `{"path":"Boards/Map.canvas","line":4}`) {
+				t.Errorf("%s: search hits and backlinks %s", subject, data)
+			}
+		}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
@@ -414,6 +455,20 @@ var scenarios = append([]scenario{
 			"Projects/Index.md":    "- [plan](Plan.md)\n- [plan again](<Plan.md#Goals>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n",
 		},
 		check: wantLinks(1, 1)},
+	{name: "move keeps the canvases that show the note",
+		setup: write("Boards/Map.canvas", "{\n\t\"nodes\":[\n\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"subpath\":\"#Goals\",\"x\":0,\"y\":0,\"width\":400,\"height\":400},\n"+
+			"\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"See [[Plan]] <now>\",\"x\":500,\"y\":0,\"width\":250,\"height\":60}\n\t],\n\t\"edges\":[]\n}"),
+		call: move(note.ByPath("Projects/Plan.md"), "Archive/2026"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Archive/2026/Plan.md"},
+		files: map[string]string{"Boards/Map.canvas": "{\n\t\"nodes\":[\n\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Archive/2026/Plan.md\",\"subpath\":\"#Goals\",\"x\":0,\"y\":0,\"width\":400,\"height\":400},\n" +
+			"\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"See [[Plan]] <now>\",\"x\":500,\"y\":0,\"width\":250,\"height\":60}\n\t],\n\t\"edges\":[]\n}"}},
+	{name: "rename rewrites a canvas's file nodes and text links",
+		setup: write("Boards/Map.canvas", "{\"nodes\":[{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"x\":0,\"y\":0,\"width\":400,\"height\":400},"+
+			"{\"id\":\"t\",\"type\":\"text\",\"text\":\"See [[Plan]]\",\"x\":500,\"y\":0,\"width\":250,\"height\":60}],\"edges\":[]}"),
+		call: rename(note.ByPath("Projects/Plan.md"), "Roadmap"),
+		want: note.Moved{From: "Projects/Plan.md", To: "Projects/Roadmap.md"},
+		files: map[string]string{"Boards/Map.canvas": "{\n\t\"nodes\":[\n\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Roadmap.md\",\"x\":0,\"y\":0,\"width\":400,\"height\":400},\n" +
+			"\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"See [[Roadmap]]\",\"x\":500,\"y\":0,\"width\":250,\"height\":60}\n\t],\n\t\"edges\":[]\n}"}},
 	{name: "move to a taken name picks the unambiguous form", call: move(note.ByPath("Projects/Plan.md"), "Other/Dup.md"),
 		kind: errors.FileExists, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Other/Dup.md": "other dup"}},
 	{name: "move into a clash of names", call: move(note.ByPath("Projects/Plan.md"), "Archive/Dup.md"),

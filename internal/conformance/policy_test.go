@@ -219,6 +219,11 @@ var policyScenarios = []scenario{
 		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
 	{name: "set a property on a denied note", call: tool("obsidian_set_property", `{"path":"Private/Secret.md","key":"x","value":1}`),
 		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
+	{name: "create a canvas outside the write paths", call: tool("obsidian_edit_canvas", `{"path":"Projects/Map.canvas","create":true}`),
+		kind: errors.PermissionDenied, check: wantRule(writeRule), files: map[string]string{"Projects/Map.canvas": gone}},
+	{name: "edit a canvas in a denied folder", setup: write("Private/Map.canvas", `{"nodes":[],"edges":[]}`),
+		call: tool("obsidian_edit_canvas", `{"path":"Private/Map.canvas","add":[{"type":"text","text":"x"}]}`),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: map[string]string{"Private/Map.canvas": `{"nodes":[],"edges":[]}`}},
 	{name: "daily note in a denied folder", setup: write(".obsidian/daily-notes.json", `{"folder":"Private/Journal"}`),
 		call: tool("obsidian_daily_note", `{"operation":"append","content":"x"}`),
 		kind: errors.PermissionDenied, check: func(t *testing.T, _ string, got any, dir string) {
