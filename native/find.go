@@ -126,6 +126,13 @@ func (v *Engine) List(ctx context.Context, req note.ListRequest) (note.Listing, 
 		return note.Listing{}, err
 	}
 	folders := v.Folders()
+	if req.Unused {
+		linked, err := v.index().Linked(ctx)
+		if err != nil {
+			return note.Listing{}, err
+		}
+		files = slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !note.IsAttachment(f) || linked[f] })
+	}
 	return ListEntries(req, files, folders, func(p string) (note.Entry, bool) {
 		// Lstat by plain path is a third of os.Root's cost, and follows
 		// nothing; a symlink (which Files lists only when it leads to a
@@ -191,7 +198,7 @@ func ListEntries(req note.ListRequest, files, folders []string, stat func(string
 		return rel, true
 	}
 	var paths []string
-	if ext == "" {
+	if ext == "" && !req.Unused {
 		for _, f := range folders {
 			if _, ok := within(f); ok && f != base {
 				paths = append(paths, f)

@@ -59,8 +59,11 @@ type ListRequest struct {
 	Glob      string
 	Ext       string
 	Sort      string // name or modified
-	Offset    int
-	Limit     int
+	// Unused keeps only attachments (IsAttachment) that no note or
+	// canvas links to or embeds.
+	Unused bool
+	Offset int
+	Limit  int
 }
 
 // Entry is a file or folder in a listing.

@@ -138,6 +138,12 @@ func (b *Backend) Read(ctx context.Context, loc note.Locator) (note.Content, err
 	if err != nil {
 		return note.Content{}, err
 	}
+	if note.IsBinary(p) {
+		// The CLI prints a file as text: an image's bytes would not
+		// survive the trip.
+		return note.Content{}, needsFolder("the bytes of " + p).
+			WithHint("Attachments such as images are read from the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
+	}
 	var out string
 	for attempt := 0; attempt < 2; attempt++ {
 		if out, err = b.CLI.RunData(ctx, "read", "path="+p); err != nil {

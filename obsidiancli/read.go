@@ -121,6 +121,10 @@ func queryError(err error) error {
 // List implements tools.Lister with `files` and `folders`; the app gives
 // no sizes or times, so sorting by time is refused rather than faked.
 func (b *Backend) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+	if req.Unused {
+		return note.Listing{}, needsFolder("the list of unused attachments").
+			WithHint("The app's commands do not say what links to a file; the links are read from the notes in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
+	}
 	if req.Sort == "modified" {
 		return note.Listing{}, errors.E(errors.Unsupported, "sorting by modification time needs the vault folder; the Obsidian CLI lists no times").
 			WithHint("Sort by name, or run the server where it can open the vault folder (--vault-path).")

@@ -94,7 +94,7 @@ func newValidator() *validator.Validate {
 			sl.ReportError(p, "path", "Path", "locator", "")
 			sl.ReportError(n, "name", "Name", "locator", "")
 		}
-	}, locator{}, canvasLocator{}, createNoteArgs{})
+	}, locator{}, canvasLocator{}, readAttachmentArgs{}, createNoteArgs{})
 	// Exactly one target for a patch.
 	v.RegisterStructValidation(func(sl validator.StructLevel) {
 		a := sl.Current().Interface().(patchNoteArgs)

@@ -14,7 +14,7 @@ type createNoteArgs struct {
 	Content   string `json:"content,omitempty" jsonschema:"The content, stored as sent."`
 	Template  string `json:"template,omitempty" jsonschema:"A template (Templates folder) to start from." validate:"omitempty,nocontrols"`
 	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace an existing note."`
-	Open      bool   `json:"open,omitempty" jsonschema:"Open the new note in Obsidian afterwards. Default false."`
+	Open      bool   `json:"open,omitempty" jsonschema:"Open it in Obsidian."`
 	IfMatch   string `json:"if_match,omitempty" jsonschema:"With overwrite: the etag of the note you replace." validate:"omitempty,etag"`
 }
 

@@ -11,8 +11,8 @@ import (
 type dailyNoteArgs struct {
 	Operation string `json:"operation" jsonschema:"read, append or prepend." validate:"required,oneof=read append prepend"`
 	Period    string `json:"period,omitempty" jsonschema:"day (default), week, month, quarter or year." validate:"omitempty,oneof=day week month quarter year"`
-	Date      string `json:"date,omitempty" jsonschema:"A day, YYYY-MM-DD, in the period. Default: today, on this computer's clock."`
-	Content   string `json:"content,omitempty" jsonschema:"append and prepend: the text to add, stored exactly as sent."`
+	Date      string `json:"date,omitempty" jsonschema:"A day (YYYY-MM-DD) in the period; default today."`
+	Content   string `json:"content,omitempty" jsonschema:"The text to add, stored as sent."`
 	Inline    bool   `json:"inline,omitempty" jsonschema:"Join the text to the last line (append) or the first (prepend)."`
 }
 

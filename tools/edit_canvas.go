@@ -13,9 +13,9 @@ type editCanvasArgs struct {
 	canvasLocator
 	version
 	Create bool             `json:"create,omitempty" jsonschema:"Create it if missing (with path)."`
-	Add    []map[string]any `json:"add,omitempty" jsonschema:"JSON Canvas nodes {type: text|file|link|group, text|file|url|label, x?, y?, width?, height?, color?} and edges {fromNode, toNode, fromSide?, toSide?, toEnd?, label?}; id optional." validate:"omitempty,max=200"`
-	Update []map[string]any `json:"update,omitempty" jsonschema:"Changes: {id, key: new value, ...}; null removes a key." validate:"omitempty,max=200"`
-	Remove []string         `json:"remove,omitempty" jsonschema:"Ids of nodes and edges to remove; a node's edges go with it." validate:"omitempty,max=200,dive,max=200"`
+	Add    []map[string]any `json:"add,omitempty" jsonschema:"JSON Canvas nodes {type, text|file|url|label, x?, y?, width?, height?, color?} and edges {fromNode, toNode, fromSide?, toSide?, toEnd?, label?}." validate:"omitempty,max=200"`
+	Update []map[string]any `json:"update,omitempty" jsonschema:"{id, key: value, ...}; null removes a key." validate:"omitempty,max=200"`
+	Remove []string         `json:"remove,omitempty" jsonschema:"Ids of nodes (with their edges) and edges." validate:"omitempty,max=200,dive,max=200"`
 }
 
 type canvasEdited struct {

@@ -8,11 +8,12 @@ import (
 )
 
 type listFilesArgs struct {
-	Folder    string `json:"folder,omitempty" jsonschema:"Folder to list, e.g. Projects/2026. Default: the vault root." validate:"omitempty,folder"`
+	Folder    string `json:"folder,omitempty" jsonschema:"Folder to list; default the root." validate:"omitempty,folder"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"Everything below, not only direct entries."`
 	Glob      string `json:"glob,omitempty" jsonschema:"Only names matching, e.g. 2026-11-*; with / the path (**/Risks*.md)." validate:"omitempty,max=300,nocontrols"`
 	Ext       string `json:"ext,omitempty" jsonschema:"Only files with this extension, e.g. md." validate:"omitempty,max=20,nocontrols"`
 	Sort      string `json:"sort,omitempty" jsonschema:"name (default) or modified (newest first)." validate:"omitempty,oneof=name modified"`
+	Unused    bool   `json:"unused,omitempty" jsonschema:"Only attachments no note or canvas embeds or links to."`
 	paging
 }
 
@@ -22,12 +23,12 @@ var listFiles = spec[listFilesArgs, Page[note.Entry]]{
 	description: "List files and folders in `folder` (default the whole vault), filtered by `glob` or `ext`, sorted by name or `modified` (\"what changed this week?\"). Entries: path, type, size, modified. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a listFilesArgs) (Page[note.Entry], error) {
-		k := key("list", a.Folder, strconv.FormatBool(a.Recursive), a.Glob, a.Ext, a.Sort)
+		k := key("list", a.Folder, strconv.FormatBool(a.Recursive), a.Glob, a.Ext, a.Sort, strconv.FormatBool(a.Unused))
 		off, err := a.offset(k)
 		if err != nil {
 			return Page[note.Entry]{}, err
 		}
-		l, err := v.Files.List(ctx, note.ListRequest{Folder: a.Folder, Recursive: a.Recursive, Glob: a.Glob, Ext: a.Ext, Sort: a.Sort, Offset: off, Limit: a.limit()})
+		l, err := v.Files.List(ctx, note.ListRequest{Folder: a.Folder, Recursive: a.Recursive, Glob: a.Glob, Ext: a.Ext, Sort: a.Sort, Unused: a.Unused, Offset: off, Limit: a.limit()})
 		if err != nil {
 			return Page[note.Entry]{}, err
 		}

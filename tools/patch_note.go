@@ -44,7 +44,7 @@ func editWritten(ctx context.Context, v Vault, l locator, ifMatch, content strin
 type patchNoteArgs struct {
 	locator
 	version
-	Operation       string `json:"operation" jsonschema:"before or after the heading's whole section or the block; prepend or append to its own text (above subheadings); replace that text. A property: replace sets it, append and prepend add list items." validate:"required,oneof=before after prepend append replace"`
+	Operation       string `json:"operation" jsonschema:"before/after the whole section or block; prepend/append to its own text (above subheadings); replace it. On a property: replace sets, append/prepend add list items." validate:"required,oneof=before after prepend append replace"`
 	Heading         string `json:"heading,omitempty" jsonschema:"Target heading: a path such as Plan > Risks, or a unique heading." validate:"omitempty,max=500,nocontrols"`
 	Block           string `json:"block,omitempty" jsonschema:"Target block id, e.g. ^task-1." validate:"omitempty,max=200,nocontrols"`
 	Property        string `json:"property,omitempty" jsonschema:"Target frontmatter property, e.g. status." validate:"omitempty,max=200,nocontrols"`

@@ -37,6 +37,9 @@ type spec[A, R any] struct {
 	// the model must know about a raw result besides its text (its
 	// version, that it was cut short).
 	notice func(R) string
+	// media, when it returns content, adds it after the text: an image
+	// the model sees, which the structured result does not repeat.
+	media func(R) []mcp.Content
 }
 
 func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool {
@@ -70,6 +73,9 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 			}
 			if s.raw {
 				content := []mcp.Content{mcp.NewTextContent(s.text(res))}
+				if s.media != nil {
+					content = append(content, s.media(res)...)
+				}
 				if s.notice != nil {
 					if n := s.notice(res); n != "" {
 						// For the model: a face that prints the result for
@@ -146,5 +152,6 @@ func All(vault Vault) []server.ServerTool {
 		updateTask.build(vault, v),
 		readCanvas.build(vault, v),
 		editCanvas.build(vault, v),
+		readAttachment.build(vault, v),
 	}
 }

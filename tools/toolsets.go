@@ -18,7 +18,7 @@ var Toolsets = []struct {
 	Tools       []string
 }{
 	{"read", "read notes and find them", []string{"obsidian_read_note", "obsidian_read_notes", "obsidian_get_outline", "obsidian_get_properties",
-		"obsidian_file_info", "obsidian_search_notes", "obsidian_list_files"}},
+		"obsidian_file_info", "obsidian_search_notes", "obsidian_list_files", "obsidian_read_attachment"}},
 	{"graph", "links, tags and properties across the vault", []string{"obsidian_get_backlinks", "obsidian_get_links", "obsidian_list_orphans",
 		"obsidian_list_unresolved_links", "obsidian_list_tags", "obsidian_list_tagged_notes", "obsidian_list_properties"}},
 	{"edit", "change the text, properties and tags of existing notes", []string{"obsidian_append_to_note", "obsidian_prepend_to_note", "obsidian_patch_note",

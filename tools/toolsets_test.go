@@ -44,11 +44,11 @@ func TestToolsets(t *testing.T) {
 		t.Errorf("all: %d tools", len(got))
 	}
 	read := names([]string{"read"})
-	if len(read) != 7 || !slices.Contains(read, "obsidian_read_note") || slices.Contains(read, "obsidian_append_to_note") {
+	if len(read) != 8 || !slices.Contains(read, "obsidian_read_note") || slices.Contains(read, "obsidian_append_to_note") {
 		t.Errorf("read: %v", read)
 	}
-	if got := names([]string{"read", "edit"}); len(got) != 15 {
-		t.Errorf("read,edit: %d tools, want 15: %v", len(got), got)
+	if got := names([]string{"read", "edit"}); len(got) != 16 {
+		t.Errorf("read,edit: %d tools, want 16: %v", len(got), got)
 	}
 	if err := CheckToolsets([]string{"read", "writes"}); err == nil || !strings.Contains(err.Error(), `"writes" is no toolset: use all, or some of read, graph, edit, files, daily`) {
 		t.Errorf("an unknown toolset: %v", err)

@@ -105,6 +105,23 @@ func (ix *Index) Backlinks(ctx context.Context, p string) ([]note.LinkRef, error
 	return out, err
 }
 
+// Linked is the set of files that another file links to or embeds.
+func (ix *Index) Linked(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := ix.view(ctx, func() error {
+		for target, refs := range ix.linkGraph().in {
+			for _, r := range refs {
+				if r.Path != target {
+					out[target] = true
+					break
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Unresolved returns the link targets no file matches, most used first.
 func (ix *Index) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
 	var out []note.Unresolved

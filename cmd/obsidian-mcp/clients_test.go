@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,8 +36,10 @@ import (
 type outcome struct {
 	Result *struct {
 		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
 		} `json:"content"`
 		StructuredContent map[string]any `json:"structuredContent"`
 		IsError           bool           `json:"isError"`
@@ -94,6 +97,19 @@ func wantContent(content string) func(string, outcome) error {
 			len(o.Result.Content) != 2 || o.Result.Content[0].Text != content ||
 			!strings.Contains(o.Result.Content[1].Text, fmt.Sprintf("etag %s", o.Result.StructuredContent["etag"])) {
 			return fmt.Errorf("want the content %q, got %s", content, o)
+		}
+		return nil
+	}
+}
+
+// wantImage wants the file's bytes as image content, after the text of
+// its facts.
+func wantImage(mime, raw string) func(string, outcome) error {
+	return func(_ string, o outcome) error {
+		if o.Result == nil || o.Result.IsError || len(o.Result.Content) != 2 || o.Result.Content[1].Type != "image" ||
+			o.Result.Content[1].MimeType != mime || o.Result.Content[1].Data != base64.StdEncoding.EncodeToString([]byte(raw)) ||
+			o.Result.StructuredContent["image"] != true {
+			return fmt.Errorf("want %s image content of %q, got %s", mime, raw, o)
 		}
 		return nil
 	}
@@ -236,6 +252,8 @@ var everyTool = []step{
 	{Tool: "obsidian_edit_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas", "create": true, "add": []any{map[string]any{"id": "s", "type": "file", "file": "Notes/Seed.md"}}},
 		check: wantData("ids", []any{"s"})},
 	{Tool: "obsidian_read_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas"}, check: wantAt("Notes/Seed.md", "nodes", 0, "file")},
+	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Notes/dot.gif", "content": "GIF89a"}, check: wantData("path", "Notes/dot.gif")},
+	{Tool: "obsidian_read_attachment", Arguments: map[string]any{"path": "Notes/dot.gif"}, check: wantImage("image/gif", "GIF89a")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len(idea))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},

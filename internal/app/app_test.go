@@ -154,8 +154,8 @@ func TestToolListBudget(t *testing.T) {
 	}
 	const budget = 24 << 10
 	line, tools := list()
-	if len(line) > budget || len(tools) != 33 {
-		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 33", len(line), len(tools), budget)
+	if len(line) > budget || len(tools) != 34 {
+		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 34", len(line), len(tools), budget)
 	}
 	for _, tl := range tools {
 		if tl.OutputSchema.Type != "" || tl.RawOutputSchema != nil {
@@ -199,7 +199,7 @@ func TestToolsetsServed(t *testing.T) {
 			refused = line
 		}
 	}
-	if n := strings.Count(list, `"name":"obsidian_`); n != 7 || !strings.Contains(list, "obsidian_read_note") || strings.Contains(list, "obsidian_append_to_note") {
+	if n := strings.Count(list, `"name":"obsidian_`); n != 8 || !strings.Contains(list, "obsidian_read_note") || strings.Contains(list, "obsidian_append_to_note") {
 		t.Errorf("tools/list with --tools read: %d tools: %.300s", n, list)
 	}
 	if !strings.Contains(refused, `"error"`) || !strings.Contains(refused, "obsidian_append_to_note") {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -401,6 +402,53 @@ var scenarios = append([]scenario{
 				t.Errorf("%s: search hits and backlinks %s", subject, data)
 			}
 		}},
+	{name: "read an image attachment, with the notes that embed it",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, "Notes/Gallery.md", "# Gallery\n![[pic.png|300]]\n")
+		},
+		call:  tool("obsidian_read_attachment", `{"path":"Attachments/pic.png"}`),
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			var a struct {
+				Type       string         `json:"type"`
+				Size       int            `json:"size"`
+				Image      bool           `json:"image"`
+				EmbeddedBy []note.LinkRef `json:"embedded_by"`
+			}
+			if err := json.Unmarshal(data, &a); err != nil || a.Type != "image/png" || a.Size != 8 || !a.Image ||
+				!slices.Equal(a.EmbeddedBy, []note.LinkRef{{Path: "Notes/Gallery.md", Line: 2}}) {
+				t.Errorf("attachment = %s", data)
+			}
+		}},
+	{name: "unused attachments: embedded by no note or canvas",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, "Assets/used.png", "x")
+			writeFile(t, dir, "Assets/shown.jpg", "x")
+			writeFile(t, dir, "Assets/linked.pdf", "x")
+			writeFile(t, dir, "Assets/old.mp3", "x")
+			writeFile(t, dir, "Assets/Orphan note.md", "not an attachment")
+			writeFile(t, dir, "Notes/Uses.md", "![[used.png]] and [the doc](../Assets/linked.pdf)\n")
+			writeFile(t, dir, "Boards/B.canvas", `{"nodes":[{"id":"a","type":"file","file":"Assets/shown.jpg","x":0,"y":0,"width":1,"height":1}]}`)
+		},
+		call:  tool("obsidian_list_files", `{"folder":"Assets","recursive":true,"unused":true}`),
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if !strings.Contains(string(data), `"total":1,"items":[{"path":"Assets/old.mp3","type":"file","size":1,`) {
+				t.Errorf("unused = %s", data)
+			}
+		}},
+	{name: "move an attachment: its embeds follow", remote: true,
+		setup: write("Notes/Uses.md", "![[Attachments/pic.png]] and ![pic](../Attachments/pic.png)\n"),
+		call:  move(note.ByPath("Attachments/pic.png"), "Media"),
+		want:  note.Moved{From: "Attachments/pic.png", To: "Media/pic.png"},
+		files: map[string]string{"Media/pic.png": "\x89PNG\r\n\x1a\n", "Notes/Uses.md": "![[pic.png]] and ![pic](pic.png)\n"}}, // shortest form, Obsidian's default
+	{name: "rename an attachment keeps its extension and its embeds",
+		setup: write("Notes/Uses.md", "![[pic.png]]\n"),
+		call:  rename(note.ByPath("Attachments/pic.png"), "photo"),
+		want:  note.Moved{From: "Attachments/pic.png", To: "Attachments/photo.png"},
+		files: map[string]string{"Attachments/photo.png": "\x89PNG\r\n\x1a\n", "Notes/Uses.md": "![[photo.png]]\n"}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)
