@@ -19,7 +19,7 @@ type dailyNoteArgs struct {
 var dailyNote = spec[dailyNoteArgs, note.Daily]{
 	name:        "obsidian_daily_note",
 	title:       "Daily note",
-	description: "Read the daily note of a day (default today), or the weekly, monthly, quarterly or yearly note with `period`; or append or prepend to it like obsidian_append_to_note. A missing note is created as Obsidian would (Periodic Notes or Daily notes settings and template). Returns {path, date, period, created, content, etag, bytes}.",
+	description: "Read, append or prepend to the daily note of a day (default today), or with `period` the weekly, monthly, quarterly or yearly one; a missing note is created as Obsidian would (its settings and template). Returns {path, date, period, created, content, etag, bytes}.",
 	hints:       hints{},
 	run: func(ctx context.Context, v Vault, a dailyNoteArgs) (note.Daily, error) {
 		date := time.Now()

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -366,6 +367,15 @@ func rendersData(t *testing.T, text string, structured any) bool {
 func (f *fakeBackend) Tasks(_ context.Context, q tasks.Query) ([]tasks.Task, error) {
 	err := f.record("Tasks status=%s due=%s..%s tag=%s folder=%s text=%s", q.Status, q.DueAfter, q.DueBefore, q.Tag, q.Folder, q.Text)
 	return []tasks.Task{{Path: "Plan.md", Line: 3, Status: "todo", Text: "call", Due: "2026-12-01"}}, err
+}
+
+func (f *fakeBackend) QueryBase(_ context.Context, l note.Locator, view string) (bases.Result, error) {
+	err := f.record("QueryBase %s view=%s", loc(l), view)
+	rows := []bases.Row{}
+	for i := range 3 {
+		rows = append(rows, bases.Row{Path: fmt.Sprintf("row%d.md", i), Values: map[string]any{"file.name": fmt.Sprintf("row%d.md", i)}})
+	}
+	return bases.Result{Path: resolved(l), View: "Table", Columns: []string{"file.name"}, Total: 3, Rows: rows}, err
 }
 
 func (f *fakeBackend) TaskSettings(context.Context) (tasks.Settings, error) {

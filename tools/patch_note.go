@@ -10,7 +10,7 @@ import (
 // version is embedded in the arguments of every tool that writes an
 // existing note.
 type version struct {
-	IfMatch string `json:"if_match,omitempty" jsonschema:"Write only if the etag is still this." validate:"omitempty,etag"`
+	IfMatch string `json:"if_match,omitempty" jsonschema:"Only if the etag is still this." validate:"omitempty,etag"`
 }
 
 // checkVersion refuses, with REVISION_CONFLICT, a note that is not the
@@ -61,7 +61,7 @@ type patchResult struct {
 var patchNote = spec[patchNoteArgs, patchResult]{
 	name:        "obsidian_patch_note",
 	title:       "Patch note",
-	description: "Edit one part of a note and no other byte: insert before, after, or at the start or end of a `heading` section (e.g. `Plan > Risks`) or a `block` (^id), or replace its own text; or set or extend a frontmatter `property`. Inserted text is its own Markdown block. Returns {path, etag, changed, created}.",
+	description: "Edit one part of a note and no other byte: insert around or inside a `heading` section (e.g. `Plan > Risks`) or a `block` (^id), or replace its text; or set or extend a frontmatter `property`. Returns {path, etag, changed, created}.",
 	hints:       hints{destructive: true}, // replace removes text
 	run: func(ctx context.Context, v Vault, a patchNoteArgs) (patchResult, error) {
 		var created string

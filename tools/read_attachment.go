@@ -36,11 +36,11 @@ const maxImage = 3_932_160
 var images = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 var readAttachment = spec[readAttachmentArgs, attachment]{
-	name:  "obsidian_read_attachment",
-	title: "Read attachment",
+	name:        "obsidian_read_attachment",
+	title:       "Read attachment",
 	description: "An attachment's type, size and the notes and canvases embedding it; an image (PNG, JPEG, GIF, WebP; 3.75 MB at most) also as image content.",
-	hints: hints{readOnly: true, idempotent: true},
-	raw:   true,
+	hints:       hints{readOnly: true, idempotent: true},
+	raw:         true,
 	text: func(a attachment) string {
 		s, _ := render(a)
 		return s

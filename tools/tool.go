@@ -153,5 +153,6 @@ func All(vault Vault) []server.ServerTool {
 		readCanvas.build(vault, v),
 		editCanvas.build(vault, v),
 		readAttachment.build(vault, v),
+		queryBase.build(vault, v),
 	}
 }

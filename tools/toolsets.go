@@ -28,6 +28,7 @@ var Toolsets = []struct {
 	{"daily", "the daily and periodic notes", []string{"obsidian_daily_note"}},
 	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks", "obsidian_update_task"}},
 	{"canvas", "read and change canvases", []string{"obsidian_read_canvas", "obsidian_edit_canvas"}},
+	{"bases", "query the vault's bases", []string{"obsidian_query_base"}},
 }
 
 // ToolsetNames are the toolsets' names, in order.

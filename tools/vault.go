@@ -12,6 +12,7 @@ package tools
 import (
 	"context"
 
+	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -103,6 +104,12 @@ type TemplateLister interface {
 	Templates(ctx context.Context) (note.Templates, error)
 }
 
+// BaseQuerier answers a view of an Obsidian base (.base): the rows its
+// filters select, with its columns' values, sorted and limited as it says.
+type BaseQuerier interface {
+	QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -119,6 +126,8 @@ type Vault struct {
 	Templates TemplateLister
 	// Tasks finds the vault's tasks.
 	Tasks TaskLister
+	// Bases answers views of the vault's bases.
+	Bases BaseQuerier
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
@@ -138,11 +147,12 @@ type Everything interface {
 	DailyNotes
 	TemplateLister
 	TaskLister
+	BaseQuerier
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Ask: Elicit{}}
+	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Bases: b, Ask: Elicit{}}
 	if tr, ok := b.(TagRenamer); ok {
 		v.Tags = tr
 	}

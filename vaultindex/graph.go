@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -103,6 +104,24 @@ func (ix *Index) Backlinks(ctx context.Context, p string) ([]note.LinkRef, error
 		return nil
 	})
 	return out, err
+}
+
+// Each calls fn with every note and canvas, its structure and the paths
+// its links resolve to, in path order.
+func (ix *Index) Each(ctx context.Context, fn func(path string, meta *metadata.Note, links []string)) error {
+	return ix.view(ctx, func() error {
+		for _, id := range ix.sortedIDs() {
+			d := ix.docs[id]
+			var out []string
+			for _, l := range d.meta.Links {
+				if t := ix.linkIx.Resolve(l.Target, d.path); t != "" {
+					out = append(out, t)
+				}
+			}
+			fn(d.path, d.meta, out)
+		}
+		return nil
+	})
 }
 
 // Linked is the set of files that another file links to or embeds.

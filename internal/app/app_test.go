@@ -154,8 +154,8 @@ func TestToolListBudget(t *testing.T) {
 	}
 	const budget = 24 << 10
 	line, tools := list()
-	if len(line) > budget || len(tools) != 34 {
-		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 34", len(line), len(tools), budget)
+	if len(line) > budget || len(tools) != 35 {
+		t.Errorf("tools/list is %d bytes for %d tools, want at most %d for 35", len(line), len(tools), budget)
 	}
 	for _, tl := range tools {
 		if tl.OutputSchema.Type != "" || tl.RawOutputSchema != nil {

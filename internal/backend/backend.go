@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -455,6 +456,11 @@ func (r *Router) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
 // TaskSettings implements tools.TaskLister, from the vault folder.
 func (r *Router) TaskSettings(ctx context.Context) (tasks.Settings, error) {
 	return serve(ctx, r, "tasks", true, func(b tools.Everything) (tasks.Settings, error) { return b.TaskSettings(ctx) })
+}
+
+// QueryBase implements tools.BaseQuerier, from the vault folder.
+func (r *Router) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
+	return serve(ctx, r, "base", true, func(b tools.Everything) (bases.Result, error) { return b.QueryBase(ctx, loc, view) })
 }
 
 // Templates implements tools.TemplateLister, from the vault folder.

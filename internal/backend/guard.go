@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
@@ -347,6 +348,19 @@ func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) 
 // TaskSettings passes through: the plugin's settings are no note.
 func (g *Guard) TaskSettings(ctx context.Context) (tasks.Settings, error) {
 	return g.Next.TaskSettings(ctx)
+}
+
+// QueryBase implements tools.BaseQuerier: a hidden base is refused like a
+// hidden note, and hidden files are left out of its rows.
+func (g *Guard) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
+	res, _, err := readNote(ctx, g, loc, func(ctx context.Context, loc note.Locator) (bases.Result, error) {
+		return g.Next.QueryBase(ctx, loc, view)
+	}, func(r bases.Result) string { return r.Path })
+	if err == nil {
+		res.Rows = visible(ctx, g, res.Rows, func(r bases.Row) string { return r.Path })
+		res.Total = len(res.Rows)
+	}
+	return res, err
 }
 
 // Templates implements tools.TemplateLister: hidden templates are left out.

@@ -449,6 +449,45 @@ var scenarios = append([]scenario{
 		call:  rename(note.ByPath("Attachments/pic.png"), "photo"),
 		want:  note.Moved{From: "Attachments/pic.png", To: "Attachments/photo.png"},
 		files: map[string]string{"Attachments/photo.png": "\x89PNG\r\n\x1a\n", "Notes/Uses.md": "![[photo.png]]\n"}},
+	{name: "query a base's view",
+		setup: func(t *testing.T, dir string) {
+			writeFile(t, dir, "Shelf/Dune.md", "---\nprice: 30\nage: 3\nstatus: reading\n---\n#book [[Plan]]\n")
+			writeFile(t, dir, "Shelf/Emma.md", "---\nprice: 2\nage: 10\nstatus: todo\n---\n#book\n")
+			writeFile(t, dir, "Shelf/Done.md", "---\nprice: 99\nage: 1\nstatus: done\n---\n#book\n")
+			writeFile(t, dir, "Books.base", "filters:\n  and:\n    - file.inFolder(\"Shelf\")\n    - file.hasTag(\"book\")\n"+
+				"formulas:\n  ppu: \"(price / age).toFixed(2)\"\nviews:\n  - type: table\n    name: Open\n    filters: 'status != \"done\"'\n"+
+				"    order: [file.basename, price, formula.ppu, file.links]\n    sort:\n      - property: price\n        direction: DESC\n  - type: cards\n    name: All\n")
+		},
+		call:  tool("obsidian_query_base", `{"path":"Books.base","view":"Open"}`),
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			want := `{"success":true,"data":{"path":"Books.base","view":"Open","columns":["file.basename","price","formula.ppu","file.links"],"total":2,"rows":[` +
+				`{"path":"Shelf/Dune.md","values":{"file.basename":"Dune","file.links":["Projects/Plan.md"],"formula.ppu":"10.00","price":30}},` +
+				`{"path":"Shelf/Emma.md","values":{"file.basename":"Emma","file.links":[],"formula.ppu":"0.20","price":2}}]}}`
+			if string(data) != want {
+				t.Errorf("base = %s\nwant %s", data, want)
+			}
+		}},
+	{name: "a base using a function not evaluated natively is refused, naming it",
+		setup: write("Odd.base", "filters: 'file.hasTag(\"x\") && file.backlinks.length > 2'\nviews:\n  - type: table\n    name: T\n"),
+		call:  tool("obsidian_query_base", `{"path":"Odd.base"}`),
+		kind:  errors.Unsupported,
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if e, _ := got.(*errors.Error); e == nil || !strings.Contains(e.Message, "file.backlinks is not supported") {
+				t.Errorf("error %v does not name the function", got)
+			}
+		}},
+	{name: "list the bases and their views", remote: true,
+		setup: write("Books.base", "views:\n  - type: table\n    name: Open\n    order: [file.name]\n  - type: cards\n    name: All\n"),
+		call:  tool("obsidian_query_base", `{}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			want := `{"success":true,"data":{"bases":[{"path":"Books.base","views":[{"type":"table","name":"Open","columns":["file.name"]},{"type":"cards","name":"All"}]}],"total":1}}`
+			if string(data) != want {
+				t.Errorf("bases = %s\nwant %s", data, want)
+			}
+		}},
 	{name: "templates listed from the template folder",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Templates"}`)

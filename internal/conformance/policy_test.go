@@ -240,6 +240,17 @@ var policyScenarios = []scenario{
 		},
 		call: tool("obsidian_daily_note", `{"operation":"append","period":"week","date":"2026-01-07","content":"x"}`),
 		kind: errors.PermissionDenied, files: map[string]string{"Weeks/2026-W02.md": gone, "Journal/2026-01-07.md": gone}},
+	{name: "a base's rows leave denied notes out", setup: write("Inbox/All.base", "filters: 'file.hasTag(\"public\") || file.hasTag(\"secret\")'\nviews:\n  - type: table\n    name: T\n"),
+		call:  tool("obsidian_query_base", `{"path":"Inbox/All.base"}`),
+		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if !strings.Contains(string(data), `"total":1,"rows":[{"path":"Inbox/A.md"`) {
+				t.Errorf("base rows = %s, want Inbox/A.md alone", data)
+			}
+		}},
+	{name: "a base in a denied folder", setup: write("Private/All.base", "views:\n  - type: table\n    name: T\n"),
+		call: tool("obsidian_query_base", `{"path":"Private/All.base"}`), kind: errors.PermissionDenied, check: wantRule(denyRule)},
 	{name: "templates in a denied folder are not listed",
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, ".obsidian/templates.json", `{"folder":"Private"}`)

@@ -1,0 +1,265 @@
+// Package bases reads Obsidian Bases (.base files: YAML with filters,
+// formulas and views) and answers a view natively: the files its filters
+// select, with the values of the properties and formulas its columns
+// show, sorted, grouped and limited as the view says. The expression
+// language is evaluated for the documented functions listed in Functions;
+// anything else is an error naming it, never a guess.
+//
+// It does no I/O.
+package bases
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Base is a parsed .base file.
+type Base struct {
+	Filters  any               `yaml:"filters"`
+	Formulas map[string]string `yaml:"formulas"`
+	Views    []View            `yaml:"views"`
+}
+
+// View is one view of a base.
+type View struct {
+	Type    string   `yaml:"type" json:"type"`
+	Name    string   `yaml:"name" json:"name"`
+	Limit   int      `yaml:"limit" json:"limit,omitempty"`
+	Filters any      `yaml:"filters" json:"-"`
+	Order   []string `yaml:"order" json:"columns,omitempty"`
+	Sort    []struct {
+		Property  string `yaml:"property"`
+		Direction string `yaml:"direction"`
+	} `yaml:"sort" json:"-"`
+	GroupBy *struct {
+		Property  string `yaml:"property"`
+		Direction string `yaml:"direction"`
+	} `yaml:"groupBy" json:"-"`
+}
+
+// Parse reads a .base file.
+func Parse(data []byte) (*Base, error) {
+	var b Base
+	if err := yaml.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("is not a base: %v", err)
+	}
+	return &b, nil
+}
+
+// Row is one file a view selects.
+type Row struct {
+	Path   string         `json:"path" jsonschema:"vault-relative path of the file"`
+	Group  any            `json:"group,omitempty" jsonschema:"its group's value, when the view groups"`
+	Values map[string]any `json:"values" jsonschema:"the view's columns: property, file.* or formula.* name → value"`
+}
+
+// Result is a view's answer.
+type Result struct {
+	// Path is the base's, filled by the caller that read it.
+	Path    string   `json:"path" jsonschema:"vault-relative path of the base"`
+	View    string   `json:"view" jsonschema:"the view's name"`
+	Columns []string `json:"columns" jsonschema:"the columns, in the view's order"`
+	Total   int      `json:"total" jsonschema:"rows in all, after the view's limit"`
+	Rows    []Row    `json:"rows"`
+}
+
+// IsUnsupported reports whether err is about something the native
+// evaluation does not do.
+func IsUnsupported(err error) bool {
+	var u *unsupportedError
+	return errors.As(err, &u)
+}
+
+// Query answers the view named view (the first when ""), over files, at
+// the time now.
+func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
+	if len(b.Views) == 0 {
+		return Result{}, fmt.Errorf("the base has no views")
+	}
+	v := b.Views[0]
+	if view != "" {
+		found := false
+		var names []string
+		for _, x := range b.Views {
+			names = append(names, x.Name)
+			if x.Name == view {
+				v, found = x, true
+				break
+			}
+		}
+		if !found {
+			return Result{}, fmt.Errorf("the base has no view %q (views: %s)", view, strings.Join(names, ", "))
+		}
+	}
+	if err := b.checkAll(v); err != nil {
+		return Result{}, err
+	}
+	cols := v.Order
+	if len(cols) == 0 {
+		cols = []string{"file.name"}
+	}
+	type row struct {
+		Row
+		keys  []any
+		group any
+	}
+	var rows []row
+	for i := range files {
+		e := &env{f: &files[i], formulas: b.Formulas, now: now, done: map[string]any{}, busy: map[string]bool{}}
+		for _, f := range []any{b.Filters, v.Filters} {
+			ok, err := e.filter(f)
+			if err != nil {
+				return Result{}, err
+			}
+			if !ok {
+				goto next
+			}
+		}
+		{
+			r := row{Row: Row{Path: files[i].Path, Values: map[string]any{}}}
+			for _, c := range cols {
+				val, err := e.property(c)
+				if err != nil {
+					return Result{}, err
+				}
+				r.Values[c] = jsonValue(val)
+			}
+			for _, s := range v.Sort {
+				val, err := e.property(s.Property)
+				if err != nil {
+					return Result{}, err
+				}
+				r.keys = append(r.keys, val)
+			}
+			if v.GroupBy != nil {
+				val, err := e.property(v.GroupBy.Property)
+				if err != nil {
+					return Result{}, err
+				}
+				r.group, r.Group = val, jsonValue(val)
+			}
+			rows = append(rows, r)
+		}
+	next:
+	}
+	less := func(a, b any, desc bool) int {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return 1 // empty values last, either way
+		case b == nil:
+			return -1
+		}
+		c := compare(a, b)
+		if desc {
+			c = -c
+		}
+		return c
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if v.GroupBy != nil {
+			if c := less(rows[i].group, rows[j].group, strings.EqualFold(v.GroupBy.Direction, "DESC")); c != 0 {
+				return c < 0
+			}
+		}
+		for k, s := range v.Sort {
+			if c := less(rows[i].keys[k], rows[j].keys[k], strings.EqualFold(s.Direction, "DESC")); c != 0 {
+				return c < 0
+			}
+		}
+		return len(v.Sort) == 0 && rows[i].Path < rows[j].Path
+	})
+	if v.Limit > 0 && len(rows) > v.Limit {
+		rows = rows[:v.Limit]
+	}
+	res := Result{View: v.Name, Columns: cols, Total: len(rows), Rows: make([]Row, len(rows))}
+	for i, r := range rows {
+		res.Rows[i] = r.Row
+	}
+	return res, nil
+}
+
+// filter evaluates a filter: an expression, or {and|or|not: [filters]}.
+func (e *env) filter(f any) (bool, error) {
+	switch f := f.(type) {
+	case nil:
+		return true, nil
+	case string:
+		n, err := parse(f)
+		if err != nil {
+			return false, fmt.Errorf("filter %q: %v", f, err)
+		}
+		v, err := e.eval(n)
+		return truthy(v), err
+	case map[string]any:
+		if len(f) != 1 {
+			return false, fmt.Errorf("a filter group has exactly one of and, or, not")
+		}
+		for k, list := range f {
+			items, ok := list.([]any)
+			if !ok {
+				return false, fmt.Errorf("%s: takes a list of filters", k)
+			}
+			for _, it := range items {
+				ok, err := e.filter(it)
+				if err != nil {
+					return false, err
+				}
+				switch {
+				case k == "and" && !ok:
+					return false, nil
+				case k == "or" && ok:
+					return true, nil
+				case k == "not" && ok:
+					return false, nil
+				}
+			}
+			switch k {
+			case "and", "not":
+				return true, nil
+			case "or":
+				return false, nil
+			}
+			return false, fmt.Errorf("%q is not a filter group: use and, or or not", k)
+		}
+	}
+	return false, fmt.Errorf("a filter is an expression or a group of and, or, not")
+}
+
+// property is a column's value: file.x, formula.x, note.x or a note
+// property's name, which may hold spaces.
+func (e *env) property(id string) (any, error) {
+	if rest, ok := strings.CutPrefix(id, "file."); ok {
+		return e.field(fileObj{}, rest)
+	}
+	if rest, ok := strings.CutPrefix(id, "formula."); ok {
+		return e.formula(rest)
+	}
+	if rest, ok := strings.CutPrefix(id, "note."); ok {
+		return e.prop(rest), nil
+	}
+	return e.prop(id), nil
+}
+
+// jsonValue is v as the answer carries it: dates as text.
+func jsonValue(v any) any {
+	switch v := v.(type) {
+	case time.Time:
+		return formatDate(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonValue(x)
+		}
+		return out
+	case fileObj, noteObj, formulaObj:
+		return nil
+	}
+	return v
+}

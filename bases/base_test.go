@@ -1,0 +1,189 @@
+package bases
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+)
+
+const books = `filters:
+  or:
+    - file.hasTag("book")
+    - and:
+        - file.inFolder("Reading")
+        - file.hasLink("Textbook")
+    - not:
+        - file.inFolder("Reading")
+        - file.hasTag("book")
+formulas:
+  formatted_price: 'if(price, price.toFixed(2) + " dollars")'
+  ppu: "(price / age).toFixed(2)"
+  recent: 'file.mtime > now() - "1 week"'
+  overdue: 'due && date(due) < today()'
+views:
+  - type: table
+    name: Shelf
+    limit: 3
+    filters:
+      and:
+        - 'status != "done"'
+        - or:
+            - "formula.ppu > 5"
+            - "price > 2.1"
+    order:
+      - file.name
+      - note.age
+      - formula.ppu
+      - formula.formatted_price
+      - formula.overdue
+    sort:
+      - property: formula.ppu
+        direction: DESC
+  - type: cards
+    name: By status
+    groupBy:
+      property: status
+      direction: ASC
+    order: [file.basename, formula.recent, tags]
+`
+
+func props(kv ...any) []metadata.Property {
+	var out []metadata.Property
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, metadata.Property{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return out
+}
+
+var now = time.Date(2026, 11, 26, 9, 0, 0, 0, time.Local)
+
+var shelf = []File{
+	{Path: "Books/Dune.md", Tags: []string{"book"}, Mtime: now.Add(-48 * time.Hour), Props: props("price", 30.0, "age", 3.0, "status", "reading", "due", "2026-11-20", "tags", []any{"book"})},
+	{Path: "Books/Emma.md", Tags: []string{"book/classic"}, Mtime: now.Add(-30 * 24 * time.Hour), Props: props("price", 2.0, "age", 10.0, "status", "todo")},
+	{Path: "Books/Done.md", Tags: []string{"book"}, Props: props("price", 99.0, "age", 1.0, "status", "done")},
+	{Path: "Reading/Calc.md", Links: []string{"Refs/Textbook.md"}, Props: props("price", 12.5, "age", 1.0, "status", "todo", "due", "2026-12-24")},
+	{Path: "Reading/Other.md", Props: props("price", 50.0, "age", 1.0)},
+	{Path: "Inbox/Loose.md", Props: props("price", 3.0, "age", 3.0, "status", "reading")},
+	{Path: "Assets/cover.png", Size: 100},
+}
+
+func TestQuery(t *testing.T) {
+	b, err := Parse([]byte(books))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Query("", shelf, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res)
+	want := `{"path":"","view":"Shelf","columns":["file.name","note.age","formula.ppu","formula.formatted_price","formula.overdue"],"total":3,"rows":[` +
+		`{"path":"Reading/Calc.md","values":{"file.name":"Calc.md","formula.formatted_price":"12.50 dollars","formula.overdue":false,"formula.ppu":"12.50","note.age":1}},` +
+		`{"path":"Books/Dune.md","values":{"file.name":"Dune.md","formula.formatted_price":"30.00 dollars","formula.overdue":true,"formula.ppu":"10.00","note.age":3}},` +
+		`{"path":"Inbox/Loose.md","values":{"file.name":"Loose.md","formula.formatted_price":"3.00 dollars","formula.overdue":false,"formula.ppu":"1.00","note.age":3}}]}`
+	if string(got) != want {
+		t.Errorf("Shelf:\n got %s\nwant %s", got, want)
+	}
+	res, err = b.Query("By status", shelf, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths, groups []string
+	for _, r := range res.Rows {
+		paths = append(paths, r.Path)
+		groups = append(groups, toString(r.Group))
+	}
+	// Every file the base's filters select, grouped by status (empty last).
+	if strings.Join(paths, " ") != "Books/Done.md Books/Dune.md Inbox/Loose.md Books/Emma.md Reading/Calc.md Assets/cover.png" ||
+		strings.Join(groups, ",") != "done,reading,reading,todo,todo," {
+		t.Errorf("By status: %v %v", paths, groups)
+	}
+	if v := res.Rows[1].Values; v["formula.recent"] != true || v["file.basename"] != "Dune" || toString(v["tags"]) != "book" {
+		t.Errorf("Dune's values %v", v)
+	}
+	if _, err := b.Query("Nope", shelf, now); err == nil || !strings.Contains(err.Error(), `no view "Nope" (views: Shelf, By status)`) {
+		t.Errorf("unknown view: %v", err)
+	}
+}
+
+func TestExpressions(t *testing.T) {
+	f := &File{Path: "A/B.md", Tags: []string{"x/y"}, Props: props("n", 4.0, "s", "Hello World", "l", []any{"a", "b", "a"}, "d", "2026-01-31", "my prop", "v")}
+	cases := map[string]string{
+		`n * 2 + 1 == 9`: "true",
+		`!(n > 3) || s.lower().contains("world")`:  "true",
+		`s.startsWith("Hell") && s.endsWith("ld")`: "true",
+		`s.length`:                                "11",
+		`l.unique().join("-")`:                    "a-b",
+		`l.contains("b") && l.length == 3`:        "true",
+		`date(d) + "1 month"`:                     "2026-03-03",
+		`date(d).format("DD/MM/YYYY")`:            "31/01/2026",
+		`note["my prop"]`:                         "v",
+		`file.hasTag("x") && file.hasTag("#X/Y")`: "true",
+		`file.folder + "|" + file.ext`:            "A|md",
+		`if(missing, "yes", "no")`:                "no",
+		`max(1, n, 3)`:                            "4",
+		`(10 % 4).toFixed(1)`:                     "2.0",
+		`[1, 2].length`:                           "2",
+		`s.split(" ")[1]`:                         "World",
+		`n / 0`:                                   "",
+		`-n`:                                      "-4",
+		`s === "Hello World"`:                     "true",
+		`"10.00" > 5 && "10" < "5"`:               "true",
+	}
+	for src, want := range cases {
+		n, err := parse(src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		e := &env{f: f, now: now, done: map[string]any{}, busy: map[string]bool{}}
+		v, err := e.eval(n)
+		if err != nil || toString(v) != want {
+			t.Errorf("%s = %v (%v), want %s", src, toString(v), err, want)
+		}
+	}
+	for src, want := range map[string]string{
+		`frobnicate(1)`:     "frobnicate() is not supported natively",
+		`file.hasTags("x")`: "file.hasTags() is not supported",
+		`s.reverse()`:       "the method .reverse() of a string is not supported",
+		`this.file`:         "`this`",
+		`file.embeds`:       "file.embeds is not supported",
+		`formula.nope`:      "formula.nope is not defined",
+	} {
+		n, err := parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&env{f: f, now: now, done: map[string]any{}, busy: map[string]bool{}}).eval(n)
+		if !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want unsupported %q", src, err, want)
+		}
+	}
+	for _, bad := range []string{`a +`, `"open`, `a ? b : c`, `f(1,`, `(a`} {
+		if _, err := parse(bad); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
+	}
+}
+
+// An unsupported name is an error before any row is read, even where no
+// file would reach it.
+func TestQueryChecksFirst(t *testing.T) {
+	for src, want := range map[string]string{
+		"filters: 'file.hasTag(\"none\") && frob()'\nviews: [{type: table, name: T}]":              "frob() is not supported",
+		"formulas: {a: 'file.embeds'}\nviews: [{type: table, name: T}]":                            "file.embeds is not supported",
+		"views: [{type: table, name: T, order: [formula.nope]}]":                                   "formula.nope is not defined",
+		"views: [{type: table, name: T, filters: {or: ['file.hasTag(\"z\")', 'this.file.name']}}]": "`this`",
+	} {
+		b, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Query("", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want unsupported %q", src, err, want)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package bases
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// node is a parsed expression.
+type node interface{}
+
+type (
+	lit   struct{ v any }
+	ident struct{ name string }
+	unary struct {
+		op string
+		x  node
+	}
+	binary struct {
+		op   string
+		l, r node
+	}
+	member struct {
+		x    node
+		name string
+	}
+	index struct{ x, i node }
+	call  struct {
+		fn   node
+		args []node
+	} // fn is an ident or a member
+	array struct{ items []node }
+)
+
+// parse reads one expression of the Bases language: JavaScript-like
+// literals, property names, operators (|| && ! == != < <= > >= + - * / %),
+// members, indexes and calls.
+func parse(src string) (node, error) {
+	p := &parser{src: src}
+	if err := p.lex(); err != nil {
+		return nil, err
+	}
+	n, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.i < len(p.toks) {
+		return nil, fmt.Errorf("unexpected %q in %q", p.toks[p.i].s, src)
+	}
+	return n, nil
+}
+
+type token struct {
+	kind byte // 'n' number, 's' string, 'i' identifier, 'o' operator
+	s    string
+	v    any
+}
+
+type parser struct {
+	src  string
+	toks []token
+	i    int
+}
+
+func (p *parser) lex() error {
+	s := p.src
+	for i := 0; i < len(s); {
+		c := rune(s[i])
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			j := i
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+				j++
+			}
+			f, err := strconv.ParseFloat(s[i:j], 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a number", s[i:j])
+			}
+			p.toks = append(p.toks, token{kind: 'n', s: s[i:j], v: f})
+			i = j
+		case c == '"' || c == '\'':
+			var b strings.Builder
+			j := i + 1
+			for ; j < len(s) && rune(s[j]) != c; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return fmt.Errorf("a string is not closed in %q", s)
+			}
+			p.toks = append(p.toks, token{kind: 's', s: s[i : j+1], v: b.String()})
+			i = j + 1
+		case c == '_' || c == '$' || c >= 0x80 || unicode.IsLetter(c):
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 0x80 || unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
+				j++
+			}
+			p.toks = append(p.toks, token{kind: 'i', s: s[i:j]})
+			i = j
+		default:
+			op := ""
+			for _, o := range []string{"==", "!=", "<=", ">=", "&&", "||", "===", "!=="} {
+				if strings.HasPrefix(s[i:], o) && len(o) > len(op) {
+					op = o
+				}
+			}
+			if op == "" {
+				if !strings.ContainsRune("+-*/%<>!().,[]", c) {
+					return fmt.Errorf("unexpected %q in %q", string(c), s)
+				}
+				op = string(c)
+			}
+			if op == "===" || op == "!==" {
+				op = op[:2]
+				i++
+			}
+			p.toks = append(p.toks, token{kind: 'o', s: op})
+			i += len(op)
+		}
+	}
+	return nil
+}
+
+func (p *parser) peek(op string) bool {
+	return p.i < len(p.toks) && p.toks[p.i].kind == 'o' && p.toks[p.i].s == op
+}
+
+func (p *parser) take(op string) bool {
+	if p.peek(op) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) binaryLevel(ops []string, next func() (node, error)) (node, error) {
+	l, err := next()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		matched := ""
+		for _, op := range ops {
+			if p.peek(op) {
+				matched = op
+				break
+			}
+		}
+		if matched == "" {
+			return l, nil
+		}
+		p.i++
+		r, err := next()
+		if err != nil {
+			return nil, err
+		}
+		l = binary{matched, l, r}
+	}
+}
+
+func (p *parser) or() (node, error)  { return p.binaryLevel([]string{"||"}, p.and) }
+func (p *parser) and() (node, error) { return p.binaryLevel([]string{"&&"}, p.cmp) }
+func (p *parser) cmp() (node, error) {
+	return p.binaryLevel([]string{"==", "!=", "<=", ">=", "<", ">"}, p.add)
+}
+func (p *parser) add() (node, error) { return p.binaryLevel([]string{"+", "-"}, p.mul) }
+func (p *parser) mul() (node, error) { return p.binaryLevel([]string{"*", "/", "%"}, p.unary) }
+
+func (p *parser) unary() (node, error) {
+	for _, op := range []string{"!", "-"} {
+		if p.take(op) {
+			x, err := p.unary()
+			return unary{op, x}, err
+		}
+	}
+	return p.postfix()
+}
+
+func (p *parser) postfix() (node, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.take("."):
+			if p.i >= len(p.toks) || p.toks[p.i].kind != 'i' {
+				return nil, fmt.Errorf("a name must follow '.' in %q", p.src)
+			}
+			x = member{x, p.toks[p.i].s}
+			p.i++
+		case p.take("["):
+			i, err := p.or()
+			if err != nil {
+				return nil, err
+			}
+			if !p.take("]") {
+				return nil, fmt.Errorf("']' missing in %q", p.src)
+			}
+			x = index{x, i}
+		case p.take("("):
+			args, err := p.list(")")
+			if err != nil {
+				return nil, err
+			}
+			x = call{x, args}
+		default:
+			return x, nil
+		}
+	}
+}
+
+func (p *parser) list(end string) ([]node, error) {
+	var out []node
+	if p.take(end) {
+		return out, nil
+	}
+	for {
+		n, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+		if p.take(end) {
+			return out, nil
+		}
+		if !p.take(",") {
+			return nil, fmt.Errorf("',' or %q missing in %q", end, p.src)
+		}
+	}
+}
+
+func (p *parser) primary() (node, error) {
+	if p.i >= len(p.toks) {
+		return nil, fmt.Errorf("%q ends too soon", p.src)
+	}
+	t := p.toks[p.i]
+	p.i++
+	switch t.kind {
+	case 'n', 's':
+		return lit{t.v}, nil
+	case 'i':
+		switch t.s {
+		case "true":
+			return lit{true}, nil
+		case "false":
+			return lit{false}, nil
+		case "null", "undefined":
+			return lit{nil}, nil
+		}
+		return ident{t.s}, nil
+	}
+	switch t.s {
+	case "(":
+		n, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if !p.take(")") {
+			return nil, fmt.Errorf("')' missing in %q", p.src)
+		}
+		return n, nil
+	case "[":
+		items, err := p.list("]")
+		return array{items}, err
+	}
+	return nil, fmt.Errorf("unexpected %q in %q", t.s, p.src)
+}

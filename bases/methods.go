@@ -1,0 +1,175 @@
+package bases
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func stringMethod(s, name string, a []any) (any, error) {
+	arg := func(i int) string {
+		if i < len(a) {
+			return toString(a[i])
+		}
+		return ""
+	}
+	switch name {
+	case "contains":
+		return strings.Contains(s, arg(0)), nil
+	case "containsAll", "containsAny":
+		all := name == "containsAll"
+		for i := range a {
+			if strings.Contains(s, arg(i)) != all {
+				return !all, nil
+			}
+		}
+		return all, nil
+	case "startsWith":
+		return strings.HasPrefix(s, arg(0)), nil
+	case "endsWith":
+		return strings.HasSuffix(s, arg(0)), nil
+	case "lower":
+		return strings.ToLower(s), nil
+	case "upper":
+		return strings.ToUpper(s), nil
+	case "trim":
+		return strings.TrimSpace(s), nil
+	case "replace":
+		return strings.Replace(s, arg(0), arg(1), 1), nil
+	case "split":
+		parts := strings.Split(s, arg(0))
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	case "slice":
+		r := []rune(s)
+		from, to := sliceBounds(len(r), a)
+		return string(r[from:to]), nil
+	}
+	return nil, unsupported("the method .%s() of a string is not supported natively (supported: %s)", name, strings.Join(Functions, ", "))
+}
+
+func sliceBounds(n int, a []any) (int, int) {
+	idx := func(i, def int) int {
+		if i >= len(a) {
+			return def
+		}
+		f, _ := toNumber(a[i])
+		v := int(f)
+		if v < 0 {
+			v += n
+		}
+		return max(0, min(n, v))
+	}
+	from, to := idx(0, 0), idx(1, n)
+	return from, max(from, to)
+}
+
+func numberMethod(f float64, name string, a []any) (any, error) {
+	digits := 0
+	if len(a) > 0 {
+		d, _ := toNumber(a[0])
+		digits = int(d)
+	}
+	switch name {
+	case "toFixed":
+		return strconv.FormatFloat(f, 'f', digits, 64), nil
+	case "round":
+		p := math.Pow(10, float64(digits))
+		return math.Round(f*p) / p, nil
+	case "floor":
+		return math.Floor(f), nil
+	case "ceil":
+		return math.Ceil(f), nil
+	case "abs":
+		return math.Abs(f), nil
+	}
+	return nil, unsupported("the method .%s() of a number is not supported natively (supported: %s)", name, strings.Join(Functions, ", "))
+}
+
+func listMethod(l []any, name string, a []any) (any, error) {
+	has := func(v any) bool {
+		return slices.ContainsFunc(l, func(x any) bool { return equal(x, v) })
+	}
+	switch name {
+	case "contains":
+		return len(a) == 1 && has(a[0]), nil
+	case "containsAll":
+		for _, v := range a {
+			if !has(v) {
+				return false, nil
+			}
+		}
+		return true, nil
+	case "containsAny":
+		for _, v := range a {
+			if has(v) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case "join":
+		sep := ","
+		if len(a) > 0 {
+			sep = toString(a[0])
+		}
+		parts := make([]string, len(l))
+		for i, v := range l {
+			parts[i] = toString(v)
+		}
+		return strings.Join(parts, sep), nil
+	case "unique":
+		var out []any
+		for _, v := range l {
+			if !slices.ContainsFunc(out, func(x any) bool { return equal(x, v) }) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	case "sort":
+		out := slices.Clone(l)
+		sort.SliceStable(out, func(i, j int) bool { return compare(out[i], out[j]) < 0 })
+		return out, nil
+	case "reverse":
+		out := slices.Clone(l)
+		slices.Reverse(out)
+		return out, nil
+	case "flat":
+		var out []any
+		for _, v := range l {
+			if inner, ok := v.([]any); ok {
+				out = append(out, inner...)
+			} else {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	case "slice":
+		from, to := sliceBounds(len(l), a)
+		return l[from:to], nil
+	}
+	return nil, unsupported("the method .%s() of a list is not supported natively (supported: %s)", name, strings.Join(Functions, ", "))
+}
+
+// dateFormats maps the moment.js tokens the format method reads to Go's.
+var dateFormats = strings.NewReplacer("YYYY", "2006", "YY", "06", "MMMM", "January", "MMM", "Jan", "MM", "01", "M", "1",
+	"DD", "02", "D", "2", "dddd", "Monday", "ddd", "Mon", "HH", "15", "hh", "03", "mm", "04", "ss", "05", "A", "PM")
+
+func dateMethod(t time.Time, name string, a []any) (any, error) {
+	switch name {
+	case "format":
+		f := "YYYY-MM-DD"
+		if len(a) > 0 {
+			f = toString(a[0])
+		}
+		return t.Format(dateFormats.Replace(f)), nil
+	case "date":
+		return day(t), nil
+	}
+	return nil, unsupported("the method .%s() of a date is not supported natively (supported: format, date)", name)
+}
