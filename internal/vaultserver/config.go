@@ -48,6 +48,9 @@ type Config struct {
 	// Recheck is how long auto mode serves from the folder after the app
 	// failed to answer before trying the app again (not a flag).
 	Recheck time.Duration
+	// PromptsEvery is how often the vault is searched for prompt notes;
+	// 0 picks by backend (not a flag: tests shorten it).
+	PromptsEvery time.Duration
 	// IndexBuildHook, when set, runs as a search index build begins, and
 	// what it returns as the build ends: the program's process policy
 	// (the collector's pace), which a library does not set (not a flag).

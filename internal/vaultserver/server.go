@@ -52,6 +52,7 @@ type Server struct {
 	// most, and stops at the first that fails, so two timeouts bound it.
 	CallBound time.Duration
 	close     func()
+	prompts   *promptSet
 }
 
 // Open opens the vault's backends as cfg says. What a crashed server left
@@ -110,11 +111,20 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		longest = max(longest, d)
 	}
 	st.CallBound = 2*longest + 5*time.Second
+	every := cfg.PromptsEvery
+	if every == 0 {
+		every = 3 * time.Second
+	}
+	st.prompts = &promptSet{vault: st.vault, logger: logger, every: every,
+		folder: func() bool { return cfg.Backend == backend.Native || router.KnownFolder() != nil }}
 	return st, nil
 }
 
 // Close releases the vault folder and its index.
-func (st *Server) Close() { st.close() }
+func (st *Server) Close() {
+	st.prompts.close()
+	st.close()
+}
 
 // CoreOptions say how a face wants the protocol core.
 type CoreOptions struct {
@@ -129,8 +139,9 @@ type CoreOptions struct {
 // Core is the vault's MCP server (tools, the notes as resources, hooks)
 // behind the protocol core that every transport hands messages to.
 func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
-	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly)
+	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly, st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
+	st.prompts.attach(s)
 	add := func() {
 		list := tools.Select(toolSet(st.vault, st.cfg.ReadOnly), st.cfg.Tools)
 		if !st.cfg.OutputSchemas {
@@ -188,9 +199,10 @@ func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
 
 // newServer is the MCP server without tools: the notes as resources, hooks
 // and options.
-func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool) *server.MCPServer {
+func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, listingPrompts func(context.Context)) *server.MCPServer {
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
+	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { listingPrompts(ctx) })
 	if readOnly {
 		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 			tools.ListedReadOnly(res)
@@ -211,6 +223,7 @@ func newServer(toolErrors string, logger *slog.Logger, version string, vault too
 	s := server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false), // the tool set never changes
 		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(true), // the vault's prompt notes come and go
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
 		server.WithInstructions(instructions),
