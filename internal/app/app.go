@@ -33,6 +33,7 @@ type Streams struct {
 // ctx), 2 for bad flags or environment, 1 for any other failure.
 func Main(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
 	version = resolveVersion(version)
+	limitMemory(getenv)
 	if len(args) > 0 && args[0] == "doctor" {
 		exe, _ := os.Executable() // only shown; "" prints as unknown
 		return Doctor(ctx, args[1:], getenv, std.Out, version, vaultserver.Machine{Executable: exe})

@@ -1,6 +1,10 @@
 package app
 
-import "runtime/debug"
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+)
 
 // relaxGCForBuild is the server's collector policy while the search index
 // reads many notes at once (native.WithIndexBuildHook). A build makes
@@ -16,10 +20,36 @@ func relaxGCForBuild() (end func()) {
 	if old < 0 || old > 200 {
 		debug.SetGCPercent(old) // already laxer (GOGC=off, or higher)
 	}
+	// A large vault's index is a live heap past the soft limit: near it
+	// the collector would run without pause for the whole build.
+	limit := debug.SetMemoryLimit(math.MaxInt64)
 	return func() {
+		if limit == softMemoryLimit {
+			// Ours, not the user's: an index larger than the limit must
+			// not keep the collector running for good after the build.
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			limit = max(limit, 2*int64(ms.HeapAlloc))
+		}
+		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(old)
 		// Off the answer's path: it collects and returns pages, tens of
 		// milliseconds the first search need not wait for.
 		go debug.FreeOSMemory()
+	}
+}
+
+// softMemoryLimit is the heap size past which the collector works harder
+// rather than let garbage grow with the live heap: answers of several
+// megabytes (a large note read whole, many at once) otherwise leave RSS at
+// twice what is alive, or more when the machine is busy and the collector
+// falls behind. It is soft: a larger live heap is served, collected more
+// often. GOMEMLIMIT, when set, wins.
+const softMemoryLimit = 192 << 20
+
+// limitMemory sets the soft memory limit unless GOMEMLIMIT did.
+func limitMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
 	}
 }
