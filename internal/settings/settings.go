@@ -21,6 +21,9 @@ import (
 type Spec struct {
 	Flag, Env, Default, Help string
 	Bool                     bool
+	// Repeat lets the flag be given more than once: its values are
+	// joined with ";", the separator its environment variable uses.
+	Repeat bool
 }
 
 // Value is one setting's value and where it came from: "--flag", the
@@ -47,6 +50,9 @@ func Read(specs []Spec, args []string, getenv func(string) string, showVersion *
 		case sp.Bool:
 			values[i] = new(string)
 			fs.Var(boolFlag{values[i]}, sp.Flag, sp.Help)
+		case sp.Repeat:
+			values[i] = new(string)
+			fs.Var(listFlag{values[i]}, sp.Flag, sp.Help)
 		default:
 			values[i] = fs.String(sp.Flag, "", sp.Help)
 		}
@@ -79,6 +85,24 @@ func Read(specs []Spec, args []string, getenv func(string) string, showVersion *
 }
 
 // boolFlag is a string flag that may be given without a value, as true.
+// listFlag joins the values of a flag given several times.
+type listFlag struct{ v *string }
+
+func (l listFlag) String() string {
+	if l.v == nil {
+		return ""
+	}
+	return *l.v
+}
+
+func (l listFlag) Set(v string) error {
+	if *l.v != "" {
+		v = *l.v + ";" + v
+	}
+	*l.v = v
+	return nil
+}
+
 type boolFlag struct{ v *string }
 
 func (b boolFlag) String() string {

@@ -17,10 +17,13 @@ import (
 // Config is the server's configuration. Each setting comes from a flag or
 // its environment variable; a flag wins.
 type Config struct {
-	Backend         backend.Mode
-	VaultPath       string
-	ObsidianBin     string
-	Vault           string
+	Backend     backend.Mode
+	VaultPath   string
+	ObsidianBin string
+	Vault       string
+	// Vaults are the vaults of a server of several (--vault name=folder,
+	// given more than once); the first is also Vault and VaultPath.
+	Vaults          []NamedVault
 	Timeout         time.Duration
 	CommandTimeouts map[string]time.Duration
 	LogLevel        slog.Level
@@ -150,7 +153,7 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
 	}
 	// A folder that was given but is invalid has been reported already.
-	if c.Backend == backend.Native && c.setting("vault-path").Value == "" {
+	if c.Backend == backend.Native && c.setting("vault-path").Value == "" && len(c.Vaults) == 0 {
 		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
 	}
 	return c, errors.Join(errs...)
@@ -217,4 +220,42 @@ Flags (each may also be set by its environment variable; a flag wins):
 `)
 	settings.WriteHelp(&b, specsOf(commandOptions(true)))
 	return b.String()
+}
+
+// NamedVault is one vault of a server of several.
+type NamedVault struct {
+	Name, Path string
+}
+
+// setVaults reads --vault name=folder;name=folder: the first is the
+// default vault, the one --vault-path may also name.
+func (c *Config) setVaults(v string) error {
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(v, ";") {
+		if entry = strings.TrimSpace(entry); entry == "" {
+			continue
+		}
+		name, folder, ok := strings.Cut(entry, "=")
+		name, folder = strings.TrimSpace(name), strings.TrimSpace(folder)
+		if !ok || name == "" || folder == "" {
+			return fmt.Errorf("%q is not name=folder; give every vault as name=folder, e.g. Work=~/Vaults/Work", entry)
+		}
+		if seen[strings.ToLower(name)] {
+			return fmt.Errorf("the vault name %q is given twice", name)
+		}
+		seen[strings.ToLower(name)] = true
+		abs, err := folderPath(folder)
+		if err != nil {
+			return fmt.Errorf("vault %s: %q %v", name, folder, err)
+		}
+		c.Vaults = append(c.Vaults, NamedVault{Name: name, Path: abs})
+	}
+	if len(c.Vaults) == 0 {
+		return fmt.Errorf("names no vault")
+	}
+	if c.VaultPath != "" && c.VaultPath != c.Vaults[0].Path {
+		return fmt.Errorf("--vault-path names another folder than the first vault's (%s): give the vaults with --vault name=folder alone", c.Vaults[0].Path)
+	}
+	c.Vault, c.VaultPath = c.Vaults[0].Name, c.Vaults[0].Path
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,11 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--command-timeouts", "move"}, nil, "command=duration"},
 		{[]string{"--command-timeouts", "move=fast"}, nil, "move: must be a positive"},
 		{[]string{"--vault", "a\nb"}, nil, "one line"},
+		{[]string{"--vault", "Work=/nonexistent/a"}, nil, `vault Work: "/nonexistent/a" is not an existing folder`},
+		{[]string{"--vault", "Work=" + os.TempDir(), "--vault", "Home"}, nil, `"Home" is not name=folder`},
+		{[]string{"--vault", "A=" + os.TempDir(), "--vault", "a=" + os.TempDir()}, nil, `the vault name "a" is given twice`},
+		{[]string{"--vault", "A;B"}, nil, "several vaults are given as name=folder"},
+		{[]string{"--vault-path", "/", "--vault", "A=" + os.TempDir()}, nil, "--vault-path names another folder than the first vault's"},
 		{[]string{"--bogus"}, nil, "flag provided but not defined"},
 		{[]string{"serve"}, nil, `unexpected argument "serve"`},
 		{[]string{"--backend", "app"}, nil, "must be auto, cli or native"},
@@ -286,5 +292,38 @@ func TestToolsConfig(t *testing.T) {
 	}
 	if _, err := ParseConfig([]string{"--tools", " , "}, none); err == nil || !strings.Contains(err.Error(), "names no toolset") {
 		t.Errorf("no toolset named: %v", err)
+	}
+}
+
+// Several vaults: --vault name=folder once per vault, or the variable
+// with ; between them; the first is the default.
+func TestSeveralVaults(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			if len(kv) == 2 && k == kv[0] {
+				return kv[1]
+			}
+			return ""
+		}
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		args []string
+		env  []string
+	}{
+		{[]string{"--vault", "Work=" + a, "--vault", "Home=" + b, "--backend", "native"}, nil},
+		{[]string{"--backend", "native"}, []string{"OBSIDIAN_VAULT", " Work = " + a + " ; Home=" + b + ";"}},
+		{[]string{"--backend", "native", "--vault-path", a}, []string{"OBSIDIAN_VAULT", "Work=" + a + ";Home=" + b}},
+	} {
+		cfg, err := ParseConfig(c.args, env(c.env...))
+		want := []NamedVault{{"Work", a}, {"Home", b}}
+		if err != nil || !reflect.DeepEqual(cfg.Vaults, want) || cfg.Vault != "Work" || cfg.VaultPath != a {
+			t.Errorf("%q %q: %+v %q %q, %v", c.args, c.env, cfg.Vaults, cfg.Vault, cfg.VaultPath, err)
+		}
+	}
+	cfg, err := ParseConfig([]string{"--vault", "One"}, env())
+	if err != nil || cfg.Vault != "One" || cfg.Vaults != nil {
+		t.Errorf("one vault by name: %+v, %v", cfg, err)
 	}
 }

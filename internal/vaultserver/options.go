@@ -46,7 +46,7 @@ var booleans = map[string]bool{"read-only": true, "output-schemas": true}
 
 // spec is an option as package settings reads it and the docs show it.
 func (o option) spec() settings.Spec {
-	return settings.Spec{Flag: o.flag, Env: o.env, Default: o.def, Help: o.help, Bool: booleans[o.flag]}
+	return settings.Spec{Flag: o.flag, Env: o.env, Default: o.def, Help: o.help, Bool: booleans[o.flag], Repeat: o.flag == "vault"}
 }
 
 // specsOf are the specs of options of any command.
@@ -74,35 +74,25 @@ func options() []option {
 				if v == "" {
 					return nil
 				}
-				if strings.ContainsAny(v, "\x00\n\r") {
-					return fmt.Errorf("must be a folder path on one line")
-				}
-				if rest, ok := strings.CutPrefix(v, "~/"); ok {
-					home, err := os.UserHomeDir()
-					if err != nil {
-						return fmt.Errorf("cannot expand ~: %v", err)
-					}
-					v = filepath.Join(home, rest)
-				}
-				abs, err := filepath.Abs(v)
-				if err != nil {
-					return err
-				}
-				if !isDir(abs) {
-					return fmt.Errorf("is not an existing folder")
-				}
+				abs, err := folderPath(v)
 				c.VaultPath = abs
-				return nil
+				return err
 			}},
 		{"obsidian-bin", "OBSIDIAN_BIN", "", "Path of the Obsidian CLI. By default `obsidian` (on Windows `Obsidian.com`, never `Obsidian.exe`) is looked up on PATH, then where Obsidian installs it: macOS `/usr/local/bin/obsidian` and `Obsidian.app/Contents/MacOS/obsidian-cli`; Linux `~/.local/bin/obsidian`; Windows `%LOCALAPPDATA%\\Programs\\Obsidian` and `Program Files\\Obsidian`. `obsidian-mcp doctor` shows what was found.",
 			func(c *Config, v string) error { c.ObsidianBin = v; return nil }},
-		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault.",
+		{"vault", "OBSIDIAN_VAULT", "", "Vault name as Obsidian lists it. When set, every CLI call starts with `vault=<name>`; otherwise the CLI uses the active vault. Or several vaults, as `name=folder`: give the flag once per vault (in the variable, separate them with `;`); every tool then takes a `vault` argument (default the first) and `obsidian_list_vaults` lists them.",
 			func(c *Config, v string) error {
 				if strings.ContainsAny(v, "\x00\n\r") {
 					return fmt.Errorf("must be a vault name on one line")
 				}
-				c.Vault = v
-				return nil
+				if !strings.Contains(v, "=") {
+					if strings.Contains(v, ";") {
+						return fmt.Errorf("several vaults are given as name=folder, each; e.g. --vault Work=~/Vaults/Work --vault Home=~/Vaults/Home")
+					}
+					c.Vault = v
+					return nil
+				}
+				return c.setVaults(v)
 			}},
 		{"timeout", "OBSIDIAN_MCP_TIMEOUT", "30s", "Timeout of each CLI call, as a Go duration (`30s`, `2m`) or a number of seconds. On expiry the CLI's whole process group is stopped and the call fails with TIMEOUT.",
 			func(c *Config, v string) error {
@@ -274,3 +264,26 @@ func pathsOption(flag, env, help string, set func(*policy.Policy, []policy.Rule)
 // Specs are the server's settings (serve's included), for the README and
 // the MCPB manifest's checks.
 func Specs() []settings.Spec { return specsOf(options()) }
+
+// folderPath is v as an absolute folder path, a leading ~/ expanded, or
+// why it is none.
+func folderPath(v string) (string, error) {
+	if strings.ContainsAny(v, "\x00\n\r") {
+		return "", fmt.Errorf("must be a folder path on one line")
+	}
+	if rest, ok := strings.CutPrefix(v, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot expand ~: %v", err)
+		}
+		v = filepath.Join(home, rest)
+	}
+	abs, err := filepath.Abs(v)
+	if err != nil {
+		return "", err
+	}
+	if !isDir(abs) {
+		return "", fmt.Errorf("is not an existing folder")
+	}
+	return abs, nil
+}

@@ -8,6 +8,7 @@ package vaultserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -53,12 +54,19 @@ type Server struct {
 	CallBound time.Duration
 	close     func()
 	prompts   *promptSet
+	// others are the vaults after the first of a server of several
+	// (--vault name=folder, more than once), each with its own backends,
+	// policy and index.
+	others []*Server
 }
 
 // Open opens the vault's backends as cfg says. What a crashed server left
 // half done in the folder is completed first (unless read-only). Close
 // releases them.
 func Open(cfg Config, logger *slog.Logger) (*Server, error) {
+	if len(cfg.Vaults) > 1 {
+		return openSeveral(cfg, logger)
+	}
 	cli := &obsidiancli.Client{
 		Bin:             cfg.ObsidianBin,
 		Vault:           cfg.Vault,
@@ -122,8 +130,66 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 
 // Close releases the vault folder and its index.
 func (st *Server) Close() {
+	for _, o := range st.others {
+		o.Close()
+	}
 	st.prompts.close()
 	st.close()
+}
+
+// openSeveral opens each vault of cfg.Vaults as a server of its own; the
+// first answers for them all.
+func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
+	var opened []*Server
+	for i, v := range cfg.Vaults {
+		one := cfg
+		one.Vaults, one.Vault, one.VaultPath = nil, v.Name, v.Path
+		l := logger // the first's logs every call, whichever vault it names
+		if i > 0 {
+			l = logger.With("vault", v.Name)
+		}
+		st, err := Open(one, l)
+		if err != nil {
+			for _, o := range opened {
+				o.Close()
+			}
+			return nil, fmt.Errorf("vault %s: %w", v.Name, err)
+		}
+		opened = append(opened, st)
+	}
+	first := opened[0]
+	first.cfg.Vaults = cfg.Vaults
+	first.others = opened[1:]
+	for _, o := range first.others {
+		first.CallBound = max(first.CallBound, o.CallBound)
+	}
+	return first, nil
+}
+
+// tools are the tools served: one vault's, or several vaults' with a
+// vault argument.
+func (st *Server) tools() []server.ServerTool {
+	list := func(s *Server) []server.ServerTool {
+		l := tools.Select(toolSet(s.vault, s.cfg.ReadOnly), s.cfg.Tools)
+		if !s.cfg.OutputSchemas {
+			l = tools.WithoutOutputSchemas(l)
+		}
+		return l
+	}
+	if len(st.others) == 0 {
+		return list(st)
+	}
+	infos := []tools.VaultInfo{{Name: st.cfg.Vault, Path: st.cfg.VaultPath, Default: true}}
+	sets := [][]server.ServerTool{list(st)}
+	for _, o := range st.others {
+		infos = append(infos, tools.VaultInfo{Name: o.cfg.Vault, Path: o.cfg.VaultPath})
+		sets = append(sets, list(o))
+	}
+	all := tools.Several(infos, sets)
+	if !st.cfg.OutputSchemas {
+		all = tools.WithoutOutputSchemas(all)
+	}
+	return all
 }
 
 // CoreOptions say how a face wants the protocol core.
@@ -142,13 +208,7 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly, st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
 	st.prompts.attach(s)
-	add := func() {
-		list := tools.Select(toolSet(st.vault, st.cfg.ReadOnly), st.cfg.Tools)
-		if !st.cfg.OutputSchemas {
-			list = tools.WithoutOutputSchemas(list)
-		}
-		s.AddTools(list...)
-	}
+	add := func() { s.AddTools(st.tools()...) }
 	if o.DeferTools {
 		core.Defer(add)
 	} else {
@@ -160,9 +220,17 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 // LogAttrs describe the server as it starts.
 func (st *Server) LogAttrs(version string) []any {
 	cfg := st.cfg
-	return []any{"version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
+	attrs := []any{"version", version, "backend", cfg.Backend, "vault", cfg.Vault, "vault_path", cfg.VaultPath,
 		"timeout", cfg.Timeout, "tool_errors", cfg.ToolErrors, "read_only", cfg.ReadOnly,
 		"read_paths", cfg.setting("read-paths").Value, "write_paths", cfg.setting("write-paths").Value, "deny_paths", cfg.setting("deny-paths").Value}
+	if len(st.others) > 0 {
+		names := []string{cfg.Vault}
+		for _, o := range st.others {
+			names = append(names, o.cfg.Vault)
+		}
+		attrs = append(attrs, "vaults", names)
+	}
+	return attrs
 }
 
 // Health says whether the tools can reach the vault: "degraded" when the
