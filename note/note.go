@@ -160,3 +160,15 @@ type Info struct {
 	Created   time.Time `json:"created" jsonschema:"creation time, RFC 3339, UTC"`
 	Modified  time.Time `json:"modified" jsonschema:"last modification time, RFC 3339, UTC"`
 }
+
+// Command is one of the app's commands (its command palette).
+type Command struct {
+	ID   string `json:"id" jsonschema:"the command's id, e.g. editor:save-file; pass it to obsidian_run_command"`
+	Name string `json:"name,omitempty" jsonschema:"its name in the command palette, when the app gives it"`
+}
+
+// CommandRun reports a command run.
+type CommandRun struct {
+	ID     string `json:"id" jsonschema:"the command run"`
+	Output string `json:"output,omitempty" jsonschema:"what the app printed, if anything"`
+}

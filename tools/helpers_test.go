@@ -369,6 +369,15 @@ func (f *fakeBackend) Tasks(_ context.Context, q tasks.Query) ([]tasks.Task, err
 	return []tasks.Task{{Path: "Plan.md", Line: 3, Status: "todo", Text: "call", Due: "2026-12-01"}}, err
 }
 
+func (f *fakeBackend) Commands(_ context.Context, filter string) ([]note.Command, error) {
+	err := f.record("Commands filter=%s", filter)
+	return []note.Command{{ID: "editor:save-file", Name: "Save current file"}, {ID: "app:reload"}}, err
+}
+
+func (f *fakeBackend) RunCommand(_ context.Context, id string) (note.CommandRun, error) {
+	return note.CommandRun{ID: id}, f.record("RunCommand %s", id)
+}
+
 func (f *fakeBackend) QueryBase(_ context.Context, l note.Locator, view string) (bases.Result, error) {
 	err := f.record("QueryBase %s view=%s", loc(l), view)
 	rows := []bases.Row{}

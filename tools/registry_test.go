@@ -54,6 +54,8 @@ var examples = map[string]string{
 	"obsidian_list_templates":        `{}`,
 	"obsidian_update_task":           `{"path":"A.md","if_match":"` + note.ETag([]byte(taskNote)) + `","operation":"toggle","line":1,"block":""}`,
 	"obsidian_list_tasks":            `{"status":"any","due_before":"2026-12-31","due_after":"2026-01-01","tag":"work","folder":"Projects","text":"call","limit":10,"cursor":""}`,
+	"obsidian_list_commands":         `{"filter":"editor:","limit":5,"cursor":""}`,
+	"obsidian_run_command":           `{"id":"editor:save-file"}`,
 	"obsidian_query_base":            `{"path":"Books.base","view":"Shelf","limit":5,"cursor":""}`,
 	"obsidian_read_attachment":       `{"path":"a.png"}`,
 	"obsidian_read_canvas":           `{"path":"B.canvas"}`,

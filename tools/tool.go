@@ -154,5 +154,7 @@ func All(vault Vault) []server.ServerTool {
 		editCanvas.build(vault, v),
 		readAttachment.build(vault, v),
 		queryBase.build(vault, v),
+		listCommands.build(vault, v),
+		runCommand.build(vault, v),
 	}
 }

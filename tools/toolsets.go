@@ -29,6 +29,22 @@ var Toolsets = []struct {
 	{"tasks", "the vault's tasks", []string{"obsidian_list_tasks", "obsidian_update_task"}},
 	{"canvas", "read and change canvases", []string{"obsidian_read_canvas", "obsidian_edit_canvas"}},
 	{"bases", "query the vault's bases", []string{"obsidian_query_base"}},
+	{Commands, "the app's commands; served only with --commands", []string{"obsidian_list_commands", "obsidian_run_command"}},
+}
+
+// Commands is the toolset served only when the user asks for it
+// (--commands): a command may do anything in the app.
+const Commands = "commands"
+
+// WithoutCommands is list without the commands toolset.
+func WithoutCommands(list []server.ServerTool) []server.ServerTool {
+	var names []string
+	for _, ts := range Toolsets {
+		if ts.Name == Commands {
+			names = ts.Tools
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(st server.ServerTool) bool { return slices.Contains(names, st.Tool.Name) })
 }
 
 // ToolsetNames are the toolsets' names, in order.

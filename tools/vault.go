@@ -110,6 +110,13 @@ type BaseQuerier interface {
 	QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error)
 }
 
+// Commander lists and runs the app's commands. Only the app has them; a
+// command acts on the whole vault, outside the folder policy.
+type Commander interface {
+	Commands(ctx context.Context, filter string) ([]note.Command, error)
+	RunCommand(ctx context.Context, id string) (note.CommandRun, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -128,6 +135,8 @@ type Vault struct {
 	Tasks TaskLister
 	// Bases answers views of the vault's bases.
 	Bases BaseQuerier
+	// Commands are the app's commands.
+	Commands Commander
 	// Ask confirms with the user what cannot be undone; nil when the
 	// user cannot be asked.
 	Ask Asker
@@ -148,11 +157,12 @@ type Everything interface {
 	TemplateLister
 	TaskLister
 	BaseQuerier
+	Commander
 }
 
 // On is the Vault served entirely by b.
 func On(b Everything) Vault {
-	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Bases: b, Ask: Elicit{}}
+	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Bases: b, Commands: b, Ask: Elicit{}}
 	if tr, ok := b.(TagRenamer); ok {
 		v.Tags = tr
 	}

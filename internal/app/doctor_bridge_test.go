@@ -58,7 +58,7 @@ func TestDoctorBridge(t *testing.T) {
 		avoid []string
 	}{
 		{name: "auto, open server", args: []string{"--port", port(open)}, code: 0, want: []string{
-			"✓ MCP over HTTP at " + open + "/mcp answers: " + strconv.Itoa(len(tools.All(tools.Vault{}))) + " tools", "a session, protocol 2025-11-25",
+			"✓ MCP over HTTP at " + open + "/mcp answers: " + strconv.Itoa(len(tools.WithoutCommands(tools.All(tools.Vault{})))) + " tools", "a session, protocol 2025-11-25",
 			"✓ the Bridge Protocol v1 at " + open + "/bridge/v1 answers:",
 			"✓ ready: the bridge would serve", "over MCP over HTTP (--transport auto)", `"bridge"`}},
 		{name: "v1 only", args: []string{"--url", open + "/mcp", "--transport", "v1"}, code: 0, want: []string{

@@ -458,6 +458,16 @@ func (r *Router) TaskSettings(ctx context.Context) (tasks.Settings, error) {
 	return serve(ctx, r, "tasks", true, func(b tools.Everything) (tasks.Settings, error) { return b.TaskSettings(ctx) })
 }
 
+// Commands implements tools.Commander: only the app has them.
+func (r *Router) Commands(ctx context.Context, filter string) ([]note.Command, error) {
+	return serve(ctx, r, "commands", false, func(b tools.Everything) ([]note.Command, error) { return b.Commands(ctx, filter) })
+}
+
+// RunCommand implements tools.Commander.
+func (r *Router) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
+	return serve(ctx, r, "command", false, func(b tools.Everything) (note.CommandRun, error) { return b.RunCommand(ctx, id) })
+}
+
 // QueryBase implements tools.BaseQuerier, from the vault folder.
 func (r *Router) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
 	return serve(ctx, r, "base", true, func(b tools.Everything) (bases.Result, error) { return b.QueryBase(ctx, loc, view) })

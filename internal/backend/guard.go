@@ -350,6 +350,21 @@ func (g *Guard) TaskSettings(ctx context.Context) (tasks.Settings, error) {
 	return g.Next.TaskSettings(ctx)
 }
 
+// Commands pass through: listing them reads no note.
+func (g *Guard) Commands(ctx context.Context, filter string) ([]note.Command, error) {
+	return g.Next.Commands(ctx, filter)
+}
+
+// RunCommand is refused while a folder policy restricts what the server
+// may see or change: a command acts on the whole vault, outside it.
+func (g *Guard) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
+	if g.Policy(ctx).Restricts() {
+		return note.CommandRun{}, errors.E(errors.PermissionDenied, "Obsidian commands act on the whole vault, outside the folder policy this server keeps (--read-paths, --write-paths, --deny-paths, .mcpignore); none is run while one is set").
+			WithHint("Run the command in Obsidian yourself, or serve without a folder policy.")
+	}
+	return g.Next.RunCommand(ctx, id)
+}
+
 // QueryBase implements tools.BaseQuerier: a hidden base is refused like a
 // hidden note, and hidden files are left out of its rows.
 func (g *Guard) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {

@@ -587,6 +587,23 @@ var scenarios = append([]scenario{
 	// open / file_info
 	{name: "open", call: open(note.ByName("Welcome")), want: note.Opened{Path: "Welcome.md"},
 		kinds: map[string]errors.Kind{"native": errors.Unsupported, "auto-app-closed": errors.NotRunning}},
+	{name: "list the app's commands", remote: true, call: tool("obsidian_list_commands", `{"filter":"editor:"}`),
+		kinds: map[string]errors.Kind{"native": errors.Unsupported, "auto-app-closed": errors.NotRunning},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if want := `{"success":true,"data":{"total":1,"items":[{"id":"editor:save-file","name":"Save current file"}]}}`; string(data) != want {
+				t.Errorf("commands = %s, want %s", data, want)
+			}
+		}},
+	{name: "run a command", remote: true, call: tool("obsidian_run_command", `{"id":"app:reload"}`),
+		kinds: map[string]errors.Kind{"native": errors.Unsupported, "auto-app-closed": errors.NotRunning},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if data, _ := json.Marshal(got); !strings.Contains(string(data), `"data":{"id":"app:reload","output":"Executed: app:reload"}`) {
+				t.Errorf("run = %s", data)
+			}
+		}},
+	{name: "run a command the app does not have", remote: true, call: tool("obsidian_run_command", `{"id":"nope:nothing"}`),
+		kind: errors.InvalidParams, kinds: map[string]errors.Kind{"native": errors.Unsupported, "auto-app-closed": errors.NotRunning}},
 	{name: "file info", call: info(note.ByName("2026-11-21")),
 		check: func(t *testing.T, _ string, got any, _ string) {
 			i := got.(note.Info)

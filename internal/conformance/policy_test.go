@@ -249,6 +249,7 @@ var policyScenarios = []scenario{
 				t.Errorf("base rows = %s, want Inbox/A.md alone", data)
 			}
 		}},
+	{name: "no command runs while a folder policy is set", call: tool("obsidian_run_command", `{"id":"app:reload"}`), kind: errors.PermissionDenied},
 	{name: "a base in a denied folder", setup: write("Private/All.base", "views:\n  - type: table\n    name: T\n"),
 		call: tool("obsidian_query_base", `{"path":"Private/All.base"}`), kind: errors.PermissionDenied, check: wantRule(denyRule)},
 	{name: "templates in a denied folder are not listed",

@@ -262,6 +262,8 @@ func (v *vault) run(c call, out *strings.Builder) {
 		v.move(c, out)
 	case "open":
 		v.locate(c, out) // success prints nothing
+	case "commands", "command":
+		appCommands(c, out)
 	default:
 		fmt.Fprintf(out, "Error: Command %q not found. Did you mean: %s?\n", c.command, "help, version")
 	}

@@ -34,6 +34,8 @@ type Config struct {
 	Tools []string
 	// OutputSchemas sends each tool's output schema in tools/list.
 	OutputSchemas bool
+	// Commands serves the app's commands (the commands toolset).
+	Commands bool
 	// Policy is the folder policy of --read-paths, --write-paths and
 	// --deny-paths; the vault's .mcpignore adds to it.
 	Policy *policy.Policy

@@ -42,7 +42,7 @@ func (o option) name() string {
 }
 
 // booleans are the options that may be given bare: --read-only.
-var booleans = map[string]bool{"read-only": true, "output-schemas": true}
+var booleans = map[string]bool{"read-only": true, "output-schemas": true, "commands": true}
 
 // spec is an option as package settings reads it and the docs show it.
 func (o option) spec() settings.Spec {
@@ -131,6 +131,15 @@ func options() []option {
 					return fmt.Errorf("must be true or false")
 				}
 				c.ReadOnly = b
+				return nil
+			}},
+		{"commands", "OBSIDIAN_MCP_COMMANDS", "false", "Serve the Obsidian app's commands: `obsidian_list_commands` and `obsidian_run_command` (marked destructive; refused while a folder policy is set, since a command acts on the whole vault). Off by default. `--commands`, or `true`/`false`.",
+			func(c *Config, v string) error {
+				b, err := strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be true or false")
+				}
+				c.Commands = b
 				return nil
 			}},
 		{"tools", "OBSIDIAN_MCP_TOOLS", "all", "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open), `daily`; or `all`. E.g. `read,graph` for a reading assistant.",

@@ -171,6 +171,9 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 func (st *Server) tools() []server.ServerTool {
 	list := func(s *Server) []server.ServerTool {
 		l := tools.Select(toolSet(s.vault, s.cfg.ReadOnly), s.cfg.Tools)
+		if !s.cfg.Commands {
+			l = tools.WithoutCommands(l)
+		}
 		if !s.cfg.OutputSchemas {
 			l = tools.WithoutOutputSchemas(l)
 		}
