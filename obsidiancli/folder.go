@@ -3,7 +3,6 @@ package obsidiancli
 import (
 	"context"
 
-	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
@@ -22,14 +21,6 @@ func (b *Backend) Tasks(context.Context, tasks.Query) ([]tasks.Task, error) {
 func (b *Backend) TaskSettings(context.Context) (tasks.Settings, error) {
 	return tasks.Settings{}, needsFolder("the Tasks plugin's settings").
 		WithHint("They are read from the plugin's data.json in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
-}
-
-// QueryBase needs the vault folder: the shape of base:query's answer is
-// not documented anywhere we could find, and a guessed shape would be a
-// wrong answer.
-func (b *Backend) QueryBase(context.Context, note.Locator, string) (bases.Result, error) {
-	return bases.Result{}, needsFolder("a base's view").
-		WithHint("Bases are answered from the notes in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH.")
 }
 
 // Templates needs the vault folder: the app has no command that lists its

@@ -468,9 +468,10 @@ func (r *Router) RunCommand(ctx context.Context, id string) (note.CommandRun, er
 	return serve(ctx, r, "command", false, func(b tools.Everything) (note.CommandRun, error) { return b.RunCommand(ctx, id) })
 }
 
-// QueryBase implements tools.BaseQuerier, from the vault folder.
+// QueryBase implements tools.BaseQuerier: from the vault folder, whose
+// evaluation is documented, else through the app's base:query.
 func (r *Router) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
-	return serve(ctx, r, "base", true, func(b tools.Everything) (bases.Result, error) { return b.QueryBase(ctx, loc, view) })
+	return preferFolder(ctx, r, "base", func(b tools.Everything) (bases.Result, error) { return b.QueryBase(ctx, loc, view) })
 }
 
 // Templates implements tools.TemplateLister, from the vault folder.

@@ -372,6 +372,10 @@ func (g *Guard) QueryBase(ctx context.Context, loc note.Locator, view string) (b
 		return g.Next.QueryBase(ctx, loc, view)
 	}, func(r bases.Result) string { return r.Path })
 	if err == nil {
+		if g.Policy(ctx).Restricts() && slices.ContainsFunc(res.Rows, func(r bases.Row) bool { return r.Path == "" }) {
+			return bases.Result{}, errors.E(errors.PermissionDenied, "the app's answer does not say which file each row is, so the folder policy cannot be kept; nothing is shown").
+				WithHint("Give the server the vault folder (--vault-path), where bases are evaluated natively.")
+		}
 		res.Rows = visible(ctx, g, res.Rows, func(r bases.Row) string { return r.Path })
 		res.Total = len(res.Rows)
 	}

@@ -449,7 +449,7 @@ var scenarios = append([]scenario{
 		call:  rename(note.ByPath("Attachments/pic.png"), "photo"),
 		want:  note.Moved{From: "Attachments/pic.png", To: "Attachments/photo.png"},
 		files: map[string]string{"Attachments/photo.png": "\x89PNG\r\n\x1a\n", "Notes/Uses.md": "![[photo.png]]\n"}},
-	{name: "query a base's view",
+	{name: "query a base's view", remote: true, // cli-remote: through the app's base:query
 		setup: func(t *testing.T, dir string) {
 			writeFile(t, dir, "Shelf/Dune.md", "---\nprice: 30\nage: 3\nstatus: reading\n---\n#book [[Plan]]\n")
 			writeFile(t, dir, "Shelf/Emma.md", "---\nprice: 2\nage: 10\nstatus: todo\n---\n#book\n")
@@ -458,8 +458,7 @@ var scenarios = append([]scenario{
 				"formulas:\n  ppu: \"(price / age).toFixed(2)\"\nviews:\n  - type: table\n    name: Open\n    filters: 'status != \"done\"'\n"+
 				"    order: [file.basename, price, formula.ppu, file.links]\n    sort:\n      - property: price\n        direction: DESC\n  - type: cards\n    name: All\n")
 		},
-		call:  tool("obsidian_query_base", `{"path":"Books.base","view":"Open"}`),
-		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
+		call: tool("obsidian_query_base", `{"path":"Books.base","view":"Open"}`),
 		check: func(t *testing.T, _ string, got any, _ string) {
 			data, _ := json.Marshal(got)
 			want := `{"success":true,"data":{"path":"Books.base","view":"Open","columns":["file.basename","price","formula.ppu","file.links"],"total":2,"rows":[` +
@@ -469,10 +468,10 @@ var scenarios = append([]scenario{
 				t.Errorf("base = %s\nwant %s", data, want)
 			}
 		}},
-	{name: "a base using a function not evaluated natively is refused, naming it",
+	{name: "a base using a function not evaluated natively is refused, naming it", remote: true,
 		setup: write("Odd.base", "filters: 'file.hasTag(\"x\") && file.backlinks.length > 2'\nviews:\n  - type: table\n    name: T\n"),
 		call:  tool("obsidian_query_base", `{"path":"Odd.base"}`),
-		kind:  errors.Unsupported,
+		kind:  errors.Unsupported, kinds: map[string]errors.Kind{"cli-remote": errors.CLIError}, // the app's own refusal
 		check: func(t *testing.T, _ string, got any, _ string) {
 			if e, _ := got.(*errors.Error); e == nil || !strings.Contains(e.Message, "file.backlinks is not supported") {
 				t.Errorf("error %v does not name the function", got)

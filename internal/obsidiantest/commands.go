@@ -1,9 +1,13 @@
 package obsidiantest
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // fakeCommands are the app's commands as `commands` lists them: the id,
@@ -26,4 +30,35 @@ func appCommands(c call, out *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(out, "Executed: %s\n", id)
+}
+
+// baseQuery answers `base:query path= [view=] format=json` from the
+// engine's evaluation: an array of rows, each {"path": …, column: value}.
+func (v *vault) baseQuery(c call, out *strings.Builder) {
+	p, ok := v.locate(c, out)
+	if !ok {
+		return
+	}
+	res, err := v.eng.QueryBase(context.Background(), note.ByPath(p), c.params["view"])
+	if err != nil {
+		fmt.Fprintf(out, "Error: %s\n", strings.SplitN(err.Error(), "\n", 2)[0])
+		return
+	}
+	var b strings.Builder
+	b.WriteString("[")
+	for i, r := range res.Rows {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		path, _ := json.Marshal(r.Path)
+		b.WriteString(`{"path":` + string(path))
+		for _, col := range res.Columns {
+			val, _ := json.Marshal(r.Values[col])
+			name, _ := json.Marshal(col)
+			b.WriteString("," + string(name) + ":" + string(val))
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("]\n")
+	out.WriteString(b.String())
 }

@@ -264,6 +264,8 @@ func (v *vault) run(c call, out *strings.Builder) {
 		v.locate(c, out) // success prints nothing
 	case "commands", "command":
 		appCommands(c, out)
+	case "base:query":
+		v.baseQuery(c, out)
 	default:
 		fmt.Fprintf(out, "Error: Command %q not found. Did you mean: %s?\n", c.command, "help, version")
 	}
