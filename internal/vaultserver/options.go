@@ -142,7 +142,7 @@ func options() []option {
 				c.Commands = b
 				return nil
 			}},
-		{"tools", "OBSIDIAN_MCP_TOOLS", "all", "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open), `daily`; or `all`. E.g. `read,graph` for a reading assistant.",
+		{"tools", "OBSIDIAN_MCP_TOOLS", "all", "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open, templates), `daily` (daily and periodic notes), `tasks`, `canvas`, `bases`, `commands` (also needs `--commands`); or `all`. E.g. `read,graph` for a reading assistant.",
 			func(c *Config, v string) error {
 				var names []string
 				for _, n := range strings.Split(v, ",") {
