@@ -34,7 +34,7 @@ func TestSeveralVaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT=Work="+work+";Home="+home)
+	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT=Work="+work+";Home="+home, "OBSIDIAN_MCP_READ_ONLY_VAULTS=home")
 	list, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestSeveralVaults(t *testing.T) {
 			t.Errorf("read_note's schema has no vault: %s", schema)
 		}
 	}
-	if !slices.Contains(names, "obsidian_list_vaults") || len(names) != 36 {
+	if !slices.Contains(names, "obsidian_list_vaults") || !slices.Contains(names, "obsidian_append_to_note") || len(names) != 36 {
 		t.Errorf("%d tools: %v", len(names), names)
 	}
 	call := func(args map[string]any, tool string) outcome {
@@ -67,11 +67,16 @@ func TestSeveralVaults(t *testing.T) {
 		{"obsidian_read_note", map[string]any{"path": "Private/S.md"}, wantContentText("work secret")},
 		{"obsidian_read_note", map[string]any{"path": "Private/S.md", "vault": "Home"}, wantError(-32005, "PERMISSION_DENIED", "Private")},
 		{"obsidian_read_canvas", map[string]any{"path": "Boards/B.canvas", "vault": "Home"}, wantData("path", "Boards/B.canvas")},
+		{"obsidian_append_to_note", map[string]any{"path": "Notes/B.md", "content": "x", "vault": "Home"}, wantError(-32005, "PERMISSION_DENIED", "OBSIDIAN_MCP_READ_ONLY_VAULTS")},
+		{"obsidian_append_to_note", map[string]any{"path": "Notes/A.md", "content": "more"}, wantData("path", "Notes/A.md")},
 	}
 	for _, s := range steps {
 		if err := s.check("go-sdk", call(s.args, s.tool)); err != nil {
 			t.Errorf("%s %v: %v", s.tool, s.args, err)
 		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(home, "Notes", "B.md")); string(got) != "beta lighthouse" {
+		t.Errorf("the read-only vault's note was changed: %q", got)
 	}
 	if t.Failed() {
 		t.Logf("stderr:\n%s", stderr)

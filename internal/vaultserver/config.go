@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,8 @@ type Config struct {
 	ToolErrors      string // "protocol" or "result"
 	// ReadOnly serves only the tools that change nothing.
 	ReadOnly bool
+	// ReadOnlyVaults are the vaults, of several, that take no writes.
+	ReadOnlyVaults []string
 	// Tools are the toolsets served (--tools; nil or "all": every one).
 	Tools []string
 	// OutputSchemas sends each tool's output schema in tools/list.
@@ -153,6 +156,11 @@ func parseConfig(args []string, getenv func(string) string, serve bool) (Config,
 	c.from = ""
 	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
+	}
+	for _, n := range c.ReadOnlyVaults {
+		if !slices.ContainsFunc(c.Vaults, func(v NamedVault) bool { return strings.EqualFold(v.Name, n) }) {
+			errs = append(errs, fmt.Errorf("--read-only-vaults names %q, which is no vault of --vault name=folder", n))
+		}
 	}
 	// A folder that was given but is invalid has been reported already.
 	if c.Backend == backend.Native && c.setting("vault-path").Value == "" && len(c.Vaults) == 0 {

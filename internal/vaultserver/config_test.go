@@ -93,6 +93,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--vault", "A=" + os.TempDir(), "--vault", "a=" + os.TempDir()}, nil, `the vault name "a" is given twice`},
 		{[]string{"--vault", "A;B"}, nil, "several vaults are given as name=folder"},
 		{[]string{"--vault-path", "/", "--vault", "A=" + os.TempDir()}, nil, "--vault-path names another folder than the first vault's"},
+		{[]string{"--vault", "A=" + os.TempDir(), "--read-only-vaults", "A,Attic"}, nil, `--read-only-vaults names "Attic", which is no vault`},
 		{[]string{"--bogus"}, nil, "flag provided but not defined"},
 		{[]string{"serve"}, nil, `unexpected argument "serve"`},
 		{[]string{"--backend", "app"}, nil, "must be auto, cli or native"},

@@ -133,6 +133,16 @@ func options() []option {
 				c.ReadOnly = b
 				return nil
 			}},
+		{"read-only-vaults", "OBSIDIAN_MCP_READ_ONLY_VAULTS", "", "Of several vaults (`--vault name=folder`), those that take no writes, comma-separated, e.g. `Archive`: their write tools refuse with PERMISSION_DENIED naming this setting.",
+			func(c *Config, v string) error {
+				c.ReadOnlyVaults = nil
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						c.ReadOnlyVaults = append(c.ReadOnlyVaults, n)
+					}
+				}
+				return nil
+			}},
 		{"commands", "OBSIDIAN_MCP_COMMANDS", "false", "Serve the Obsidian app's commands: `obsidian_list_commands` and `obsidian_run_command` (marked destructive; refused while a folder policy is set, since a command acts on the whole vault). Off by default. `--commands`, or `true`/`false`.",
 			func(c *Config, v string) error {
 				b, err := strconv.ParseBool(strings.TrimSpace(v))

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -54,6 +56,9 @@ type Server struct {
 	CallBound time.Duration
 	close     func()
 	prompts   *promptSet
+	// vaultReadOnly is true when this vault alone is read-only, of a
+	// server of several (--read-only-vaults).
+	vaultReadOnly bool
 	// others are the vaults after the first of a server of several
 	// (--vault name=folder, more than once), each with its own backends,
 	// policy and index.
@@ -144,6 +149,8 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 	for i, v := range cfg.Vaults {
 		one := cfg
 		one.Vaults, one.Vault, one.VaultPath = nil, v.Name, v.Path
+		alone := !cfg.ReadOnly && slices.ContainsFunc(cfg.ReadOnlyVaults, func(n string) bool { return strings.EqualFold(n, v.Name) })
+		one.ReadOnly = one.ReadOnly || alone
 		l := logger // the first's logs every call, whichever vault it names
 		if i > 0 {
 			l = logger.With("vault", v.Name)
@@ -155,6 +162,7 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 			}
 			return nil, fmt.Errorf("vault %s: %w", v.Name, err)
 		}
+		st.vaultReadOnly = alone
 		opened = append(opened, st)
 	}
 	first := opened[0]
@@ -170,7 +178,7 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 // vault argument.
 func (st *Server) tools() []server.ServerTool {
 	list := func(s *Server) []server.ServerTool {
-		l := tools.Select(toolSet(s.vault, s.cfg.ReadOnly), s.cfg.Tools)
+		l := tools.Select(toolSet(s.vault, s.cfg.ReadOnly, s.readOnlyRule()), s.cfg.Tools)
 		if !s.cfg.Commands {
 			l = tools.WithoutCommands(l)
 		}
@@ -208,7 +216,12 @@ type CoreOptions struct {
 // Core is the vault's MCP server (tools, the notes as resources, hooks)
 // behind the protocol core that every transport hands messages to.
 func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
-	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, st.cfg.ReadOnly, st.prompts.listing)
+	// The write tools are listed while any vault takes writes.
+	listReadOnly := st.cfg.ReadOnly
+	for _, o := range st.others {
+		listReadOnly = listReadOnly && o.cfg.ReadOnly
+	}
+	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
 	st.prompts.attach(s)
 	add := func() { s.AddTools(st.tools()...) }
@@ -259,11 +272,19 @@ func (st *Server) PolicyLoaded(ctx context.Context) bool { return st.router.Poli
 // errors that refuse a write.
 const readOnlyRule = "--read-only / OBSIDIAN_MCP_READ_ONLY"
 
+// readOnlyRule names the setting that makes this vault read-only.
+func (st *Server) readOnlyRule() string {
+	if st.vaultReadOnly {
+		return "--read-only-vaults / OBSIDIAN_MCP_READ_ONLY_VAULTS"
+	}
+	return readOnlyRule
+}
+
 // toolSet is the tools served: all of them, with the writes refused in
 // read-only mode.
-func toolSet(vault tools.Vault, readOnly bool) []server.ServerTool {
+func toolSet(vault tools.Vault, readOnly bool, rule string) []server.ServerTool {
 	if readOnly {
-		return tools.ReadOnly(tools.All(vault), readOnlyRule)
+		return tools.ReadOnly(tools.All(vault), rule)
 	}
 	return tools.All(vault)
 }
