@@ -75,6 +75,9 @@ func TestSeveralVaults(t *testing.T) {
 			t.Errorf("%s %v: %v", s.tool, s.args, err)
 		}
 	}
+	if !strings.Contains(stderr.String(), "vault_arg=Home tool=obsidian_search_notes") {
+		t.Errorf("the log does not name the vault a call chose")
+	}
 	if got, _ := os.ReadFile(filepath.Join(home, "Notes", "B.md")); string(got) != "beta lighthouse" {
 		t.Errorf("the read-only vault's note was changed: %q", got)
 	}

@@ -332,6 +332,10 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			start := time.Now()
 			tool := req.Params.Name
+			logger := logger
+			if v := vaultArg(req); v != "" {
+				logger = logger.With("vault_arg", v) // which of several vaults
+			}
 			defer func() {
 				if r := recover(); r != nil {
 					logger.Error("tool panicked", "tool", tool, "panic", r, "stack", string(debug.Stack()))
@@ -383,4 +387,17 @@ func errorResult(e *errors.Error) *mcp.CallToolResult {
 		text = []byte(`{"success":false}`)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
+}
+
+// vaultArg is the vault a call names, of a server of several, or "".
+func vaultArg(req mcp.CallToolRequest) string {
+	var args struct {
+		Vault string `json:"vault"`
+	}
+	if len(req.Params.RawArguments) > 0 {
+		_ = json.Unmarshal(req.Params.RawArguments, &args)
+	} else if m, ok := req.Params.Arguments.(map[string]any); ok {
+		args.Vault, _ = m["vault"].(string)
+	}
+	return args.Vault
 }
