@@ -640,7 +640,7 @@ var scenarios = append([]scenario{
 	{readSide: true, name: "search a regex across a line end", call: searchRegex(`goals\nship`),
 		want:  note.SearchResult{Total: 1, Hits: []note.Hit{{Path: "Projects/Plan.md", Score: 1, Snippets: []note.Snippet{{Line: 2, Text: "## <mark>Goals</mark>"}}}}},
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}}, // argv cannot carry \n
-	{readSide: true, name: "list by time", setup: touch("Refs/Links.md", time.Now().Add(time.Minute)),
+	{readSide: true, name: "list by time", setup: touch("Refs/Links.md", time.Minute),
 		call: list(note.ListRequest{Recursive: true, Sort: "modified", Limit: 1}), check: wantEntries("Refs/Links.md", 17),
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}},
 	{readSide: true, name: "list the root", call: list(note.ListRequest{Limit: 100}),
@@ -963,8 +963,12 @@ func writeFile(t *testing.T, dir, rel, content string) {
 	}
 }
 
-func touch(rel string, when time.Time) func(*testing.T, string) {
+// touch dates a file ahead of now by ahead, now being when the scenario
+// is set up: the table is built at start, and under -race a scenario may
+// run minutes later, after files its vault got since.
+func touch(rel string, ahead time.Duration) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
+		when := time.Now().Add(ahead)
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), when, when); err != nil {
 			t.Fatal(err)
 		}
