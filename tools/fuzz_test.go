@@ -3,10 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -229,4 +232,25 @@ func (g *guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) 
 		g.t.Fatalf("bad task query reached the backend: %+v", q)
 	}
 	return g.fakeBackend.Tasks(ctx, q)
+}
+func (g *guard) QueryBase(ctx context.Context, l note.Locator, view string) (bases.Result, error) {
+	g.loc(l)
+	if p := l.Path + l.Name; !strings.EqualFold(path.Ext(p), ".base") || strings.ContainsAny(view, "\x00\n\r") {
+		g.t.Fatalf("bad base query reached the backend: %+v view %q", l, view)
+	}
+	return g.fakeBackend.QueryBase(ctx, l, view)
+}
+func (g *guard) Commands(ctx context.Context, filter string) ([]note.Command, error) {
+	g.reached = true
+	if strings.ContainsAny(filter, "\x00\n\r") {
+		g.t.Fatalf("bad command filter reached the backend: %q", filter)
+	}
+	return g.fakeBackend.Commands(ctx, filter)
+}
+func (g *guard) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
+	g.reached = true
+	if id == "" || strings.ContainsAny(id, "\x00\n\r") {
+		g.t.Fatalf("bad command id reached the backend: %q", id)
+	}
+	return g.fakeBackend.RunCommand(ctx, id)
 }
