@@ -397,11 +397,17 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 	st.OnKill(func() { _ = rc.SetWriteDeadline(time.Now()) })
 	write := func(ev Event) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(e.opts.WriteTimeout))
-		if _, err := w.Write(EncodeEvent(ev)); err != nil {
+		_, err := w.Write(EncodeEvent(ev))
+		if err == nil {
+			// A write may only fill the buffer: the blocked socket, or
+			// the kill, then surfaces here.
+			err = rc.Flush()
+		}
+		if err != nil {
 			e.logger.Info("a stream's client stopped reading; its stream is cut", "endpoint", e.opts.Name, "session", sessID, "err", err, "why", st.why)
 			return false
 		}
-		return rc.Flush() == nil
+		return true
 	}
 	for _, ev := range first {
 		if !write(ev) {
