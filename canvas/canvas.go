@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"regexp"
@@ -271,7 +272,7 @@ func (c *Canvas) Update(items []Object) []errors.Field {
 			continue
 		}
 		o := *target
-		o.keys, o.vals = slices.Clone(o.keys), cloneMap(o.vals)
+		o.keys, o.vals = slices.Clone(o.keys), maps.Clone(o.vals)
 		for _, k := range it.Keys() {
 			if k == "id" {
 				continue
@@ -295,14 +296,6 @@ func (c *Canvas) Update(items []Object) []errors.Field {
 		*target = o
 	}
 	return bad
-}
-
-func cloneMap(m map[string]json.RawMessage) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // Remove removes nodes and edges by id; a node's edges go with it, as in

@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -218,7 +219,7 @@ func (r Rule) selects(start, d time.Time) bool {
 		if r.weekdays == nil {
 			return d.Weekday() == start.Weekday()
 		}
-		return contains(r.weekdays, d.Weekday())
+		return slices.Contains(r.weekdays, d.Weekday())
 	case monthly:
 		if ((d.Year()-start.Year())*12+int(d.Month()-start.Month()))%r.interval != 0 {
 			return false
@@ -227,7 +228,7 @@ func (r Rule) selects(start, d time.Time) bool {
 		if (d.Year()-start.Year())%r.interval != 0 {
 			return false
 		}
-		if months := r.months; months == nil && d.Month() != start.Month() || months != nil && !contains(months, d.Month()) {
+		if months := r.months; months == nil && d.Month() != start.Month() || months != nil && !slices.Contains(months, d.Month()) {
 			return false
 		}
 	}
@@ -268,15 +269,6 @@ func daysBetween(a, b time.Time) int {
 
 func monday(t time.Time) time.Time {
 	return t.AddDate(0, 0, -((int(t.Weekday()) + 6) % 7))
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // words walks a rule's words; commas and "and" separate list items.

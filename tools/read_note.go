@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
@@ -119,8 +118,7 @@ func page(r readResult, ls metadata.Lines, from, to int) readResult {
 	if len(part) > maxRead {
 		n := strings.LastIndexByte(part[:maxRead], '\n') + 1
 		if n == 0 {
-			for n = maxRead; n > 0 && !utf8.RuneStart(part[n]); n-- {
-			}
+			n = len(cutUTF8(part, maxRead))
 		}
 		part = part[:n]
 		r.Truncated = true
