@@ -19,6 +19,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
@@ -47,6 +48,9 @@ type Engine struct {
 	recovered Recovered
 	logger    *slog.Logger
 	onBuild   func() (end func()) // for the index; see WithIndexBuildHook
+	indexDir  string              // see WithSavedIndex; "" with keepIndex: in the vault
+	keepIndex bool
+	patience  time.Duration // see WithSearchPatience
 	// published knows the notes this process wrote last, so that editing
 	// one again does not wait as for a save in progress.
 	published atomicfile.Published
@@ -58,9 +62,12 @@ type Engine struct {
 type Option func(*options)
 
 type options struct {
-	policy  *policy.Policy
-	logger  *slog.Logger
-	onBuild func() (end func())
+	policy    *policy.Policy
+	logger    *slog.Logger
+	onBuild   func() (end func())
+	indexDir  string
+	keepIndex bool
+	patience  time.Duration
 }
 
 // WithIndexBuildHook runs begin before the search index reads many notes at
@@ -95,7 +102,8 @@ func Open(dir string, opts ...Option) (*Engine, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild}, nil
+	return &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild,
+		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience}, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's
@@ -110,6 +118,9 @@ func (v *Engine) Dir() string { return v.dir }
 func (v *Engine) Close() error {
 	if v.find.w != nil {
 		v.find.w.close()
+	}
+	if v.find.ix != nil {
+		v.find.ix.Close() // a snapshot being saved is finished, not cut
 	}
 	return v.root.Close()
 }

@@ -28,9 +28,16 @@ type finder struct {
 func (v *Engine) index() *vaultindex.Index {
 	v.find.once.Do(func() {
 		v.find.w = startWatcher(v.dir)
-		var opts []vaultindex.Option
+		opts := []vaultindex.Option{vaultindex.WithLogger(v.logger)}
+		if v.patience > 0 {
+			opts = append(opts, vaultindex.WithPatience(v.patience))
+		}
 		if v.onBuild != nil {
 			opts = append(opts, vaultindex.WithBuildHook(v.onBuild))
+		}
+		if v.keepIndex {
+			dir, tag := v.indexPlace()
+			opts = append(opts, vaultindex.WithStore(newIndexStore(dir), tag))
 		}
 		v.find.ix = vaultindex.New(v, opts...)
 	})
@@ -53,7 +60,7 @@ func (v *Engine) Stamp(p string) (vaultindex.Stamp, error) {
 	if err != nil {
 		return vaultindex.Stamp{}, err
 	}
-	return vaultindex.Stamp{Mod: fi.ModTime(), Size: fi.Size()}, nil
+	return vaultindex.Stamp{Mod: fi.ModTime(), Size: fi.Size(), ID: fileID(fi)}, nil
 }
 
 // ReadFile implements vaultindex.Source: the bytes of a vault file, read

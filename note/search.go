@@ -23,10 +23,20 @@ type SearchResult struct {
 	// Relaxed is set when no note had every word, so notes with some of
 	// them are ranked instead.
 	Relaxed bool `json:"relaxed,omitempty" jsonschema:"true when no note has every word of the query: these notes have some of them, best first"`
+	// Partial is set when the index was still being built when the
+	// search ran out of patience: only the notes indexed so far were
+	// searched.
+	Partial *Partial `json:"partial,omitempty" jsonschema:"set when the vault's index was still being built: only indexed of notes were searched; ask again for all"`
 	// NextCursor and Truncated are set by the tool, which pages and bounds
 	// every answer.
 	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor to get the next page; absent on the last page"`
 	Truncated  bool   `json:"truncated,omitempty" jsonschema:"true when this page was cut short to keep the answer small; next_cursor continues it"`
+}
+
+// Partial says how much of the vault a search covered.
+type Partial struct {
+	Indexed int `json:"indexed" jsonschema:"notes searched"`
+	Notes   int `json:"notes" jsonschema:"notes in the vault"`
 }
 
 // Hit is one matching note.

@@ -64,6 +64,7 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 			if len(req.Params.InputResponses) > 0 {
 				ctx = context.WithValue(ctx, inputKey{}, req.Params.InputResponses)
 			}
+			ctx = withProgress(ctx, req)
 			res, err := s.run(ctx, vault, args)
 			if r, ok := inputRequired(err); ok {
 				return r, nil

@@ -5,22 +5,24 @@
 // properties) for the outline, link-graph, tag and property tools.
 //
 // It is built on the first call that needs it, never at start-up, and it is
-// never stale: before every answer it checks, at the cost of one stat per
-// note and one per folder, what changed on disk since the last answer
-// (Obsidian, sync and editors all write behind the server's back) and
-// re-reads just that. It reads the vault only through a Source, so it knows
-// nothing of paths on disk or of the jail the vault package keeps.
+// never stale: before every answer it checks what changed on disk since the
+// last answer (Obsidian, sync and editors all write behind the server's
+// back) and re-reads just that. Given a Store, it keeps a snapshot of
+// itself between runs (persist.go, snapshot.go), so that a restart reads
+// only the notes that changed; a build of many notes lets searches answer
+// from the part done (building.go). It reads the vault only through a
+// Source, so it knows nothing of paths on disk or of the jail the vault
+// package keeps.
 package vaultindex
 
 import (
 	"context"
-	"maps"
+	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/canvas"
-	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -49,7 +51,17 @@ type Changes interface {
 type Stamp struct {
 	Mod  time.Time
 	Size int64
+	// ID is the file's identity on its file system (the inode number on
+	// Unix; 0 where the Source cannot tell): a file replaced by another of
+	// the same size and time is still seen as changed.
+	ID uint64
 }
+
+// Same says whether two stamps are of the same version of a file.
+func (s Stamp) Same(o Stamp) bool { return s.Mod.Equal(o.Mod) && s.Size == o.Size && s.ID == o.ID }
+
+// readBatch is how many notes a refresh reads and parses at once.
+const readBatch = 256
 
 // racyWindow: a file whose modification time is this close to when it was
 // read may have changed again within the same timestamp tick, so it is read
@@ -69,13 +81,9 @@ const (
 
 var fieldNames = [nFields]string{"title", "alias", "heading", "tag", "path", "body"}
 
-// posting is one note's counts of one term, per field, packed in 8 bytes
-// (there are millions): the body's count in the low byte (up to 255), then
-// four bits (up to 15) for each other field.
-type posting struct {
-	doc uint32
-	tf  uint32
-}
+// A posting is one note's counts of one term, per field, packed in 32
+// bits (there are millions; see plist): the body's count in the low byte
+// (up to 255), then four bits (up to 15) for each other field.
 
 // pack folds per-field counts into a posting's tf, saturating.
 func pack(c [nFields]uint8) uint32 {
@@ -106,6 +114,17 @@ type doc struct {
 type Index struct {
 	src     Source
 	onBuild func() (end func()) // see WithBuildHook; nil: none
+	keep    *keeper             // see WithStore; nil: none
+	logger  *slog.Logger
+	// patience is how long a search waits for a build (WithPatience);
+	// build is the large build in progress, if any (see building.go).
+	patience time.Duration
+	build    atomic.Pointer[building]
+	// stop ends builds when the index is closed; builds counts them.
+	stopMu sync.Mutex
+	stop   context.Context
+	cancel context.CancelFunc
+	builds sync.WaitGroup
 
 	mu sync.Mutex
 	// refreshed is when the last refresh started; a call that arrived
@@ -113,13 +132,14 @@ type Index struct {
 	refreshed time.Time
 	built     bool
 
-	docs     []*doc // by id; nil for a free id
-	free     []uint32
+	docs     []*doc // by id; nil for a note taken out (see plist)
+	dead     int    // such notes whose postings are still in the lists
 	byPath   map[string]uint32
+	racy     map[uint32]bool // notes read too soon after a write (see racyWindow)
 	termID   map[string]uint32
 	fresh    map[string]uint32 // terms added in the current refresh stage
 	termText []string
-	postings [][]posting
+	postings []plist         // by term
 	totals   [nFields]uint64 // summed field lengths, for the averages
 	count    int             // live notes
 
@@ -142,7 +162,8 @@ func WithBuildHook(begin func() (end func())) Option {
 
 // New returns an index of src; nothing is read until it is first used.
 func New(src Source, opts ...Option) *Index {
-	ix := &Index{src: src}
+	ix := &Index{src: src, logger: slog.New(slog.DiscardHandler), patience: DefaultPatience}
+	ix.stop, ix.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(ix)
 	}
@@ -151,172 +172,58 @@ func New(src Source, opts ...Option) *Index {
 
 // view runs fn on an up-to-date index, under the lock.
 func (ix *Index) view(ctx context.Context, fn func() error) error {
-	arrived := time.Now()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !ix.built || !ix.refreshed.After(arrived) {
-		if err := ix.refresh(ctx); err != nil {
-			return err
-		}
-	}
-	return fn()
+	return ix.run(ctx, 0, func(*note.Partial) error { return fn() })
 }
 
-// refresh brings the index up to date with the vault.
-func (ix *Index) refresh(ctx context.Context) error {
-	started := time.Now()
-	// Ask what changed before listing: a change after this point is seen by
-	// the next refresh.
-	var changed map[string]bool // nil: check every note
-	if c, ok := ix.src.(Changes); ok {
-		paths, complete := c.Changed()
-		if complete && ix.built {
-			changed = make(map[string]bool, len(paths))
-			for _, p := range paths {
-				changed[p] = true
+// run runs fn on an up-to-date index, under the lock. A large build in
+// progress (see building.go) is waited for, at most patience when that is
+// not 0: then fn runs on the notes indexed so far, and is told so.
+func (ix *Index) run(ctx context.Context, patience time.Duration, fn func(*note.Partial) error) error {
+	arrived := time.Now()
+	for {
+		b, err := ix.waitBuild(ctx, patience)
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			if done, err := ix.runPartial(ctx, b, fn); done {
+				return err
 			}
+			continue // it ended meanwhile
 		}
-	}
-	files, err := ix.src.Files()
-	if err != nil {
-		return err
-	}
-	if ix.byPath == nil {
-		ix.byPath = map[string]uint32{}
-		ix.termID = map[string]uint32{}
-		ix.fresh = map[string]uint32{}
-	}
-	// Which notes need reading: new ones, and known ones whose stamp moved.
-	notes := make([]string, 0, len(files))
-	for _, f := range files {
-		if note.IsMarkdown(f) || canvas.Is(f) {
-			notes = append(notes, f)
-		}
-	}
-	stamps := make([]Stamp, len(notes))
-	errs := make([]error, len(notes))
-	parallel(len(notes), func(i int) {
-		id, ok := ix.byPath[notes[i]]
-		switch {
-		case !ok || ix.docs[id].racy():
-			errs[i] = errStale
-		case changed != nil && !changed[notes[i]]:
-			stamps[i] = ix.docs[id].stamp // the watcher saw nothing happen to it
-		default:
-			stamps[i], errs[i] = ix.src.Stamp(notes[i])
-		}
-	})
-	live := make(map[string]bool, len(notes))
-	var stale []string
-	for i, p := range notes {
-		live[p] = true
-		if errs[i] == nil && stamps[i] == ix.docs[ix.byPath[p]].stamp {
+		ix.mu.Lock()
+		if ix.build.Load() != nil {
+			ix.mu.Unlock() // one began since: wait for it too
 			continue
 		}
-		stale = append(stale, p)
-	}
-	// Take out every note that is gone or changed, in one pass over the
-	// postings, before the changed ones are read again.
-	var out []uint32
-	for p, id := range ix.byPath {
-		if !live[p] {
-			out = append(out, id)
-		}
-	}
-	for _, p := range stale {
-		if id, ok := ix.byPath[p]; ok {
-			out = append(out, id)
-		}
-	}
-	ix.remove(out)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Read and parse in parallel, a batch at a time, merging each batch
-	// into the postings in order: the parsed form of only one batch is
-	// alive at once, and its term maps are reused.
-	const batch = 256
-	if len(stale) > batch && ix.onBuild != nil {
-		// The program may tune its collector for a large build (see
-		// WithBuildHook); a library does not change process settings.
-		defer ix.onBuild()()
-	}
-	// Batch k+1 is parsed (on every core) while batch k is merged, so the
-	// serial merge does not leave a core idle. Parsing looks terms up in
-	// the dictionary, which therefore does not change during a stage: the
-	// merge puts new terms aside (ix.fresh) until both are done.
-	parse := func(from int) []*parsedNote {
-		part := stale[from:min(len(stale), from+batch)]
-		ps := make([]*parsedNote, len(part))
-		parallel(len(part), func(i int) { ps[i] = ix.read(part[i]) })
-		return ps
-	}
-	var cur []*parsedNote
-	if len(stale) > 0 {
-		cur = parse(0)
-	}
-	for from := 0; from < len(stale); from += batch {
-		var next []*parsedNote
-		var wg sync.WaitGroup
-		if from+batch < len(stale) && ctx.Err() == nil {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				next = parse(from + batch)
-			}()
-		}
-		for _, pn := range cur {
-			if !pn.gone {
-				ix.add(pn)
-			}
-			pn.release()
-		}
-		wg.Wait()
-		maps.Copy(ix.termID, ix.fresh)
-		clear(ix.fresh)
 		if err := ctx.Err(); err != nil {
-			for _, pn := range next {
-				pn.release()
-			}
+			ix.mu.Unlock()
 			return err
 		}
-		cur = next
+		if !ix.built || !ix.refreshed.After(arrived) {
+			handed, err := ix.refresh(ctx)
+			if handed {
+				continue // the lock went to a build of many notes: wait for it
+			}
+			if err != nil {
+				ix.mu.Unlock()
+				return err
+			}
+		}
+		err = fn(nil)
+		if ix.saveDue() {
+			ix.saveLater()
+		}
+		ix.mu.Unlock()
+		return err
 	}
-	if len(stale) > batch {
-		ix.trim()
-	}
-	if ix.linkIx == nil || !sameSlice(ix.linkFor, files) {
-		ix.linkIx = links.NewIndex(files)
-		ix.linkFor = files
-		ix.graph = nil
-	}
-	ix.built = true
-	ix.refreshed = started
-	return nil
 }
 
-// errStale marks a note to read again without asking for its stamp.
-var errStale = errors.New("stale")
-
-func (d *doc) racy() bool { return d.readAt.Sub(d.stamp.Mod) < racyWindow }
-
-func sameSlice(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// add merges a parsed note into the index.
+// add merges a parsed note into the index, under a new id above every
+// other (see plist).
 func (ix *Index) add(pn *parsedNote) {
-	var id uint32
-	if n := len(ix.free); n > 0 {
-		id = ix.free[n-1]
-		ix.free = ix.free[:n-1]
-	} else {
-		id = uint32(len(ix.docs))
-		ix.docs = append(ix.docs, nil)
-	}
+	id := uint32(len(ix.docs))
+	ix.docs = append(ix.docs, nil)
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
 	for l, term := range pn.terms {
 		var t uint32
@@ -325,20 +232,15 @@ func (ix *Index) add(pn *parsedNote) {
 		} else {
 			t = ix.term(term)
 		}
-		ps := ix.postings[t]
-		if n := len(ps); n == 0 || ps[n-1].doc < id {
-			// New ids come in increasing order while the index is built.
-			ix.postings[t] = append(ps, posting{doc: id, tf: pack(pn.counts[l])})
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) })
-		ix.postings[t] = slices.Insert(ps, at, posting{doc: id, tf: pack(pn.counts[l])})
+		ix.postings[t].push(id, pack(pn.counts[l]))
 	}
-
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])
 	}
 	ix.docs[id] = d
+	if d.racy() {
+		ix.racy[id] = true
+	}
 	ix.byPath[pn.path] = id
 	ix.count++
 	ix.graph = nil
@@ -356,55 +258,40 @@ func (ix *Index) term(s string) uint32 {
 	t := uint32(len(ix.termText))
 	ix.fresh[s] = t
 	ix.termText = append(ix.termText, s)
-	ix.postings = append(ix.postings, nil)
+	ix.postings = append(ix.postings, plist{})
 	return t
 }
 
 // trim gives back the spare capacity append left in the postings after a
-// large refresh: a quarter of their memory, for good.
+// large refresh, for good.
 func (ix *Index) trim() {
-	for t, ps := range ix.postings {
-		if cap(ps) > len(ps)+len(ps)/8+4 {
-			ix.postings[t] = slices.Clone(ps)
+	for t := range ix.postings {
+		if d := ix.postings[t].data; cap(d) > len(d)+len(d)/8+4 {
+			ix.postings[t].data = slices.Clone(d)
 		}
 	}
 }
 
-// remove takes notes out of the index. A note keeps no list of its terms
-// (that would cost a sixth of the index), so their postings are found by
-// looking each id up in every term's sorted postings, or, for many notes,
-// by one filtering pass over all of them.
+// remove takes notes out of the index. Their postings stay in the lists,
+// skipped as dead, until enough are dead to compact (see plist): finding
+// them costs a pass over every list, as a note keeps no list of its terms
+// (that would cost a sixth of the index).
 func (ix *Index) remove(ids []uint32) {
-	if len(ids) == 0 {
-		return
-	}
-	if len(ids) <= 8 {
-		for t, ps := range ix.postings {
-			for _, id := range ids {
-				if at, ok := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) }); ok {
-					ps = slices.Delete(ps, at, at+1)
-				}
-			}
-			ix.postings[t] = ps
-		}
-	} else {
-		gone := newSet(len(ix.docs))
-		for _, id := range ids {
-			gone.add(id)
-		}
-		for t, ps := range ix.postings {
-			ix.postings[t] = slices.DeleteFunc(ps, func(p posting) bool { return gone.has(p.doc) })
-		}
-	}
 	for _, id := range ids {
 		d := ix.docs[id]
 		for f := range nFields {
 			ix.totals[f] -= uint64(d.lens[f])
 		}
 		delete(ix.byPath, d.path)
+		delete(ix.racy, id)
 		ix.docs[id] = nil
-		ix.free = append(ix.free, id)
+		ix.dead++
 		ix.count--
 	}
-	ix.graph = nil
+	if len(ids) > 0 {
+		ix.graph = nil
+	}
+	if ix.compactDue() {
+		ix.compact()
+	}
 }

@@ -22,12 +22,13 @@ type memSource struct {
 	mu    sync.Mutex
 	files map[string]string
 	mods  map[string]time.Time
+	ids   map[string]uint64 // file identities; 0 unless set
 	reads int
 	clock time.Time
 }
 
 func newMem(files map[string]string) *memSource {
-	m := &memSource{files: map[string]string{}, mods: map[string]time.Time{}, clock: time.Now().Add(-time.Hour)}
+	m := &memSource{files: map[string]string{}, mods: map[string]time.Time{}, ids: map[string]uint64{}, clock: time.Now().Add(-time.Hour)}
 	for p, c := range files {
 		m.write(p, c)
 	}
@@ -66,7 +67,7 @@ func (m *memSource) Stamp(p string) (Stamp, error) {
 	if !ok {
 		return Stamp{}, errors.E(errors.FileNotFound, "gone")
 	}
-	return Stamp{Mod: m.mods[p], Size: int64(len(c))}, nil
+	return Stamp{Mod: m.mods[p], Size: int64(len(c)), ID: m.ids[p]}, nil
 }
 
 func (m *memSource) ReadFile(p string) ([]byte, error) {

@@ -1,7 +1,9 @@
 package vaultindex
 
 import (
+	"container/heap"
 	"math"
+	"sort"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -73,24 +75,61 @@ func (ix *Index) score(a alt, matched set, scores []float64, fields []uint8) {
 // scoreTerm adds one vocabulary term's BM25F score, times its weight, to
 // the matched notes that have it.
 func (ix *Index) scoreTerm(wt weighted, bonus, nDocs float64, avg *[nFields]float64, matched set, scores []float64, fields []uint8) {
-	ps := ix.postings[wt.t]
-	df := float64(len(ps))
+	df := float64(ix.df(wt.t))
 	idf := wt.w * math.Log(1+(nDocs-df+0.5)/(df+0.5))
-	for _, p := range ps {
-		if !matched.has(p.doc) {
-			continue
+	ix.postingsOf(wt.t, func(id, packed uint32) {
+		if !matched.has(id) {
+			return
 		}
-		d := ix.docs[p.doc]
+		d := ix.docs[id]
 		tf := 0.0
 		for f := range nFields {
-			n := fieldCount(p.tf, f)
+			n := fieldCount(packed, f)
 			if n == 0 {
 				continue
 			}
-			fields[p.doc] |= 1 << f
+			fields[id] |= 1 << f
 			norm := 1 - bField[f] + bField[f]*float64(d.lens[f])/avg[f]
 			tf += weights[f] * float64(n) / norm
 		}
-		scores[p.doc] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
+		scores[id] += bonus * idf * tf * (k1 + 1) / (k1 + tf)
+	})
+}
+
+// best returns the first k of hits in the order before gives, sorted (all
+// of them when k is not less than their number). It keeps a heap of the k
+// best seen, the worst on top: O(n log k) instead of sorting every hit.
+func best(hits []ranked, k int, before func(a, b ranked) bool) []ranked {
+	if k <= 0 || k >= len(hits) {
+		sort.Slice(hits, func(a, b int) bool { return before(hits[a], hits[b]) })
+		return hits
 	}
+	h := &worstFirst{before: before, items: make([]ranked, 0, k)}
+	for _, x := range hits {
+		if len(h.items) < k {
+			heap.Push(h, x)
+		} else if before(x, h.items[0]) {
+			h.items[0] = x
+			heap.Fix(h, 0)
+		}
+	}
+	out := h.items
+	sort.Slice(out, func(a, b int) bool { return before(out[a], out[b]) })
+	return out
+}
+
+// worstFirst is a heap of hits whose top is the one ranked last.
+type worstFirst struct {
+	before func(a, b ranked) bool
+	items  []ranked
+}
+
+func (h *worstFirst) Len() int           { return len(h.items) }
+func (h *worstFirst) Less(i, j int) bool { return h.before(h.items[j], h.items[i]) }
+func (h *worstFirst) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *worstFirst) Push(x any)         { h.items = append(h.items, x.(ranked)) }
+func (h *worstFirst) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
 }

@@ -17,13 +17,14 @@ import (
 
 func (ix *Index) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
 	var res note.SearchResult
-	err := ix.view(ctx, func() error {
+	err := ix.run(ctx, ix.patience, func(part *note.Partial) error {
 		var err error
 		if req.Mode == note.SearchRegex {
 			res, err = ix.searchRegex(ctx, req)
 		} else {
 			res, err = ix.searchText(ctx, req)
 		}
+		res.Partial = part
 		return err
 	})
 	return res, err
@@ -156,16 +157,19 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			hits[i].score *= titleInQuery
 		}
 	}
-	sort.Slice(hits, func(a, b int) bool {
-		if hits[a].exact != hits[b].exact {
-			return hits[a].exact
+	before := func(a, b ranked) bool {
+		if a.exact != b.exact {
+			return a.exact
 		}
-		if hits[a].score != hits[b].score {
-			return hits[a].score > hits[b].score
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return ix.docs[hits[a].id].path < ix.docs[hits[b].id].path
-	})
+		return ix.docs[a.id].path < ix.docs[b.id].path
+	}
 	res := note.SearchResult{Total: len(hits), Hits: []note.Hit{}, Relaxed: relaxed}
+	// Only the pages up to the one asked for are put in order: at 100,000
+	// notes a common word matches most of them.
+	hits = best(hits, req.Offset+max(req.Limit, 0), before)
 	words := asked
 	for _, h := range page(hits, req.Offset, req.Limit) {
 		d := ix.docs[h.id]
@@ -230,9 +234,7 @@ func (ix *Index) altSet(a alt) (set, []uint8) {
 		}
 		ws := newSet(n)
 		for _, wt := range a.terms[i] {
-			for _, p := range ix.postings[wt.t] {
-				ws.add(p.doc)
-			}
+			ix.postingsOf(wt.t, func(id, _ uint32) { ws.add(id) })
 		}
 		if first {
 			s, first = ws, false
@@ -276,11 +278,11 @@ func (ix *Index) softCounts(a alt) []uint8 {
 	counts := make([]uint8, len(ix.docs))
 	for i := len(a.words) - a.soft; i < len(a.words); i++ {
 		for _, wt := range a.terms[i] {
-			for _, p := range ix.postings[wt.t] {
-				if counts[p.doc] < 255 {
-					counts[p.doc]++
+			ix.postingsOf(wt.t, func(id, _ uint32) {
+				if counts[id] < 255 {
+					counts[id]++
 				}
-			}
+			})
 		}
 	}
 	return counts
@@ -307,7 +309,7 @@ const (
 func (ix *Index) termsFor(a alt) [][]weighted {
 	out := make([][]weighted, len(a.words))
 	for i, w := range a.words {
-		if t, ok := ix.termID[w]; ok && len(ix.postings[t]) > 0 {
+		if t, ok := ix.termID[w]; ok && ix.postings[t].n > 0 {
 			out[i] = append(out[i], weighted{t, 1})
 		}
 		r, _ := utf8.DecodeRuneInString(w)
@@ -316,12 +318,12 @@ func (ix *Index) termsFor(a alt) [][]weighted {
 		}
 		var exp []weighted
 		for t, term := range ix.termText {
-			if len(term) > len(w) && strings.HasPrefix(term, w) && len(ix.postings[t]) > 0 {
+			if len(term) > len(w) && strings.HasPrefix(term, w) && ix.postings[t].n > 0 {
 				exp = append(exp, weighted{uint32(t), prefixWeight})
 			}
 		}
 		if len(exp) > maxExpansions {
-			sort.Slice(exp, func(x, y int) bool { return len(ix.postings[exp[x].t]) > len(ix.postings[exp[y].t]) })
+			sort.Slice(exp, func(x, y int) bool { return ix.postings[exp[x].t].n > ix.postings[exp[y].t].n })
 			exp = exp[:maxExpansions]
 		}
 		out[i] = append(out[i], exp...)

@@ -464,6 +464,20 @@ func TestKillMidVaultWideEditThenRestart(t *testing.T) {
 	}
 }
 
+// killable starts a native server on dir whose process the test may kill:
+// the Go SDK's client on it, and the process.
+func killable(t *testing.T, dir string) (*exec.Cmd, *mcp.ClientSession) {
+	t.Helper()
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir)
+	client := mcp.NewClient(&mcp.Implementation{Name: "kill-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, cs
+}
+
 // killMidEdit runs one kill-and-restart round on a vault of n notes. It
 // reports false when the edit was complete before the kill landed (the
 // caller tries a larger vault).
@@ -482,13 +496,7 @@ func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new
 	for i := range n {
 		write(fmt.Sprintf("N/n%05d.md", i), "Links to [[Hub]] and #proj here.\n")
 	}
-	cmd := exec.Command(binary)
-	cmd.Env = append(os.Environ(), "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir)
-	client := mcp.NewClient(&mcp.Implementation{Name: "kill-test", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, cs := killable(t, dir)
 	defer cs.Close()
 	go func() { _, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args}) }()
 	// The notes are done in path order: once the first is, kill.
@@ -556,13 +564,14 @@ func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new
 }
 
 // TestReadingLeavesNoTrace: a server that only reads the vault leaves no
-// folder of its own in it (the lock folder comes with the first write).
+// folder of its own in it (the lock folder comes with the first write; the
+// saved search index, which would, is off here: TestIndexOfReadOnlyVault).
 func TestReadingLeavesNoTrace(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "N.md"), []byte("n\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs := nativeServer(t, dir)
+	cs := nativeServer(t, dir, "OBSIDIAN_MCP_INDEX_DIR=off")
 	if read, o := toolCall(t, cs, "obsidian_read_note", map[string]any{"path": "N.md"}); read == nil {
 		t.Fatalf("read: %s", brief(o))
 	}

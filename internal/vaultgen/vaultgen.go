@@ -91,6 +91,23 @@ func vocabulary(r *rand.Rand, n int) []string {
 // Generate writes a vault of n generated notes, plus the relevance notes,
 // into dir (which it empties first). Notes average about 4 KB.
 func Generate(dir string, n int, seed uint64) (Stats, error) {
+	return generate(dir, n, seed, profile{minWords: 60, spanWords: 90})
+}
+
+// GenerateLarge writes a vault for measuring scale: notes of 3 KB on
+// average, and one in every 500 a large one of 100–400 KB (a pasted log
+// or transcript), as vaults in use have.
+func GenerateLarge(dir string, n int, seed uint64) (Stats, error) {
+	return generate(dir, n, seed, profile{minWords: 35, spanWords: 60, largeEvery: 500})
+}
+
+// profile shapes the generated notes: paragraphs of minWords to
+// minWords+spanWords words, and every largeEvery-th note large.
+type profile struct {
+	minWords, spanWords, largeEvery int
+}
+
+func generate(dir string, n int, seed uint64, pr profile) (Stats, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return Stats{}, err
 	}
@@ -127,7 +144,7 @@ func Generate(dir string, n int, seed uint64) (Stats, error) {
 				fmt.Fprintf(&b, "## %s %s\n\n", strings.ToUpper(word()[:1]), word())
 			}
 			for p := range 2 + r.IntN(2) {
-				for w := range 60 + r.IntN(90) {
+				for w := range pr.minWords + r.IntN(pr.spanWords) {
 					if w > 0 {
 						b.WriteByte(' ')
 					}
@@ -145,6 +162,9 @@ func Generate(dir string, n int, seed uint64) (Stats, error) {
 				}
 				b.WriteString("\n\n")
 			}
+		}
+		if pr.largeEvery > 0 && i%pr.largeEvery == pr.largeEvery/2 {
+			large(&b, r, word, 100<<10+r.IntN(300<<10))
 		}
 		p := filepath.Join(dir, filepath.FromSlash(folder(i)), title(i)+".md")
 		if err := write(p, b.String()); err != nil {
@@ -170,6 +190,20 @@ func Generate(dir string, n int, seed uint64) (Stats, error) {
 		return st, err
 	}
 	return st, age(dir)
+}
+
+// large appends about size bytes of a pasted log: timestamped lines.
+func large(b *strings.Builder, r *rand.Rand, word func() string, size int) {
+	b.WriteString("## Log\n\n```\n")
+	for end := b.Len() + size; b.Len() < end; {
+		fmt.Fprintf(b, "2026-%02d-%02dT%02d:%02d:%02d level=%s msg=%q", 1+r.IntN(12), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60),
+			[]string{"info", "debug", "warn"}[r.IntN(3)], word()+" "+word())
+		for range 3 + r.IntN(6) {
+			fmt.Fprintf(b, " %s=%s", word(), word())
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("```\n")
 }
 
 // age dates every file and folder a month back, as in a vault in use:

@@ -39,6 +39,13 @@ type Config struct {
 	OutputSchemas bool
 	// Commands serves the app's commands (the commands toolset).
 	Commands bool
+	// IndexDir is where the search index is kept between runs: "" the
+	// vault's own folder (the user's cache folder when read-only), "off"
+	// nowhere, or a folder.
+	IndexDir string
+	// SearchPatience is how long a search waits for a first index build
+	// before answering from the part indexed.
+	SearchPatience time.Duration
 	// Policy is the folder policy of --read-paths, --write-paths and
 	// --deny-paths; the vault's .mcpignore adds to it.
 	Policy *policy.Policy

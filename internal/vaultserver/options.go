@@ -143,6 +143,32 @@ func options() []option {
 				}
 				return nil
 			}},
+		{"index-dir", "OBSIDIAN_MCP_INDEX_DIR", "", "Where the search index is kept between runs, so that a restart reads again only the notes that changed: a folder (each vault gets its own inside it), or `off` to keep it in memory only. Empty: `.obsidian-mcp/index` in the vault; for a vault served read-only, the user's cache folder (`~/.cache/obsidian-mcp/index` on Linux). It is checked against every note on start and rebuilt when damaged, so deleting it is always safe.",
+			func(c *Config, v string) error {
+				switch v = strings.TrimSpace(v); {
+				case v == "" || strings.EqualFold(v, "off"):
+					c.IndexDir = strings.ToLower(v)
+					return nil
+				case strings.ContainsAny(v, "\x00\n\r"):
+					return fmt.Errorf("must be a folder path on one line, or off")
+				}
+				if rest, ok := strings.CutPrefix(v, "~/"); ok {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return fmt.Errorf("cannot expand ~: %v", err)
+					}
+					v = filepath.Join(home, rest)
+				}
+				abs, err := filepath.Abs(v)
+				c.IndexDir = abs
+				return err
+			}},
+		{"search-patience", "OBSIDIAN_MCP_SEARCH_PATIENCE", "10s", "How long a search waits for the vault's first index build (about 2 s per 10,000 notes; a restart reads the saved index instead) before it answers from the notes indexed so far, marked `partial`. Meanwhile a client that asked for progress gets `notifications/progress`.",
+			func(c *Config, v string) error {
+				d, err := settings.Duration(v)
+				c.SearchPatience = d
+				return err
+			}},
 		{"commands", "OBSIDIAN_MCP_COMMANDS", "false", "Serve the Obsidian app's commands: `obsidian_list_commands` and `obsidian_run_command` (marked destructive; refused while a folder policy is set, since a command acts on the whole vault). Off by default. `--commands`, or `true`/`false`.",
 			func(c *Config, v string) error {
 				b, err := strconv.ParseBool(strings.TrimSpace(v))

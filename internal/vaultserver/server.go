@@ -85,7 +85,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	// serialised together and the file list is cached once.
 	var folder *native.Engine
 	if cfg.VaultPath != "" {
-		v, err := native.Open(cfg.VaultPath, native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithIndexBuildHook(cfg.IndexBuildHook))
+		v, err := native.Open(cfg.VaultPath, append([]native.Option{native.WithPolicy(cfg.Policy), native.WithLogger(logger)}, folderOptions(cfg, logger)...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		folder = v
 	}
 	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
-		FolderOptions: []native.Option{native.WithIndexBuildHook(cfg.IndexBuildHook)}}
+		FolderOptions: folderOptions(cfg, logger)}
 	if cfg.Backend != backend.Native {
 		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
 	}
@@ -131,6 +131,30 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	st.prompts = &promptSet{vault: st.vault, logger: logger, every: every,
 		folder: func() bool { return cfg.Backend == backend.Native || router.KnownFolder() != nil }}
 	return st, nil
+}
+
+// folderOptions are the options of the engine on the vault folder that
+// come from the configuration: the index's collector hook, and where the
+// index is kept between runs.
+func folderOptions(cfg Config, logger *slog.Logger) []native.Option {
+	opts := []native.Option{native.WithIndexBuildHook(cfg.IndexBuildHook), native.WithSearchPatience(cfg.SearchPatience)}
+	switch {
+	case cfg.IndexDir == "off":
+	case cfg.IndexDir != "":
+		opts = append(opts, native.WithSavedIndex(cfg.IndexDir))
+	case cfg.ReadOnly:
+		// Read-only promises not to write the vault, its own folder
+		// included.
+		base, err := native.CacheIndexBase()
+		if err != nil {
+			logger.Warn("no cache folder for the search index; it is built on every start", "err", err)
+			break
+		}
+		opts = append(opts, native.WithSavedIndex(base))
+	default:
+		opts = append(opts, native.WithSavedIndex(""))
+	}
+	return opts
 }
 
 // Close releases the vault folder and its index.

@@ -32,6 +32,9 @@ func main() {
 		search = flag.Int("search", 0, "also compare search on a generated vault of this many notes (internal/vaultgen); 0 skips")
 		scalls = flag.Int("search-calls", 100, "warm searches (and tag, backlink, listing calls) timed per server")
 		first  = flag.Int("search-firsts", 5, "fresh processes timed on their first search")
+		scale  = flag.String("scale", "", "also measure large vaults of these sizes, comma-separated (internal/vaultgen GenerateLarge): first search first-ever and after a restart, warm search, memory, index size")
+		sfirst = flag.Int("scale-firsts", 3, "fresh processes timed per kind of first search, per server and size")
+		lcalls = flag.Int("scale-calls", 50, "warm searches timed per server and size (the peers: at most 10 from 50,000 notes)")
 		ctx    = flag.Int("context", 0, "also measure what a model pays for (tools/list, a 10-call session) on a generated vault of this many notes; 0 skips")
 	)
 	flag.Parse()
@@ -70,6 +73,22 @@ func main() {
 			fatal(err)
 		}
 	}
+	var scales []scaleResult
+	if *scale != "" {
+		var ns []int
+		for _, s := range strings.Split(*scale, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 100 {
+				fmt.Fprintf(os.Stderr, "benchrun: -scale: %q is not a vault size of at least 100 notes\n", s)
+				os.Exit(2)
+			}
+			ns = append(ns, n)
+		}
+		var err error
+		if scales, err = scaleBench(*work, *bin, *peers, ns, *sfirst, *lcalls, os.Stdout); err != nil {
+			fatal(err)
+		}
+	}
 	var contexts []contextResult
 	if *ctx > 0 {
 		var err error
@@ -78,7 +97,7 @@ func main() {
 		}
 	}
 	if *out != "" {
-		data, _ := json.MarshalIndent(map[string]any{"files": all, "search": searches, "context": contexts}, "", " ")
+		data, _ := json.MarshalIndent(map[string]any{"files": all, "search": searches, "scale": scales, "context": contexts}, "", " ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
 			fatal(err)
 		}

@@ -104,3 +104,12 @@ func num(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 }
+
+// msCell is a table cell: the q-quantile of samples in milliseconds, or a
+// dash when there are none.
+func msCell(samples []float64, q float64) string {
+	if len(samples) == 0 {
+		return "—"
+	}
+	return num(quantile(samples, q)) + " ms"
+}

@@ -87,7 +87,7 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 		return nil, err
 	}
 	ours := searcher{
-		name: "obsidian-mcp (native)", argv: []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir},
+		name: "obsidian-mcp (native)", argv: []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir, "--index-dir", "off"},
 		search: func(q string) (string, any) { return "obsidian_search_notes", map[string]any{"query": q, "limit": 20} },
 		paths: func(resp []byte) ([]string, error) {
 			var m struct {
@@ -264,12 +264,7 @@ func searchReport(w io.Writer, res []searchResult) {
 	fmt.Fprintf(w, "\n### Search, %d notes (%.1f MB)\n\n", res[0].Notes, res[0].MB)
 	fmt.Fprintln(w, "| server | first search (index build), p50 | search p50 | search p90 | tags p50 | backlinks p50 | list p50 | RSS after | peak RSS | top-3 relevance |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	cell := func(r searchResult, k string, q float64) string {
-		if len(r.Samples[k]) == 0 {
-			return "—"
-		}
-		return num(quantile(r.Samples[k], q)) + " ms"
-	}
+	cell := func(r searchResult, k string, q float64) string { return msCell(r.Samples[k], q) }
 	for _, r := range res {
 		rel := "—"
 		if r.Queries > 0 {

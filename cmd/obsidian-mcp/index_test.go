@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests run real server processes on one vault and look at the
+// search index they keep in it between runs (.obsidian-mcp/index): a
+// restart reads the saved index and only the notes that changed; several
+// servers share it; a damaged one, or one cut by a kill, is never used.
+
+// indexVault writes n notes; those whose number is a multiple of 50 hold
+// the word "zebrafinch".
+func indexVault(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		word := "sparrow"
+		if i%50 == 0 {
+			word = "zebrafinch"
+		}
+		writeNote(t, dir, fmt.Sprintf("F%d/n%05d.md", i%10, i), fmt.Sprintf("---\ntags: [bird]\n---\n# Note %d\nA %s sat on the fence, note %d.\n", i, word, i))
+	}
+	// Dated back, as notes in use are: a file written in the last seconds
+	// is read again on every start (it may change within its timestamp).
+	old := time.Now().Add(-time.Hour)
+	_ = filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
+	return dir
+}
+
+func writeNote(t *testing.T, dir, p, content string) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// found is the sorted paths a search answers.
+func found(t *testing.T, cs *mcp.ClientSession, query string) []string {
+	t.Helper()
+	var out []string
+	args := map[string]any{"query": query, "limit": 100}
+	for {
+		d, o := toolCall(t, cs, "obsidian_search_notes", args)
+		if d == nil {
+			t.Fatalf("search %q: %s", query, brief(o))
+		}
+		results, _ := d["results"].([]any)
+		for _, r := range results {
+			if m, ok := r.(map[string]any); ok {
+				out = append(out, fmt.Sprint(m["path"]))
+			}
+		}
+		next, _ := d["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		args["cursor"] = next
+	}
+	slices.Sort(out)
+	return out
+}
+
+// waitFor polls until ok holds, for at most a minute.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within a minute", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func zebras(n int, except ...int) []string {
+	var out []string
+	for i := 0; i < n; i += 50 {
+		if !slices.Contains(except, i) {
+			out = append(out, fmt.Sprintf("F%d/n%05d.md", i%10, i))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestIndexKeptAcrossRestarts(t *testing.T) {
+	const n = 600
+	dir := indexVault(t, n)
+	snapshot := filepath.Join(dir, ".obsidian-mcp", "index", "snapshot")
+	env := []string{"OBSIDIAN_MCP_LOG_LEVEL=debug"}
+
+	first, _ := goSDK(t, time.Minute, append([]string{"OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH=" + dir}, env...)...)
+	if got, want := found(t, first, "zebrafinch"), zebras(n); !slices.Equal(got, want) {
+		t.Fatalf("first search found %v, want %v", got, want)
+	}
+	waitFor(t, "the index saved", func() bool { return fileExists(snapshot) })
+	_ = first.Close()
+
+	// While no server runs, an editor changes the vault.
+	writeNote(t, dir, "F1/n00001.md", "Now a zebrafinch here too.\n")
+	if err := os.Remove(filepath.Join(dir, "F0", "n00050.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeNote(t, dir, "New/zebra.md", "zebrafinch, new note\n")
+	want := append(zebras(n, 50), "F1/n00001.md", "New/zebra.md")
+	slices.Sort(want)
+
+	second, stderr := goSDK(t, time.Minute, append([]string{"OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH=" + dir}, env...)...)
+	if got := found(t, second, "zebrafinch"); !slices.Equal(got, want) {
+		t.Errorf("after the restart found %v, want %v", got, want)
+	}
+	_ = second.Close()
+	if log := stderr.String(); !strings.Contains(log, "search index loaded") || strings.Contains(log, "afresh") {
+		t.Errorf("the restart did not use the saved index:\n%s", log)
+	}
+
+	// Damaged on disk: not used, rebuilt, and the answers are the same.
+	data, err := os.ReadFile(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x40
+	if err := os.WriteFile(snapshot, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, stderr := goSDK(t, time.Minute, append([]string{"OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH=" + dir}, env...)...)
+	if got := found(t, third, "zebrafinch"); !slices.Equal(got, want) {
+		t.Errorf("with a damaged index found %v, want %v", got, want)
+	}
+	if log := stderr.String(); !strings.Contains(log, "saved search index is damaged; building it afresh") {
+		t.Errorf("a damaged index went unreported:\n%s", log)
+	}
+}
+
+// TestIndexSharedBySeveralServers: four servers start on one vault at
+// once and search at once, while an editor changes notes between rounds.
+// Each answer is right; the saved index is never torn (a server started
+// last loads it and answers right).
+func TestIndexSharedBySeveralServers(t *testing.T) {
+	const n, procs = 1500, 4
+	dir := indexVault(t, n)
+	snapshot := filepath.Join(dir, ".obsidian-mcp", "index", "snapshot")
+	sessions := make([]*mcp.ClientSession, procs)
+	for p := range procs {
+		sessions[p] = nativeServer(t, dir)
+	}
+	want := zebras(n)
+	for round := range 4 {
+		if round > 0 {
+			// Enough changes for the servers to save again (2% of the vault).
+			for i := range 40 {
+				writeNote(t, dir, fmt.Sprintf("R%d/z%02d.md", round, i), fmt.Sprintf("zebrafinch of round %d\n", round))
+				want = append(want, fmt.Sprintf("R%d/z%02d.md", round, i))
+			}
+			slices.Sort(want)
+		}
+		var wg sync.WaitGroup
+		for p := range procs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if got := found(t, sessions[p], "zebrafinch"); !slices.Equal(got, want) {
+					t.Errorf("round %d, server %d found %d notes, want %d", round, p, len(got), len(want))
+				}
+			}()
+		}
+		wg.Wait()
+		if round == 0 {
+			waitFor(t, "the index saved", func() bool { return fileExists(snapshot) })
+		}
+	}
+	for _, cs := range sessions {
+		_ = cs.Close()
+	}
+	last, stderr := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_LOG_LEVEL=debug")
+	if got := found(t, last, "zebrafinch"); !slices.Equal(got, want) {
+		t.Errorf("a server started last found %d notes, want %d", len(got), len(want))
+	}
+	if log := stderr.String(); !strings.Contains(log, "search index loaded") || strings.Contains(log, "afresh") {
+		t.Errorf("the server started last did not use the saved index:\n%s", log)
+	}
+	_ = last.Close()
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".obsidian-mcp", "index", "*.tmp")); len(tmp) > 0 {
+		t.Errorf("servers that exited left %v", tmp)
+	}
+}
+
+// TestIndexKilledWhileSaving: a server killed while it saves the index it
+// just built leaves at most a temporary file, never a torn index; the next
+// server answers right and clears the leftover when it saves.
+func TestIndexKilledWhileSaving(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL")
+	}
+	const n = 6000
+	dir := indexVault(t, n)
+	index := filepath.Join(dir, ".obsidian-mcp", "index")
+	cmd, cs := killable(t, dir)
+	defer cs.Close()
+	go func() {
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "obsidian_search_notes", Arguments: map[string]any{"query": "zebrafinch"}})
+	}()
+	waitFor(t, "the index being saved", func() bool {
+		tmp, _ := filepath.Glob(filepath.Join(index, "snapshot-*.tmp"))
+		return len(tmp) > 0
+	})
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.Close()
+	if fileExists(filepath.Join(index, "snapshot")) {
+		t.Log("the kill landed after the snapshot was in place")
+	}
+	next, stderr := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_LOG_LEVEL=debug")
+	if got, want := found(t, next, "zebrafinch"), zebras(n); !slices.Equal(got, want) {
+		t.Errorf("after the kill found %d notes, want %d", len(got), len(want))
+	}
+	waitFor(t, "the index saved and the leftover cleared", func() bool {
+		tmp, _ := filepath.Glob(filepath.Join(index, "snapshot-*.tmp"))
+		return len(tmp) == 0 && fileExists(filepath.Join(index, "snapshot"))
+	})
+	if strings.Contains(stderr.String(), "damaged") {
+		t.Errorf("a torn index was found:\n%s", stderr)
+	}
+}
+
+// TestIndexOfReadOnlyVault: a server told not to write the vault keeps
+// its index in the user's cache folder, and nothing in the vault.
+func TestIndexOfReadOnlyVault(t *testing.T) {
+	dir := indexVault(t, 100)
+	cache := t.TempDir()
+	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_READ_ONLY=true", "XDG_CACHE_HOME="+cache)
+	if got := found(t, cs, "zebrafinch"); len(got) != 2 {
+		t.Errorf("found %v", got)
+	}
+	waitFor(t, "the index saved in the cache folder", func() bool {
+		m, _ := filepath.Glob(filepath.Join(cache, "obsidian-mcp", "index", "*", "snapshot"))
+		return len(m) == 1
+	})
+	_ = cs.Close()
+	if fileExists(filepath.Join(dir, ".obsidian-mcp")) {
+		t.Error("a read-only server wrote its folder into the vault")
+	}
+}
+
+// TestSearchDuringFirstBuild: on a vault without a saved index, a search
+// that arrives while the index is built is answered from the notes read so
+// far, marked partial, once its patience is out; a client that asked for
+// progress gets notifications/progress meanwhile.
+func TestSearchDuringFirstBuild(t *testing.T) {
+	const n = 8000
+	dir := indexVault(t, n)
+	var mu sync.Mutex
+	var progress []*mcp.ProgressNotificationParams
+	opts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, req.Params)
+		mu.Unlock()
+	}}
+	cs, _ := goSDKWith(t, time.Minute, opts, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir,
+		"OBSIDIAN_MCP_INDEX_DIR=off", "OBSIDIAN_MCP_SEARCH_PATIENCE=1ms")
+	params := &mcp.CallToolParams{Name: "obsidian_search_notes", Arguments: map[string]any{"query": "zebrafinch"}}
+	params.SetProgressToken("first-search")
+	o := goOutcome(cs.CallTool(t.Context(), params))
+	d, err := data(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _ := d["partial"].(map[string]any)
+	if part == nil || part["notes"] != float64(n) || part["indexed"].(float64) >= n {
+		t.Errorf("the first search: partial %v; want a part of %d notes", d["partial"], n)
+	}
+	mu.Lock()
+	if len(progress) == 0 || progress[0].ProgressToken != "first-search" || progress[0].Total != n {
+		t.Errorf("progress notifications %v; want some for first-search, out of %d", progress, n)
+	}
+	mu.Unlock()
+	waitFor(t, "the whole index", func() bool {
+		d, _ := toolCall(t, cs, "obsidian_search_notes", map[string]any{"query": "zebrafinch"})
+		return d != nil && d["partial"] == nil && d["total"] == float64(len(zebras(n)))
+	})
+}

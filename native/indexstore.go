@@ -1,0 +1,125 @@
+package native
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
+)
+
+// IndexDir is where, under StateDir, the search index is kept between runs
+// by default (WithSavedIndex).
+const IndexDir = StateDir + "/index"
+
+const snapshotFile = "snapshot"
+
+// WithSavedIndex keeps the search index between runs, so that a restart
+// reads again only the notes that changed: under base, in a folder of its
+// own for each vault (named by a hash of the vault's path), or, with base
+// "", in the vault's own IndexDir. Without this option the index lives in
+// memory only.
+func WithSavedIndex(base string) Option {
+	return func(o *options) { o.indexDir, o.keepIndex = base, true }
+}
+
+// WithSearchPatience sets how long a search waits for a large index build
+// before it answers from the notes indexed so far
+// (vaultindex.WithPatience); 0 keeps the index's default.
+func WithSearchPatience(d time.Duration) Option {
+	return func(o *options) { o.patience = d }
+}
+
+// CacheIndexBase is the base folder (WithSavedIndex) in the user's cache
+// folder, for vaults the server must not write.
+func CacheIndexBase() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "obsidian-mcp", "index"), nil
+}
+
+// indexDir is where the vault's index is kept (WithSavedIndex), and the
+// tag its snapshots carry: the vault's absolute path.
+func (v *Engine) indexPlace() (dir, tag string) {
+	abs, err := filepath.Abs(v.dir)
+	if err != nil {
+		abs = v.dir
+	}
+	if v.indexDir == "" {
+		return filepath.Join(v.dir, filepath.FromSlash(IndexDir)), abs
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(v.indexDir, hex.EncodeToString(sum[:8])), abs
+}
+
+// indexStore keeps the index's snapshot as one file, replaced by a rename
+// so that a reader gets a whole snapshot, old or new. Publishers, in any
+// process, take a lock of their own (not the vault's write lock, which
+// edits would then wait on), and one that finds it taken leaves the
+// saving to the holder.
+type indexStore struct {
+	dir  string
+	lock *flock.Flock
+}
+
+func newIndexStore(dir string) *indexStore {
+	return &indexStore{dir: dir, lock: flock.New(filepath.Join(dir, "lock"), flock.SetPermissions(0o644))}
+}
+
+func (s *indexStore) Open() (io.ReadCloser, error) {
+	return os.Open(filepath.Join(s.dir, snapshotFile))
+}
+
+func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
+	ok, err := s.lock.TryLock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return vaultindex.ErrBusy
+	}
+	defer func() { _ = s.lock.Unlock() }()
+	// What a publisher killed mid-write left: no one else writes here
+	// while the lock is held.
+	if old, _ := filepath.Glob(filepath.Join(s.dir, snapshotFile+"-*.tmp")); len(old) > 0 {
+		for _, p := range old {
+			_ = os.Remove(p)
+		}
+	}
+	// A vault kept in git (the obsidian-git plugin commits everything)
+	// should not carry the index.
+	ignore := filepath.Join(s.dir, ".gitignore")
+	if _, err := os.Stat(ignore); os.IsNotExist(err) {
+		_ = os.WriteFile(ignore, []byte("# obsidian-mcp's search index: rebuilt from the notes, never worth keeping\n*\n"), 0o644)
+	}
+	f, err := os.CreateTemp(s.dir, snapshotFile+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(s.dir, snapshotFile))
+}

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultgen"
+)
+
+// scaleResult is one server's figures on one vault of the scale bench.
+type scaleResult struct {
+	Server string `json:"server"`
+	Notes  int    `json:"notes"`
+	MB     float64
+	// Samples: "first search" of a fresh process with no saved index (for
+	// the peers, every start), "restart" of one with the index its
+	// predecessor saved, "search" warm.
+	Samples map[string][]float64 `json:"samples_ms"`
+	// PeakMB is the highest VmHWM of any process; RSSMB the resident
+	// memory after the warm searches.
+	PeakMB, RSSMB float64
+	IndexMB       float64 // the saved index on disk
+	FloorMS       float64 // reading every note's bytes once, page cache warm
+}
+
+// scaleBench measures large vaults (internal/vaultgen's GenerateLarge):
+// the first search of a fresh process, first-ever and after a restart
+// that finds the saved index, warm search, peak memory and the index's
+// size on disk, beside mcpvault; then how each grows with the vault.
+func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Writer) ([]scaleResult, error) {
+	queries, err := vaultgen.Queries()
+	if err != nil {
+		return nil, err
+	}
+	var out []scaleResult
+	for _, n := range sizes {
+		dir := filepath.Join(work, fmt.Sprintf("scale-vault-%d", n))
+		st, err := generated(dir, n, vaultgen.GenerateLarge)
+		if err != nil {
+			return nil, err
+		}
+		floor, err := readAll(dir)
+		if err != nil {
+			return nil, err
+		}
+		index := filepath.Join(work, fmt.Sprintf("scale-index-%d", n))
+		ours := searcher{name: "obsidian-mcp (native)",
+			argv:   []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir, "--index-dir", index},
+			search: func(q string) (string, any) { return "obsidian_search_notes", map[string]any{"query": q, "limit": 20} }}
+		list := []searcher{ours}
+		if peers != "" {
+			list = append(list, searcher{name: "mcpvault 0.16.0", argv: []string{"node", filepath.Join(peers, "@bitbonsai/mcpvault/dist/server.js"), dir},
+				search: func(q string) (string, any) { return "search_notes", map[string]any{"query": q, "limit": 20} }})
+		}
+		for _, s := range list {
+			fmt.Fprintf(os.Stderr, "  %s, %d notes\n", s.name, n)
+			r := scaleResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, FloorMS: floor}
+			kinds := []string{"first search"}
+			if s.name == ours.name {
+				kinds = append(kinds, "restart")
+			}
+			for _, kind := range kinds {
+				for range firsts {
+					if kind == "first search" && s.name == ours.name {
+						if err := os.RemoveAll(index); err != nil {
+							return nil, err
+						}
+					}
+					d, peak, err := firstSearch(s, queries[0].Query, kind == "first search" && s.name == ours.name, index)
+					if err != nil {
+						return nil, err
+					}
+					r.Samples[kind] = append(r.Samples[kind], d)
+					r.PeakMB = max(r.PeakMB, peak)
+				}
+			}
+			if s.name == ours.name {
+				r.IndexMB = float64(duSize(index)) / (1 << 20)
+			}
+			// Warm searches: the peers take seconds each at 100,000 notes.
+			warm := calls
+			if s.name != ours.name && n >= 50000 {
+				warm = min(calls, 10)
+			}
+			c, err := dial(server{argv: s.argv})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := c.call(1, initialize); err != nil {
+				c.close()
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			for i := range warm + 1 {
+				tool, args := s.search(queries[i%len(queries)].Query)
+				d, _, err := timedCall(c, i+2, tool, args)
+				if err != nil {
+					c.close()
+					return nil, fmt.Errorf("%s warm search: %w", s.name, err)
+				}
+				if i > 0 { // the first one loads or builds
+					r.Samples["search"] = append(r.Samples["search"], d)
+				}
+			}
+			rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
+			peak, _ := procStatus(c.cmd.Process.Pid, "VmHWM")
+			r.RSSMB, r.PeakMB = float64(rss)/1024, max(r.PeakMB, float64(peak)/1024)
+			c.close()
+			out = append(out, r)
+		}
+	}
+	scaleReport(w, out)
+	return out, nil
+}
+
+// firstSearch times the first search of a fresh process. When it builds
+// the index afresh (saves), the process is kept until the saved index is
+// in place, so that its peak memory includes saving it.
+func firstSearch(s searcher, q string, saves bool, index string) (float64, float64, error) {
+	c, err := dial(server{argv: s.argv})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.close()
+	if _, err := c.call(1, initialize); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", s.name, err)
+	}
+	_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	tool, args := s.search(q)
+	d, _, err := timedCall(c, 2, tool, args)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s first search: %w", s.name, err)
+	}
+	if saves {
+		deadline := time.Now().Add(5 * time.Minute)
+		for duSize(index) == 0 || hasTemp(index) {
+			if time.Now().After(deadline) {
+				return 0, 0, fmt.Errorf("%s saved no index in %s within 5 minutes", s.name, index)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	peak, _ := procStatus(c.cmd.Process.Pid, "VmHWM")
+	return d, float64(peak) / 1024, nil
+}
+
+// generated makes the vault once; a stamp file remembers it.
+func generated(dir string, n int, gen func(string, int, uint64) (vaultgen.Stats, error)) (vaultgen.Stats, error) {
+	stamp := filepath.Join(dir, ".obsidian", "vaultgen-large")
+	var st vaultgen.Stats
+	if data, err := os.ReadFile(stamp); err == nil {
+		if _, err := fmt.Sscan(string(data), &st.Notes, &st.Bytes); err == nil && st.Notes > 0 {
+			return st, nil
+		}
+	}
+	t0 := time.Now()
+	st, err := gen(dir, n, 1)
+	if err != nil {
+		return st, err
+	}
+	fmt.Fprintf(os.Stderr, "scale vault: %d notes, %.1f MB in %s (%s)\n", st.Notes, float64(st.Bytes)/(1<<20), dir, time.Since(t0).Round(time.Millisecond))
+	return st, os.WriteFile(stamp, fmt.Appendf(nil, "%d %d", st.Notes, st.Bytes), 0o644)
+}
+
+// readAll is the floor: listing the vault and reading every note's bytes
+// once, one file after another, page cache warm (the first of four passes
+// warms it), in milliseconds: the best of the four.
+func readAll(dir string) (float64, error) {
+	best := math.Inf(1)
+	for range 4 {
+		t0 := time.Now()
+		var notes []string
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				notes = append(notes, p)
+			}
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range notes {
+			if _, err := os.ReadFile(p); err != nil {
+				return 0, err
+			}
+		}
+		best = min(best, ms(time.Since(t0)))
+	}
+	return best, nil
+}
+
+func duSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func hasTemp(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*", "*.tmp"))
+	return len(m) > 0
+}
+
+func scaleReport(w io.Writer, res []scaleResult) {
+	if len(res) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n### Large vaults")
+	fmt.Fprintln(w, "\n| notes (MB) | server | first search, first-ever, p50 | first search after a restart, p50 | read every note once | warm search p50 | p95 | peak RSS | RSS after | index on disk |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	cell := func(r scaleResult, k string, q float64) string { return msCell(r.Samples[k], q) }
+	for _, r := range res {
+		idx := "—"
+		if r.IndexMB > 0 {
+			idx = fmt.Sprintf("%.1f MB", r.IndexMB)
+		}
+		fmt.Fprintf(w, "| %d (%.0f) | %s | %s | %s | %s ms | %s | %s | %.0f MB | %.0f MB | %s |\n", r.Notes, r.MB, r.Server,
+			cell(r, "first search", 0.5), cell(r, "restart", 0.5), num(r.FloorMS), cell(r, "search", 0.5), cell(r, "search", 0.95), r.PeakMB, r.RSSMB, idx)
+	}
+	// Growth: the exponent k in cost ∝ notes^k, from the smallest vault
+	// to the largest, per server.
+	servers := []string{}
+	for _, r := range res {
+		if !slices.Contains(servers, r.Server) {
+			servers = append(servers, r.Server)
+		}
+	}
+	fmt.Fprintln(w, "\nGrowth exponent k (cost ∝ notes^k) from the smallest vault to the largest:")
+	fmt.Fprintln(w, "\n| server | first-ever | after a restart | warm p50 | peak RSS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, s := range servers {
+		var rs []scaleResult
+		for _, r := range res {
+			if r.Server == s {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) < 2 {
+			continue
+		}
+		a, b := rs[0], rs[len(rs)-1]
+		k := func(x, y float64) string {
+			if x <= 0 || y <= 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f", math.Log(y/x)/math.Log(float64(b.Notes)/float64(a.Notes)))
+		}
+		q := func(r scaleResult, kind string) float64 {
+			if len(r.Samples[kind]) == 0 {
+				return 0
+			}
+			return quantile(r.Samples[kind], 0.5)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", s, k(q(a, "first search"), q(b, "first search")), k(q(a, "restart"), q(b, "restart")),
+			k(q(a, "search"), q(b, "search")), k(a.PeakMB, b.PeakMB))
+	}
+}

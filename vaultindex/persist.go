@@ -1,0 +1,188 @@
+package vaultindex
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+)
+
+// Store keeps snapshots of the index between runs of the program, so that
+// a restart reads again only the notes that changed (WithStore). The index
+// checks every note of a snapshot against the vault before using it, by
+// size, modification time and identity, so a snapshot that is old, or
+// from a process that saw less, costs reading but is never wrong.
+type Store interface {
+	// Open returns the last snapshot published; fs.ErrNotExist when there
+	// is none.
+	Open() (io.ReadCloser, error)
+	// Publish writes a snapshot through write and, when write returns
+	// nil, puts it in place of the last one at once: a reader gets the
+	// old snapshot or the new one, whole. It returns ErrBusy, having
+	// written nothing, while another process publishes one.
+	Publish(write func(io.Writer) error) error
+}
+
+// ErrBusy is a Store declining to publish while another process does.
+var ErrBusy = errors.New("another process is saving the index")
+
+// WithStore keeps the index in store between runs. tag names what the
+// index is of (the vault, the program's build): a snapshot saved under
+// another tag is not used.
+func WithStore(store Store, tag string) Option {
+	return func(ix *Index) { ix.keep = &keeper{store: store, tag: tag} }
+}
+
+// WithLogger sets where the index says what it loaded and saved.
+func WithLogger(l *slog.Logger) Option { return func(ix *Index) { ix.logger = l } }
+
+// keeper is the index's side of its Store. Its fields are guarded by the
+// index's lock.
+type keeper struct {
+	store Store
+	tag   string
+	tried bool // the store was asked for a snapshot
+	// have: the store holds a snapshot of this index (loaded or saved);
+	// dirty counts the notes read or dropped since.
+	have   bool
+	dirty  int
+	saving bool
+	retry  time.Time // no saving before, after a failure
+	wg     sync.WaitGroup
+}
+
+// Save thresholds: a snapshot is saved after the first build, then once
+// notes read or dropped since the last one reach this share of the vault
+// (and at least minDirty): a restart reads at most that many again, and
+// saves stay rare (the index is locked while one is written).
+const (
+	dirtyShare = 50 // 1/50 = 2%
+	minDirty   = 64
+	retryAfter = 5 * time.Minute
+)
+
+// load installs the store's snapshot, if it has one this index can use.
+// The refresh that follows checks every note of it against the vault.
+func (ix *Index) load() {
+	k := ix.keep
+	k.tried = true
+	started := time.Now()
+	if ix.onBuild != nil {
+		// Loading keeps nearly all it allocates, as a build does: the
+		// program's collector policy for builds fits it too.
+		defer ix.onBuild()()
+	}
+	rc, err := k.store.Open()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			ix.logger.Warn("cannot open the saved search index; building it afresh", "err", err)
+		}
+		return
+	}
+	l, err := decode(rc, k.tag)
+	_ = rc.Close()
+	if err != nil {
+		var foreign errForeign
+		if errors.As(err, &foreign) {
+			ix.logger.Info("saved search index not used; building it afresh", "why", foreign.why)
+		} else {
+			ix.logger.Warn("saved search index is damaged; building it afresh", "err", err)
+		}
+		return
+	}
+	ix.install(l)
+	k.have = true
+	ix.logger.Debug("search index loaded", "notes", len(l.docs), "terms", len(l.termText), "took", time.Since(started).Round(time.Millisecond))
+}
+
+// install makes a decoded snapshot the index.
+func (ix *Index) install(l *loaded) {
+	ix.docs = l.docs
+	ix.dead = 0
+	ix.termText = l.termText
+	ix.postings = l.postings
+	ix.byPath = l.byPath
+	ix.termID = l.termID
+	ix.fresh = map[string]uint32{}
+	ix.racy = map[uint32]bool{}
+	ix.totals = [nFields]uint64{}
+	for id, d := range l.docs {
+		if d.racy() {
+			ix.racy[uint32(id)] = true
+		}
+		for f := range nFields {
+			ix.totals[f] += uint64(d.lens[f])
+		}
+	}
+	ix.count = len(l.docs)
+	ix.linkIx, ix.linkFor, ix.graph = nil, nil, nil
+}
+
+// saveDue says whether a snapshot should be saved now; the lock is held.
+func (ix *Index) saveDue() bool {
+	k := ix.keep
+	if k == nil || k.saving || k.dirty == 0 || time.Now().Before(k.retry) {
+		return false
+	}
+	return !k.have || k.dirty >= max(minDirty, ix.count/dirtyShare)
+}
+
+// saveLater saves a snapshot on its own goroutine, so that the answer
+// that made it due is not kept waiting; the lock is held.
+func (ix *Index) saveLater() {
+	k := ix.keep
+	k.saving = true
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		k.saving = false
+		if err := ix.saveLocked(); err != nil {
+			k.retry = time.Now().Add(retryAfter)
+			if !errors.Is(err, ErrBusy) {
+				ix.logger.Warn("cannot save the search index; the next start builds it again", "err", err)
+			}
+		}
+	}()
+}
+
+// Save writes a snapshot of the index to its store now, if anything
+// changed since the last one. Without a store it does nothing.
+func (ix *Index) Save() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.keep == nil || !ix.built || ix.keep.dirty == 0 {
+		return nil
+	}
+	return ix.saveLocked()
+}
+
+func (ix *Index) saveLocked() error {
+	k := ix.keep
+	started := time.Now()
+	err := k.store.Publish(func(w io.Writer) error { return ix.encode(w, k.tag) })
+	if err != nil {
+		return err
+	}
+	k.have, k.dirty = true, 0
+	ix.logger.Debug("search index saved", "notes", ix.count, "took", time.Since(started).Round(time.Millisecond))
+	return nil
+}
+
+// Close stops a build in progress and waits for it, and for a snapshot
+// being saved. Later calls still answer; a build they need runs again.
+func (ix *Index) Close() {
+	ix.stopMu.Lock()
+	defer ix.stopMu.Unlock()
+	ix.cancel()
+	ix.builds.Wait()
+	ix.stop, ix.cancel = context.WithCancel(context.Background())
+	if ix.keep != nil {
+		ix.keep.wg.Wait()
+	}
+}

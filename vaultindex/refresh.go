@@ -1,0 +1,236 @@
+package vaultindex
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/canvas"
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/links"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// refresh brings the index up to date with the vault. When that means
+// reading many notes, it starts a build that does so on its own goroutine,
+// hands it the lock, and returns handed; the lock is not the caller's
+// anymore.
+func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
+	started := time.Now()
+	if !ix.built && ix.keep != nil && !ix.keep.tried {
+		ix.load()
+	}
+	// Ask what changed before listing: a change after this point is seen by
+	// the next refresh.
+	var changed map[string]bool // nil: check every note
+	if c, ok := ix.src.(Changes); ok {
+		paths, complete := c.Changed()
+		if complete && ix.built {
+			changed = make(map[string]bool, len(paths))
+			for _, p := range paths {
+				changed[p] = true
+			}
+		}
+	}
+	files, err := ix.src.Files()
+	if err != nil {
+		return false, err
+	}
+	if ix.byPath == nil {
+		ix.byPath = map[string]uint32{}
+		ix.termID = map[string]uint32{}
+		ix.fresh = map[string]uint32{}
+		ix.racy = map[uint32]bool{}
+	}
+	var stale []string
+	var out []uint32
+	gone := 0
+	if changed != nil && sameSlice(files, ix.linkFor) {
+		stale, out = ix.changedOnly(changed)
+	} else {
+		stale, out, gone = ix.checkAll(files, changed)
+	}
+	ix.remove(out)
+	if ix.keep != nil {
+		ix.keep.dirty += gone + len(stale)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if len(stale) > yieldAbove {
+		// Not bound to the call that started it: every call waits on it
+		// alike, and one that gives up does not stop it.
+		ix.stopMu.Lock()
+		stop := ix.stop
+		ix.builds.Add(1)
+		ix.stopMu.Unlock()
+		b, end := ix.startBuild(len(stale))
+		go func() {
+			defer ix.builds.Done()
+			if ix.readNotes(stop, stale, b) == nil {
+				ix.finish(files, started)
+				if ix.saveDue() {
+					ix.saveLater()
+				}
+			}
+			end()
+			ix.mu.Unlock()
+		}()
+		return true, nil
+	}
+	if err := ix.readNotes(ctx, stale, nil); err != nil {
+		return false, err
+	}
+	ix.finish(files, started)
+	return false, nil
+}
+
+// readNotes reads and parses the stale notes in parallel, a batch at a
+// time, merging each batch into the postings in order: the parsed form of
+// only one batch is alive at once, and its term maps are reused. b, when
+// not nil, is the large build it is, which lets searches in between
+// batches.
+func (ix *Index) readNotes(ctx context.Context, stale []string, b *building) error {
+	const batch = readBatch
+	if len(stale) > batch && ix.onBuild != nil {
+		// The program may tune its collector for a large build (see
+		// WithBuildHook); a library does not change process settings.
+		defer ix.onBuild()()
+	}
+	// Batch k+1 is parsed (on every core) while batch k is merged, so the
+	// serial merge does not leave a core idle. Parsing looks terms up in
+	// the dictionary, which therefore does not change during a stage: the
+	// merge puts new terms aside (ix.fresh) until both are done.
+	parse := func(from int) []*parsedNote {
+		part := stale[from:min(len(stale), from+batch)]
+		ps := make([]*parsedNote, len(part))
+		parallel(len(part), func(i int) { ps[i] = ix.read(part[i]) })
+		return ps
+	}
+	var cur []*parsedNote
+	if len(stale) > 0 {
+		cur = parse(0)
+	}
+	for from := 0; from < len(stale); from += batch {
+		var next []*parsedNote
+		var wg sync.WaitGroup
+		if from+batch < len(stale) && ctx.Err() == nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				next = parse(from + batch)
+			}()
+		}
+		for _, pn := range cur {
+			if !pn.gone {
+				ix.add(pn)
+			}
+			pn.release()
+		}
+		wg.Wait()
+		maps.Copy(ix.termID, ix.fresh)
+		clear(ix.fresh)
+		if err := ctx.Err(); err != nil {
+			for _, pn := range next {
+				pn.release()
+			}
+			return err
+		}
+		if b != nil {
+			ix.between(b, len(cur))
+		}
+		cur = next
+	}
+	if len(stale) > batch {
+		ix.trim()
+	}
+	return nil
+}
+
+// finish ends a refresh that read every note it had to.
+func (ix *Index) finish(files []string, started time.Time) {
+	if ix.linkIx == nil || !sameSlice(ix.linkFor, files) {
+		ix.linkIx = links.NewIndex(files)
+		ix.linkFor = files
+		ix.graph = nil
+	}
+	ix.built = true
+	ix.refreshed = started
+}
+
+// changedOnly is what to read again and take out when the listing is the
+// one the index was built from and the watcher knows every file that
+// changed: those files, and the notes read too soon after they were
+// written to be sure of (racy), without looking at every note.
+func (ix *Index) changedOnly(changed map[string]bool) (stale []string, out []uint32) {
+	for p := range changed {
+		if id, ok := ix.byPath[p]; ok && !ix.racy[id] {
+			stale = append(stale, p)
+			out = append(out, id)
+		}
+	}
+	for id := range ix.racy {
+		stale = append(stale, ix.docs[id].path)
+		out = append(out, id)
+	}
+	slices.Sort(stale) // read in path order, as a full check does
+	return stale, out
+}
+
+// checkAll is what to read again and take out after comparing every note
+// of the listing with the index: new notes, notes whose stamp moved (of
+// those the watcher reports, when changed is not nil), and notes gone.
+func (ix *Index) checkAll(files []string, changed map[string]bool) (stale []string, out []uint32, gone int) {
+	notes := make([]string, 0, len(files))
+	for _, f := range files {
+		if note.IsMarkdown(f) || canvas.Is(f) {
+			notes = append(notes, f)
+		}
+	}
+	stamps := make([]Stamp, len(notes))
+	errs := make([]error, len(notes))
+	parallel(len(notes), func(i int) {
+		id, ok := ix.byPath[notes[i]]
+		switch {
+		case !ok || ix.racy[id]:
+			errs[i] = errStale
+		case changed != nil && !changed[notes[i]]:
+			stamps[i] = ix.docs[id].stamp // the watcher saw nothing happen to it
+		default:
+			stamps[i], errs[i] = ix.src.Stamp(notes[i])
+		}
+	})
+	live := make(map[string]bool, len(notes))
+	for i, p := range notes {
+		live[p] = true
+		if errs[i] == nil && stamps[i].Same(ix.docs[ix.byPath[p]].stamp) {
+			continue
+		}
+		stale = append(stale, p)
+	}
+	// Take out every note that is gone or changed, in one pass over the
+	// postings, before the changed ones are read again.
+	for p, id := range ix.byPath {
+		if !live[p] {
+			out = append(out, id)
+		}
+	}
+	gone = len(out)
+	for _, p := range stale {
+		if id, ok := ix.byPath[p]; ok {
+			out = append(out, id)
+		}
+	}
+	return stale, out, gone
+}
+
+// errStale marks a note to read again without asking for its stamp.
+var errStale = errors.New("stale")
+
+func (d *doc) racy() bool { return d.readAt.Sub(d.stamp.Mod) < racyWindow }
+
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

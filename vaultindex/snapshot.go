@@ -1,0 +1,416 @@
+package vaultindex
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/gob"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+)
+
+// A snapshot is the index written out with encoding/gob, as a stream of
+// values: a header, the notes in chunks, the terms with their postings in
+// chunks; then the CRC-32C of every byte before it, as 4 bytes. Chunks keep what is
+// buffered while writing or reading to one chunk, not the whole index.
+// gob was measured against encoding/json on the same 10,000-note index
+// (see docs/benchmarks.md): it is smaller and several times faster to
+// read, and it is the standard library's own format for Go values.
+
+// snapFormat and snapVersion identify a snapshot this code can read.
+// snapVersion changes whenever what a note is indexed as changes
+// (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
+const (
+	snapFormat  = "obsidian-mcp vaultindex snapshot"
+	snapVersion = 1
+)
+
+type snapHeader struct {
+	Format  string
+	Version int
+	// Tag is what the program said the index is of (WithStore): a
+	// snapshot of another vault, or by another build, is not used.
+	Tag                    string
+	Docs, Terms, Postings  int
+	Saved                  time.Time
+	DocChunk, PostingChunk int
+}
+
+type snapDoc struct {
+	Path             string
+	Mod, ReadAt      int64 // Unix nanoseconds
+	Size             int64
+	ID               uint64
+	Lens             [nFields]uint32
+	Properties       []snapProperty
+	FrontmatterError string
+	BodyLine, Lines  int
+	Headings         []metadata.Heading
+	Blocks           []metadata.Block
+	Tags             []metadata.Tag
+	Aliases          []string
+	Links            []metadata.Link
+}
+
+type snapProperty struct {
+	Key, Type string
+	Value     snapValue
+}
+
+// snapValue is a property value (string, int64, float64, bool, nil, []any
+// or map[string]any) as a struct gob writes without registering types.
+type snapValue struct {
+	Kind uint8
+	S    string
+	I    int64
+	F    float64
+	L    []snapValue
+	K    []string // an object's keys, beside their values in L
+}
+
+const (
+	vNil = iota
+	vString
+	vInt
+	vFloat
+	vTrue
+	vFalse
+	vList
+	vObject
+)
+
+// snapTerms is a chunk of terms with their postings as they are kept in
+// memory (plist): Data holds each term's list in turn, Size bytes each.
+type snapTerms struct {
+	Text  []string
+	Count []uint32 // postings per term
+	Size  []uint32
+	Data  []byte
+}
+
+const (
+	docChunk     = 2048
+	postingChunk = 1 << 20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// summer is a writer or reader that checksums what passes through it.
+type summer struct {
+	w *bufio.Writer
+	r *bufio.Reader
+	h hash.Hash32
+}
+
+func (s *summer) Write(p []byte) (int, error) {
+	s.h.Write(p)
+	return s.w.Write(p)
+}
+
+// Read and ReadByte: gob reads a reader that has ReadByte without
+// buffering ahead, so the sum covers exactly the values decoded.
+func (s *summer) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.h.Write(p[:n])
+	return n, err
+}
+
+func (s *summer) ReadByte() (byte, error) {
+	b, err := s.r.ReadByte()
+	if err == nil {
+		s.h.Write([]byte{b})
+	}
+	return b, err
+}
+
+// encode writes the index as a snapshot, compacting it first (the lock is
+// held).
+func (ix *Index) encode(w io.Writer, tag string) error {
+	s := &summer{w: bufio.NewWriterSize(w, 1<<16), h: crc32.New(castagnoli)}
+	enc := gob.NewEncoder(s)
+	// Notes taken out leave their postings, dead, and a hole in the ids:
+	// the snapshot has neither (see plist).
+	if ix.dead > 0 {
+		ix.compact()
+	}
+	n := len(ix.docs)
+	terms, total := 0, 0
+	for _, l := range ix.postings {
+		if l.n > 0 {
+			terms++
+			total += int(l.n)
+		}
+	}
+	h := snapHeader{Format: snapFormat, Version: snapVersion, Tag: tag, Docs: n, Terms: terms, Postings: total,
+		Saved: time.Now().UTC(), DocChunk: docChunk, PostingChunk: postingChunk}
+	if err := enc.Encode(&h); err != nil {
+		return err
+	}
+	chunk := make([]snapDoc, 0, docChunk)
+	flushDocs := func() error {
+		err := enc.Encode(chunk)
+		chunk = chunk[:0]
+		return err
+	}
+	for _, d := range ix.docs {
+		if d == nil {
+			continue
+		}
+		chunk = append(chunk, docToSnap(d))
+		if len(chunk) == docChunk {
+			if err := flushDocs(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(chunk) > 0 {
+		if err := flushDocs(); err != nil {
+			return err
+		}
+	}
+	var st snapTerms
+	flushTerms := func() error {
+		err := enc.Encode(&st)
+		st = snapTerms{Text: st.Text[:0], Count: st.Count[:0], Size: st.Size[:0], Data: st.Data[:0]}
+		return err
+	}
+	for t, l := range ix.postings {
+		if l.n == 0 {
+			continue
+		}
+		st.Text = append(st.Text, ix.termText[t])
+		st.Count = append(st.Count, l.n)
+		st.Size = append(st.Size, uint32(len(l.data)))
+		st.Data = append(st.Data, l.data...)
+		if len(st.Data) >= postingChunk {
+			if err := flushTerms(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(st.Text) > 0 {
+		if err := flushTerms(); err != nil {
+			return err
+		}
+	}
+	if _, err := s.w.Write(binary.BigEndian.AppendUint32(nil, s.h.Sum32())); err != nil {
+		return err
+	}
+	return s.w.Flush()
+}
+
+// checkList reports whether l.data is count postings of notes below docs,
+// in increasing order, and nothing else; it sets l.n and l.last.
+func checkList(l *plist, count uint32, docs int) bool {
+	id := uint32(0)
+	for i := 0; i < len(l.data); {
+		gap, j, ok := uvarint(l.data, i)
+		if !ok || (l.n > 0 && gap == 0) || uint64(id)+uint64(gap) >= uint64(docs) {
+			return false
+		}
+		if _, i, ok = uvarint(l.data, j); !ok {
+			return false
+		}
+		id += gap
+		l.n++
+	}
+	l.last = id
+	return l.n == count && count > 0
+}
+
+// loaded is a snapshot read back, to be installed whole or not at all.
+type loaded struct {
+	docs     []*doc
+	termText []string
+	postings []plist
+	byPath   map[string]uint32
+	termID   map[string]uint32
+}
+
+// errForeign marks a snapshot written by another format, version, vault or
+// build: not an error, a reason to build afresh.
+type errForeign struct{ why string }
+
+func (e errForeign) Error() string { return "not this index's snapshot: " + e.why }
+
+// decode reads a snapshot written by encode with the same tag. Anything
+// wrong (a foreign header, a short file, a bad sum) is an error and
+// nothing of it is used.
+func decode(r io.Reader, tag string) (*loaded, error) {
+	s := &summer{r: bufio.NewReaderSize(r, 1<<16), h: crc32.New(castagnoli)}
+	dec := gob.NewDecoder(s)
+	var h snapHeader
+	if err := dec.Decode(&h); err != nil {
+		return nil, err
+	}
+	switch {
+	case h.Format != snapFormat:
+		return nil, errForeign{"format " + h.Format}
+	case h.Version != snapVersion:
+		return nil, errForeign{fmt.Sprintf("version %d, this program writes %d", h.Version, snapVersion)}
+	case h.Tag != tag:
+		return nil, errForeign{"made for " + h.Tag}
+	case h.Docs < 0 || h.Terms < 0 || h.Postings < 0 || h.Docs > 1<<31:
+		return nil, fmt.Errorf("implausible counts %d/%d/%d", h.Docs, h.Terms, h.Postings)
+	}
+	// Counts size nothing before the data is there: a damaged header
+	// must not make the decoder allocate what it says.
+	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)), byPath: map[string]uint32{}, termID: map[string]uint32{}}
+	var chunk []snapDoc
+	for len(l.docs) < h.Docs {
+		chunk = chunk[:0]
+		if err := dec.Decode(&chunk); err != nil {
+			return nil, err
+		}
+		if len(chunk) == 0 || len(l.docs)+len(chunk) > h.Docs {
+			return nil, fmt.Errorf("bad note chunk of %d", len(chunk))
+		}
+		for i := range chunk {
+			if _, dup := l.byPath[chunk[i].Path]; dup {
+				return nil, fmt.Errorf("%q twice", chunk[i].Path)
+			}
+			l.byPath[chunk[i].Path] = uint32(len(l.docs))
+			l.docs = append(l.docs, snapToDoc(&chunk[i]))
+		}
+	}
+	total := 0
+	for len(l.termText) < h.Terms {
+		var st snapTerms
+		if err := dec.Decode(&st); err != nil {
+			return nil, err
+		}
+		if len(st.Text) == 0 || len(st.Count) != len(st.Text) || len(st.Size) != len(st.Text) || len(l.termText)+len(st.Text) > h.Terms {
+			return nil, fmt.Errorf("bad term chunk")
+		}
+		// Each term's list is a slice of the chunk's Data whose capacity
+		// ends at its length: a later append copies it instead of
+		// overwriting the next term's.
+		at := 0
+		for i, text := range st.Text {
+			size := int(st.Size[i])
+			if size > len(st.Data)-at {
+				return nil, fmt.Errorf("bad postings of %q", text)
+			}
+			pl := plist{data: st.Data[at : at+size : at+size]}
+			if !checkList(&pl, st.Count[i], len(l.docs)) {
+				return nil, fmt.Errorf("bad postings of %q", text)
+			}
+			at += size
+			total += int(pl.n)
+			if _, dup := l.termID[text]; dup {
+				return nil, fmt.Errorf("term %q twice", text)
+			}
+			l.termID[text] = uint32(len(l.termText))
+			l.termText = append(l.termText, text)
+			l.postings = append(l.postings, pl)
+		}
+		if at != len(st.Data) {
+			return nil, fmt.Errorf("bad term chunk")
+		}
+	}
+	if total != h.Postings {
+		return nil, fmt.Errorf("%d postings of %d", total, h.Postings)
+	}
+	var end [5]byte
+	n, _ := io.ReadFull(s.r, end[:])
+	if n != 4 {
+		return nil, fmt.Errorf("%d bytes after the content, want the 4 of its checksum", n)
+	}
+	if want, got := binary.BigEndian.Uint32(end[:4]), s.h.Sum32(); want != got {
+		return nil, fmt.Errorf("checksum %08x, content sums to %08x", want, got)
+	}
+	return l, nil
+}
+
+func docToSnap(d *doc) snapDoc {
+	m := d.meta
+	s := snapDoc{Path: d.path, Mod: d.stamp.Mod.UnixNano(), ReadAt: d.readAt.UnixNano(), Size: d.stamp.Size, ID: d.stamp.ID,
+		Lens: d.lens, FrontmatterError: m.FrontmatterError, BodyLine: m.BodyLine, Lines: m.Lines,
+		Headings: m.Headings, Blocks: m.Blocks, Tags: m.Tags, Aliases: m.Aliases, Links: m.Links}
+	if len(m.Properties) > 0 {
+		s.Properties = make([]snapProperty, len(m.Properties))
+		for i, p := range m.Properties {
+			s.Properties[i] = snapProperty{Key: p.Key, Type: p.Type, Value: toSnapValue(p.Value)}
+		}
+	}
+	return s
+}
+
+func snapToDoc(s *snapDoc) *doc {
+	m := &metadata.Note{FrontmatterError: s.FrontmatterError, BodyLine: s.BodyLine, Lines: s.Lines,
+		Headings: s.Headings, Blocks: s.Blocks, Tags: s.Tags, Aliases: s.Aliases, Links: s.Links}
+	if len(s.Properties) > 0 {
+		m.Properties = make([]metadata.Property, len(s.Properties))
+		for i, p := range s.Properties {
+			m.Properties[i] = metadata.Property{Key: p.Key, Type: p.Type, Value: fromSnapValue(&p.Value)}
+		}
+	}
+	return &doc{path: s.Path, stamp: Stamp{Mod: time.Unix(0, s.Mod), Size: s.Size, ID: s.ID}, readAt: time.Unix(0, s.ReadAt),
+		lens: s.Lens, meta: m}
+}
+
+func toSnapValue(v any) snapValue {
+	switch v := v.(type) {
+	case string:
+		return snapValue{Kind: vString, S: v}
+	case int64:
+		return snapValue{Kind: vInt, I: v}
+	case float64:
+		return snapValue{Kind: vFloat, F: v}
+	case bool:
+		if v {
+			return snapValue{Kind: vTrue}
+		}
+		return snapValue{Kind: vFalse}
+	case []any:
+		l := make([]snapValue, len(v))
+		for i, x := range v {
+			l[i] = toSnapValue(x)
+		}
+		return snapValue{Kind: vList, L: l}
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v))
+		s := snapValue{Kind: vObject, K: keys, L: make([]snapValue, len(keys))}
+		for i, k := range keys {
+			s.L[i] = toSnapValue(v[k])
+		}
+		return s
+	}
+	return snapValue{Kind: vNil}
+}
+
+func fromSnapValue(s *snapValue) any {
+	switch s.Kind {
+	case vString:
+		return s.S
+	case vInt:
+		return s.I
+	case vFloat:
+		return s.F
+	case vTrue:
+		return true
+	case vFalse:
+		return false
+	case vList:
+		l := make([]any, len(s.L))
+		for i := range s.L {
+			l[i] = fromSnapValue(&s.L[i])
+		}
+		return l
+	case vObject:
+		m := make(map[string]any, len(s.K))
+		for i, k := range s.K {
+			if i < len(s.L) {
+				m[k] = fromSnapValue(&s.L[i])
+			}
+		}
+		return m
+	}
+	return nil
+}
