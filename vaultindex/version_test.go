@@ -1,0 +1,60 @@
+package vaultindex
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+)
+
+// versionDigests: for each snapshot version, a digest of what a sample of
+// notes is indexed as (terms with their per-field counts, and structure).
+// A snapshot keeps those, so when they change a snapshot of the old code
+// would answer wrong: snapVersion must change with them.
+var versionDigests = map[int]string{
+	1: "d91c55e87554720b",
+}
+
+const versionSample = `---
+tags: [garden, project/active]
+aliases: [Backyard]
+status: doing
+rating: 4.5
+done: false
+when: 2026-11-26
+nested: {a: [1, two]}
+---
+# Garden Plan
+Plant tomatoes in spring, café crème, naïve. ^plant
+## Risks #frost
+Frost in early spring. See [[Ana Lima#Notes|Ana]] and ![[pic.png]], [md](Other%20Note.md).
+東京の庭園計画について。トマトを植える。同步冲突 PDF埋め込み
+- [ ] a task 📅 2026-12-01
+` + "```\ncode #nottag [[NotALink]]\n```\n"
+
+// TestSnapshotVersion fails when the way a note is indexed changed without
+// snapVersion changing with it.
+func TestSnapshotVersion(t *testing.T) {
+	src := newMem(map[string]string{"Projects/Garden Plan.md": versionSample, "Canvas.canvas": `{"nodes":[{"id":"a","type":"text","text":"hello [[Garden Plan]]","x":0,"y":0,"width":10,"height":10}],"edges":[]}`})
+	ix := New(src)
+	var out []any
+	for _, p := range []string{"Projects/Garden Plan.md", "Canvas.canvas"} {
+		pn := ix.read(p)
+		counts := map[string][nFields]uint8{}
+		for l, term := range pn.terms {
+			counts[term] = pn.counts[l]
+		}
+		out = append(out, counts, pn.lens, docToSnap(&doc{path: p, meta: pn.meta}))
+		pn.release()
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	got := hex.EncodeToString(sum[:8])
+	if want := versionDigests[snapVersion]; got != want {
+		t.Errorf("what a note is indexed as changed (digest %s, version %d has %q): a saved index of the code before would answer wrong.\n"+
+			"Bump snapVersion in snapshot.go and add %d: %q to versionDigests.", got, snapVersion, want, snapVersion+1, got)
+	}
+}
