@@ -26,10 +26,10 @@ type scaleResult struct {
 	// Peak is the highest VmHWM of the processes of each kind ("first
 	// search", "restart", "search": the warm process); RSSMB the resident
 	// memory after the warm searches.
-	Peak  map[string]float64 `json:"peak_rss_mb"`
-	RSSMB float64
-	IndexMB       float64 // the saved index on disk
-	FloorMS       float64 // reading every note's bytes once, page cache warm
+	Peak    map[string]float64 `json:"peak_rss_mb"`
+	RSSMB   float64
+	IndexMB float64 // the saved index on disk
+	FloorMS float64 // reading every note's bytes once, page cache warm
 }
 
 // scaleBench measures large vaults (internal/vaultgen's GenerateLarge):
