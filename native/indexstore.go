@@ -1,6 +1,7 @@
 package native
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -67,10 +68,52 @@ func (v *Engine) indexPlace() (dir, tag string) {
 type indexStore struct {
 	dir  string
 	lock *flock.Flock
+	// build is held by the process building the index afresh
+	// (vaultindex.Builds), a lock of its own, as it is held for seconds.
+	build *flock.Flock
 }
 
 func newIndexStore(dir string) *indexStore {
-	return &indexStore{dir: dir, lock: flock.New(filepath.Join(dir, "lock"), flock.SetPermissions(0o644))}
+	return &indexStore{dir: dir,
+		lock:  flock.New(filepath.Join(dir, "lock"), flock.SetPermissions(0o644)),
+		build: flock.New(filepath.Join(dir, "build.lock"), flock.SetPermissions(0o644))}
+}
+
+// TryBuild implements vaultindex.Builds. A folder that cannot be made or
+// locked leaves this process to build alone.
+func (s *indexStore) TryBuild() (release func(), ok bool) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return func() {}, true
+	}
+	got, err := s.build.TryLock()
+	if err != nil {
+		return func() {}, true
+	}
+	if !got {
+		return nil, false
+	}
+	return func() { _ = s.build.Unlock() }, true
+}
+
+// WaitBuilt implements vaultindex.Builds: flock has no timeout, so the
+// wait runs on its own goroutine, which lets the lock go as soon as it
+// has it, whenever that is.
+func (s *indexStore) WaitBuilt(ctx context.Context) error {
+	got := make(chan error, 1)
+	go func() {
+		l := flock.New(s.build.Path())
+		err := l.RLock()
+		if err == nil {
+			_ = l.Unlock()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *indexStore) Open() (io.ReadCloser, error) {

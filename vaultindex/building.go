@@ -34,8 +34,8 @@ func WithPatience(d time.Duration) Option { return func(ix *Index) { ix.patience
 type building struct {
 	done  chan struct{} // closed when it ends
 	read  atomic.Int64  // notes read so far
-	total int           // notes it reads
-	base  int           // notes indexed before it began
+	total atomic.Int64  // notes it reads
+	base  atomic.Int64  // notes indexed before it began
 	// waiting counts searches that ran out of patience and wait for the
 	// lock: the build lets them in between batches.
 	waiting atomic.Int32
@@ -44,7 +44,9 @@ type building struct {
 // startBuild marks a large build begun; the lock is held. The returned
 // function marks it ended.
 func (ix *Index) startBuild(total int) (*building, func()) {
-	b := &building{done: make(chan struct{}), total: total, base: ix.count}
+	b := &building{done: make(chan struct{})}
+	b.total.Store(int64(total))
+	b.base.Store(int64(ix.count))
 	ix.build.Store(b)
 	return b, func() {
 		ix.build.Store(nil)
@@ -82,8 +84,8 @@ func (ix *Index) waitBuild(ctx context.Context, patience time.Duration) (*buildi
 		out = t.C
 	}
 	say := func() {
-		read := int(b.read.Load())
-		report(b.base+read, b.base+b.total, fmt.Sprintf("indexing the vault: %d of %d notes read", read, b.total))
+		read, total, base := int(b.read.Load()), int(b.total.Load()), int(b.base.Load())
+		report(base+read, base+total, fmt.Sprintf("indexing the vault: %d of %d notes read", read, total))
 	}
 	say()
 	for {
@@ -116,5 +118,5 @@ func (ix *Index) runPartial(ctx context.Context, b *building, fn func(*note.Part
 	if err := ctx.Err(); err != nil {
 		return true, err
 	}
-	return true, fn(&note.Partial{Indexed: ix.count, Notes: b.base + b.total})
+	return true, fn(&note.Partial{Indexed: ix.count, Notes: int(b.base.Load() + b.total.Load())})
 }

@@ -3,7 +3,9 @@ package vaultindex
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,4 +110,62 @@ func TestSearchDuringBuild(t *testing.T) {
 	if err != nil || after.Partial != nil || after.Total != n {
 		t.Errorf("after the build: %+v, %v", after, err)
 	}
+}
+
+// counted counts a source's reads.
+type counted struct {
+	Source
+	reads atomic.Int64
+}
+
+func (c *counted) ReadFile(p string) ([]byte, error) {
+	c.reads.Add(1)
+	return c.Source.ReadFile(p)
+}
+
+// TestOneBuildsOthersWait: two indexes of one vault sharing a store, as
+// two server processes share the saved index: while the first builds, the
+// second waits for its snapshot and reads no note itself.
+func TestOneBuildsOthersWait(t *testing.T) {
+	t.Parallel()
+	const n = 3000
+	files := bigVault(n)
+	st := newStore()
+	a, b := &counted{Source: slowSource{files}}, &counted{Source: slowSource{files}}
+	ixA, ixB := New(a, WithStore(st, "vault"), WithPatience(0)), New(b, WithStore(st, "vault"), WithPatience(0))
+	ctx := context.Background()
+	done := make(chan []note.TagCount, 1)
+	go func() {
+		tags, err := ixA.Tags(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- tags
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st.mu.Lock()
+		held := st.building != nil
+		st.mu.Unlock()
+		if held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first index took no build lock within 30 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tagsB, err := ixB.Tags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagsA := <-done
+	if !reflect.DeepEqual(tagsA, tagsB) {
+		t.Errorf("the two indexes count tags otherwise:\n%v\n%v", tagsA, tagsB)
+	}
+	if a.reads.Load() != n || b.reads.Load() != 0 {
+		t.Errorf("the builder read %d notes, the waiter %d; want %d and 0", a.reads.Load(), b.reads.Load(), n)
+	}
+	ixA.Close()
+	ixB.Close()
 }

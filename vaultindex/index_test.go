@@ -28,7 +28,7 @@ type memSource struct {
 }
 
 func newMem(files map[string]string) *memSource {
-	m := &memSource{files: map[string]string{}, mods: map[string]time.Time{}, ids: map[string]uint64{}, clock: time.Now().Add(-time.Hour)}
+	m := &memSource{files: map[string]string{}, mods: map[string]time.Time{}, ids: map[string]uint64{}, clock: time.Now().Add(-24 * time.Hour)}
 	for p, c := range files {
 		m.write(p, c)
 	}

@@ -27,6 +27,18 @@ type Store interface {
 	Publish(write func(io.Writer) error) error
 }
 
+// Builds is what a Store may also offer: a lock that the process building
+// the index afresh holds until its snapshot is saved, so that the other
+// processes on the vault (Claude Desktop, Claude Code and Cursor each run
+// one) wait and load it instead of building the same.
+type Builds interface {
+	// TryBuild takes the build lock if no process holds it; ok is also
+	// true when the lock cannot be had at all (this process then builds).
+	TryBuild() (release func(), ok bool)
+	// WaitBuilt returns once no process holds the build lock, or ctx ends.
+	WaitBuilt(ctx context.Context) error
+}
+
 // ErrBusy is a Store declining to publish while another process does.
 var ErrBusy = errors.New("another process is saving the index")
 
@@ -53,6 +65,9 @@ type keeper struct {
 	saving bool
 	retry  time.Time // no saving before, after a failure
 	wg     sync.WaitGroup
+	// release gives back the build lock (Builds) once the build's
+	// snapshot is saved, or could not be.
+	release func()
 }
 
 // Save thresholds: a snapshot is saved after the first build, then once
@@ -64,6 +79,55 @@ const (
 	minDirty   = 64
 	retryAfter = 5 * time.Minute
 )
+
+// releaseBuild gives back the build lock, if this process holds it.
+func (k *keeper) releaseBuild() {
+	if k.release != nil {
+		k.release()
+		k.release = nil
+	}
+}
+
+// claimBuild is called, the lock held, by a build of many notes that is
+// this process's first: when another process is building the index
+// already, it waits for that one (the lock let go meanwhile, so searches
+// answer in part) and loads its snapshot. It returns what is left to read
+// then; otherwise stale, with this process holding the build lock until
+// its snapshot is saved.
+func (ix *Index) claimBuild(ctx context.Context, b *building, stale []string, files []string) (left []string, waited bool) {
+	k := ix.keep
+	coord, ok := k.store.(Builds)
+	if !ok {
+		return stale, false
+	}
+	release, mine := coord.TryBuild()
+	if mine {
+		k.release = release
+		return stale, false
+	}
+	ix.logger.Info("another obsidian-mcp process is indexing this vault; waiting for its index")
+	ix.mu.Unlock()
+	err := coord.WaitBuilt(ctx)
+	ix.mu.Lock()
+	if err != nil {
+		return stale, false
+	}
+	k.tried = false
+	ix.load()
+	stale, out, gone := ix.checkAll(files, nil)
+	ix.remove(out)
+	k.dirty += gone + len(stale)
+	b.base.Store(int64(ix.count))
+	b.total.Store(int64(len(stale)))
+	if len(stale) > yieldAbove {
+		// Its build did not finish (it stopped or died): this one builds,
+		// and holds the lock while it does.
+		if release, mine := coord.TryBuild(); mine {
+			k.release = release
+		}
+	}
+	return stale, true
+}
 
 // load installs the store's snapshot, if it has one this index can use.
 // The refresh that follows checks every note of it against the vault.
@@ -96,6 +160,7 @@ func (ix *Index) load() {
 	}
 	ix.install(l)
 	k.have = true
+	k.dirty = 0
 	ix.logger.Debug("search index loaded", "notes", len(l.docs), "terms", len(l.termText), "took", time.Since(started).Round(time.Millisecond))
 }
 
@@ -142,6 +207,7 @@ func (ix *Index) saveLater() {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		k.saving = false
+		defer k.releaseBuild()
 		if err := ix.saveLocked(); err != nil {
 			k.retry = time.Now().Add(retryAfter)
 			if !errors.Is(err, ErrBusy) {

@@ -67,13 +67,27 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 		ix.builds.Add(1)
 		ix.stopMu.Unlock()
 		b, end := ix.startBuild(len(stale))
+		first := !ix.built && ix.keep != nil
 		go func() {
 			defer ix.builds.Done()
+			stale, waited := stale, false
+			if first {
+				stale, waited = ix.claimBuild(stop, b, stale, files)
+			}
+			t0 := time.Now()
 			if ix.readNotes(stop, stale, b) == nil {
 				ix.finish(files, started)
+				msg := "search index built"
+				if waited {
+					msg = "search index loaded from the process that built it"
+				}
+				ix.logger.Info(msg, "notes", ix.count, "read", len(stale), "took", time.Since(t0).Round(time.Millisecond))
 				if ix.saveDue() {
 					ix.saveLater()
 				}
+			}
+			if ix.keep != nil && (ix.keep.release != nil && !ix.keep.saving) {
+				ix.keep.releaseBuild() // no save to wait for
 			}
 			end()
 			ix.mu.Unlock()

@@ -262,9 +262,11 @@ func decode(r io.Reader, tag string) (*loaded, error) {
 	// Counts size nothing before the data is there: a damaged header
 	// must not make the decoder allocate what it says.
 	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)), byPath: map[string]uint32{}, termID: map[string]uint32{}}
-	var chunk []snapDoc
 	for len(l.docs) < h.Docs {
-		chunk = chunk[:0]
+		// A fresh slice each time: gob leaves a field the stream omits
+		// (it omits zero values) as it was in the slice decoded into, and
+		// the notes keep slices of it.
+		var chunk []snapDoc
 		if err := dec.Decode(&chunk); err != nil {
 			return nil, err
 		}

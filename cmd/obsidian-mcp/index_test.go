@@ -155,15 +155,17 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 
 // TestIndexSharedBySeveralServers: four servers start on one vault at
 // once and search at once, while an editor changes notes between rounds.
-// Each answer is right; the saved index is never torn (a server started
-// last loads it and answers right).
+// One of them builds the index, the others wait for it and load it; each
+// answer is right; the saved index is never torn (a server started last
+// loads it and answers right).
 func TestIndexSharedBySeveralServers(t *testing.T) {
 	const n, procs = 1500, 4
 	dir := indexVault(t, n)
 	snapshot := filepath.Join(dir, ".obsidian-mcp", "index", "snapshot")
 	sessions := make([]*mcp.ClientSession, procs)
+	logs := make([]fmt.Stringer, procs)
 	for p := range procs {
-		sessions[p] = nativeServer(t, dir)
+		sessions[p], logs[p] = goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir)
 	}
 	want := zebras(n)
 	for round := range 4 {
@@ -188,6 +190,13 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 		wg.Wait()
 		if round == 0 {
 			waitFor(t, "the index saved", func() bool { return fileExists(snapshot) })
+			built := 0
+			for _, l := range logs {
+				built += strings.Count(l.String(), "search index built")
+			}
+			if built != 1 {
+				t.Errorf("%d servers built the index, want one; their logs:\n%v", built, logs)
+			}
 		}
 	}
 	for _, cs := range sessions {
