@@ -166,3 +166,40 @@ func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
 	}
 	return os.Rename(f.Name(), filepath.Join(s.dir, snapshotFile))
 }
+
+// IndexState is where the vault's search index is kept between runs, and
+// what is there (for doctor).
+type IndexState struct {
+	Kept bool   // false: in memory only
+	Dir  string // where
+	// Saved is false when there is no saved index yet; Info and Size
+	// describe it, Err says why it would not be used.
+	Saved bool
+	Info  vaultindex.SnapshotInfo
+	Size  int64
+	Err   error
+}
+
+// IndexState reads the saved index through (checking it as a start
+// would, without keeping it) and says where it is and what it holds.
+func (v *Engine) IndexState() IndexState {
+	if !v.keepIndex {
+		return IndexState{}
+	}
+	dir, tag := v.indexPlace()
+	st := IndexState{Kept: true, Dir: dir}
+	f, err := os.Open(filepath.Join(dir, snapshotFile))
+	if err != nil {
+		if !os.IsNotExist(err) {
+			st.Saved, st.Err = true, err
+		}
+		return st
+	}
+	defer f.Close()
+	st.Saved = true
+	if fi, err := f.Stat(); err == nil {
+		st.Size = fi.Size()
+	}
+	st.Info, st.Err = vaultindex.CheckSnapshot(f, tag)
+	return st
+}

@@ -1,7 +1,13 @@
 package vaultindex
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -251,4 +257,62 @@ func (ix *Index) Close() {
 	if ix.keep != nil {
 		ix.keep.wg.Wait()
 	}
+}
+
+// SnapshotInfo is what a saved snapshot says of itself.
+type SnapshotInfo struct {
+	Saved        time.Time
+	Notes, Terms int
+}
+
+// CheckSnapshot reads a snapshot through, checking its sum, and returns
+// what its header says; an error says why it would not be used under tag
+// (another format, version or vault, or damage). It holds none of it.
+func CheckSnapshot(r io.Reader, tag string) (SnapshotInfo, error) {
+	tail := &lastBytes{h: crc32.New(castagnoli)}
+	br := bufio.NewReaderSize(io.TeeReader(r, tail), 1<<16)
+	var head snapHeader
+	if err := gob.NewDecoder(br).Decode(&head); err != nil {
+		return SnapshotInfo{}, err
+	}
+	info := SnapshotInfo{Saved: head.Saved, Notes: head.Docs, Terms: head.Terms}
+	switch {
+	case head.Format != snapFormat:
+		return info, errForeign{"format " + head.Format}
+	case head.Version != snapVersion:
+		return info, errForeign{fmt.Sprintf("version %d, this program writes %d", head.Version, snapVersion)}
+	case head.Tag != tag:
+		return info, errForeign{"made for " + head.Tag}
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return info, err
+	}
+	return info, tail.check()
+}
+
+// lastBytes sums everything written to it but its last 4 bytes, which it
+// keeps: a snapshot's content and its checksum.
+type lastBytes struct {
+	h    hash.Hash32
+	last []byte
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	all := append(l.last, p...)
+	if len(all) > 4 {
+		l.h.Write(all[:len(all)-4])
+		all = all[len(all)-4:]
+	}
+	l.last = append(l.last[:0], all...)
+	return len(p), nil
+}
+
+func (l *lastBytes) check() error {
+	if len(l.last) < 4 {
+		return fmt.Errorf("too short")
+	}
+	if want, got := binary.BigEndian.Uint32(l.last), l.h.Sum32(); want != got {
+		return fmt.Errorf("checksum %08x, content sums to %08x", want, got)
+	}
+	return nil
 }

@@ -421,3 +421,20 @@ func TestSnapshotOfManyNotes(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSnapshot(t *testing.T) {
+	t.Parallel()
+	good := saved(t, newMem(testVault)).bytes()
+	info, err := CheckSnapshot(bytes.NewReader(good), "vault")
+	if err != nil || info.Notes != len(testVault)-1 || time.Since(info.Saved) > time.Hour {
+		t.Errorf("a good snapshot: %+v, %v", info, err)
+	}
+	bad := bytes.Clone(good)
+	bad[len(bad)-10] ^= 1
+	if _, err := CheckSnapshot(bytes.NewReader(bad), "vault"); err == nil {
+		t.Error("a damaged snapshot passed")
+	}
+	if _, err := CheckSnapshot(bytes.NewReader(good), "other"); err == nil {
+		t.Error("another vault's snapshot passed")
+	}
+}

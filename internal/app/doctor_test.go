@@ -16,6 +16,8 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 )
 
@@ -118,6 +120,33 @@ func TestDoctor(t *testing.T) {
 			},
 			exit:   0,
 			want:   []string{"– HTTP (obsidian-mcp serve): 127.0.0.1:", "is taken", "✓ ready"},
+			absent: []string{"✗"},
+		},
+		{
+			name: "search index: where it is kept and what is saved",
+			prepare: func(t *testing.T) setup {
+				d := vaultDir(t)
+				v, err := native.Open(d, native.WithSavedIndex(""))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := v.Search(t.Context(), note.SearchRequest{Query: "anything", Limit: 1}); err != nil {
+					t.Fatal(err)
+				}
+				_ = v.Close() // after the index is saved
+				return setup{args: []string{"--backend", "native", "--vault-path", d}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"✓ search index: saved in ", ".obsidian-mcp/index (1 note, ", "a start reads only the notes changed since", "✓ ready"},
+			absent: []string{"✗"},
+		},
+		{
+			name: "search index: in memory only",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--index-dir", "off"}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"– search index: kept in memory only (--index-dir off)", "✓ ready"},
 			absent: []string{"✗"},
 		},
 		{
