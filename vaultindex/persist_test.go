@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -66,8 +67,12 @@ func (s *memStore) Open() (io.ReadCloser, error) {
 	if s.data == nil {
 		return nil, fs.ErrNotExist
 	}
-	return io.NopCloser(bytes.NewReader(s.data)), nil
+	return readSeekCloser{bytes.NewReader(s.data)}, nil
 }
+
+type readSeekCloser struct{ *bytes.Reader }
+
+func (readSeekCloser) Close() error { return nil }
 
 func (s *memStore) Publish(write func(io.Writer) error) error {
 	s.mu.Lock()
@@ -429,10 +434,18 @@ func TestCheckSnapshot(t *testing.T) {
 	if err != nil || info.Notes != len(testVault)-1 || time.Since(info.Saved) > time.Hour {
 		t.Errorf("a good snapshot: %+v, %v", info, err)
 	}
-	bad := bytes.Clone(good)
-	bad[len(bad)-10] ^= 1
-	if _, err := CheckSnapshot(bytes.NewReader(bad), "vault"); err == nil {
-		t.Error("a damaged snapshot passed")
+	if _, err := CheckSnapshot(iotest.OneByteReader(bytes.NewReader(good)), "vault"); err != nil {
+		t.Errorf("a good snapshot read a byte at a time: %v", err)
+	}
+	for _, at := range []int{len(good) / 2, len(good) - 10, len(good) - 2} {
+		bad := bytes.Clone(good)
+		bad[at] ^= 1
+		if _, err := CheckSnapshot(bytes.NewReader(bad), "vault"); err == nil {
+			t.Errorf("a snapshot damaged at byte %d of %d passed", at, len(good))
+		}
+		if _, err := CheckSnapshot(iotest.OneByteReader(bytes.NewReader(bad)), "vault"); err == nil {
+			t.Errorf("a snapshot damaged at byte %d of %d passed, read a byte at a time", at, len(good))
+		}
 	}
 	if _, err := CheckSnapshot(bytes.NewReader(good), "other"); err == nil {
 		t.Error("another vault's snapshot passed")
