@@ -35,8 +35,9 @@ type SearchResult struct {
 
 // Partial says how much of the vault a search covered.
 type Partial struct {
-	Indexed int `json:"indexed" jsonschema:"notes searched"`
-	Notes   int `json:"notes" jsonschema:"notes in the vault"`
+	Indexed int    `json:"indexed" jsonschema:"notes searched"`
+	Notes   int    `json:"notes" jsonschema:"notes in the vault"`
+	Note    string `json:"note" jsonschema:"what to do about it"`
 }
 
 // Hit is one matching note.

@@ -118,5 +118,7 @@ func (ix *Index) runPartial(ctx context.Context, b *building, fn func(*note.Part
 	if err := ctx.Err(); err != nil {
 		return true, err
 	}
-	return true, fn(&note.Partial{Indexed: ix.count, Notes: int(b.base.Load() + b.total.Load())})
+	all := int(b.base.Load() + b.total.Load())
+	return true, fn(&note.Partial{Indexed: ix.count, Notes: all,
+		Note: fmt.Sprintf("the vault is being indexed for the first time: %d of %d notes searched; search again in a few seconds for all", ix.count, all)})
 }
