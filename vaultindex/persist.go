@@ -288,13 +288,8 @@ func CheckSnapshot(r io.Reader, tag string) (SnapshotInfo, error) {
 		return SnapshotInfo{}, err
 	}
 	info := SnapshotInfo{Saved: head.Saved, Notes: head.Docs, Terms: head.Terms}
-	switch {
-	case head.Format != snapFormat:
-		return info, errForeign{"format " + head.Format}
-	case head.Version != snapVersion:
-		return info, errForeign{fmt.Sprintf("version %d, this program writes %d", head.Version, snapVersion)}
-	case head.Tag != tag:
-		return info, errForeign{"made for " + head.Tag}
+	if err := head.foreign(tag); err != nil {
+		return info, err
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil {
 		return info, err

@@ -42,6 +42,20 @@ type snapHeader struct {
 	DocChunk, PostingChunk int
 }
 
+// foreign says why a snapshot with this header is not this index's, if it
+// is not: another format, version or tag.
+func (h *snapHeader) foreign(tag string) error {
+	switch {
+	case h.Format != snapFormat:
+		return errForeign{"format " + h.Format}
+	case h.Version != snapVersion:
+		return errForeign{fmt.Sprintf("version %d, this program writes %d", h.Version, snapVersion)}
+	case h.Tag != tag:
+		return errForeign{"made for " + h.Tag}
+	}
+	return nil
+}
+
 type snapDoc struct {
 	Path             string
 	Mod, ReadAt      int64 // Unix nanoseconds
@@ -249,14 +263,10 @@ func decode(r io.Reader, tag string) (*loaded, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, err
 	}
-	switch {
-	case h.Format != snapFormat:
-		return nil, errForeign{"format " + h.Format}
-	case h.Version != snapVersion:
-		return nil, errForeign{fmt.Sprintf("version %d, this program writes %d", h.Version, snapVersion)}
-	case h.Tag != tag:
-		return nil, errForeign{"made for " + h.Tag}
-	case h.Docs < 0 || h.Terms < 0 || h.Postings < 0 || h.Docs > 1<<31:
+	if err := h.foreign(tag); err != nil {
+		return nil, err
+	}
+	if h.Docs < 0 || h.Terms < 0 || h.Postings < 0 || h.Docs > 1<<31 {
 		return nil, fmt.Errorf("implausible counts %d/%d/%d", h.Docs, h.Terms, h.Postings)
 	}
 	// Counts size nothing before the data is there: a damaged header

@@ -222,7 +222,20 @@ func TestIndexKilledWhileSaving(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}
-	const n = 6000
+	for n := 6000; ; n *= 2 {
+		if killWhileSaving(t, n) {
+			return
+		}
+		if n >= 24000 {
+			t.Fatal("the index was always saved before the kill could land")
+		}
+	}
+}
+
+// killWhileSaving runs one round on a vault of n notes. It reports false
+// when the save was over before the test saw it begin (the caller tries a
+// larger vault, whose save takes longer).
+func killWhileSaving(t *testing.T, n int) bool {
 	dir := indexVault(t, n)
 	index := filepath.Join(dir, ".obsidian-mcp", "index")
 	cmd, cs := killable(t, dir)
@@ -230,10 +243,20 @@ func TestIndexKilledWhileSaving(t *testing.T) {
 	go func() {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "obsidian_search_notes", Arguments: map[string]any{"query": "zebrafinch"}})
 	}()
-	waitFor(t, "the index being saved", func() bool {
-		tmp, _ := filepath.Glob(filepath.Join(index, "snapshot-*.tmp"))
-		return len(tmp) > 0
-	})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if tmp, _ := filepath.Glob(filepath.Join(index, "snapshot-*.tmp")); len(tmp) > 0 {
+			break
+		}
+		if fileExists(filepath.Join(index, "snapshot")) {
+			_ = cmd.Process.Kill()
+			return false
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no index saved within a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -252,6 +275,7 @@ func TestIndexKilledWhileSaving(t *testing.T) {
 	if strings.Contains(stderr.String(), "damaged") {
 		t.Errorf("a torn index was found:\n%s", stderr)
 	}
+	return true
 }
 
 // TestIndexOfReadOnlyVault: a server told not to write the vault keeps
@@ -278,7 +302,20 @@ func TestIndexOfReadOnlyVault(t *testing.T) {
 // far, marked partial, once its patience is out; a client that asked for
 // progress gets notifications/progress meanwhile.
 func TestSearchDuringFirstBuild(t *testing.T) {
-	const n = 8000
+	for n := 8000; ; n *= 2 {
+		if searchDuringBuild(t, n) {
+			return
+		}
+		if n >= 32000 {
+			t.Fatal("the index was always built before the first search came")
+		}
+	}
+}
+
+// searchDuringBuild runs one round on a vault of n notes. It reports false
+// when the whole index was there for the first search (the caller tries a
+// larger vault).
+func searchDuringBuild(t *testing.T, n int) bool {
 	dir := indexVault(t, n)
 	var mu sync.Mutex
 	var progress []*mcp.ProgressNotificationParams
@@ -289,6 +326,7 @@ func TestSearchDuringFirstBuild(t *testing.T) {
 	}}
 	cs, _ := goSDKWith(t, time.Minute, opts, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir,
 		"OBSIDIAN_MCP_INDEX_DIR=off", "OBSIDIAN_MCP_SEARCH_PATIENCE=1ms")
+	defer cs.Close()
 	params := &mcp.CallToolParams{Name: "obsidian_search_notes", Arguments: map[string]any{"query": "zebrafinch"}}
 	params.SetProgressToken("first-search")
 	o := goOutcome(cs.CallTool(t.Context(), params))
@@ -297,11 +335,14 @@ func TestSearchDuringFirstBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	part, _ := d["partial"].(map[string]any)
-	if part == nil || part["notes"] != float64(n) || part["indexed"].(float64) >= n {
+	if part == nil && d["total"] == float64(len(zebras(n))) {
+		return false
+	}
+	if part == nil || part["notes"] != float64(n) || part["indexed"].(float64) >= float64(n) || part["note"] == "" {
 		t.Errorf("the first search: partial %v; want a part of %d notes", d["partial"], n)
 	}
 	mu.Lock()
-	if len(progress) == 0 || progress[0].ProgressToken != "first-search" || progress[0].Total != n {
+	if len(progress) == 0 || progress[0].ProgressToken != "first-search" || progress[0].Total != float64(n) {
 		t.Errorf("progress notifications %v; want some for first-search, out of %d", progress, n)
 	}
 	mu.Unlock()
@@ -309,4 +350,5 @@ func TestSearchDuringFirstBuild(t *testing.T) {
 		d, _ := toolCall(t, cs, "obsidian_search_notes", map[string]any{"query": "zebrafinch"})
 		return d != nil && d["partial"] == nil && d["total"] == float64(len(zebras(n)))
 	})
+	return true
 }

@@ -148,3 +148,17 @@ func (c *conn) close() {
 		<-done
 	}
 }
+
+// started starts argv's server and initializes it.
+func started(name string, argv []string) (*conn, error) {
+	c, err := dial(server{argv: argv})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.call(1, initialize); err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c, nil
+}

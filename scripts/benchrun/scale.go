@@ -94,15 +94,10 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 			if s.name != ours.name && n >= 50000 {
 				warm = min(calls, 10)
 			}
-			c, err := dial(server{argv: s.argv})
+			c, err := started(s.name, s.argv)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := c.call(1, initialize); err != nil {
-				c.close()
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			for i := range warm + 1 {
 				tool, args := s.search(queries[i%len(queries)].Query)
 				d, _, err := timedCall(c, i+2, tool, args)
@@ -130,15 +125,11 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 // in place, so that its peak memory includes saving it, and built is the
 // time from the search to then.
 func firstSearch(s searcher, q string, saves bool, index string) (d, built, peakMB float64, err error) {
-	c, err := dial(server{argv: s.argv})
+	c, err := started(s.name, s.argv)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	defer c.close()
-	if _, err := c.call(1, initialize); err != nil {
-		return 0, 0, 0, fmt.Errorf("%s: %w", s.name, err)
-	}
-	_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	tool, args := s.search(q)
 	t0 := time.Now()
 	d, _, err = timedCall(c, 2, tool, args)

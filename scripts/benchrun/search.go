@@ -158,15 +158,10 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 		// The first search of fresh processes: whatever a server builds or
 		// reads before it can answer is in it.
 		for range firsts {
-			c, err := dial(server{argv: s.argv})
+			c, err := started(s.name, s.argv)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := c.call(1, initialize); err != nil {
-				c.close()
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			tool, args := s.search(queries[0].Query)
 			d, _, err := timedCall(c, 2, tool, args)
 			c.close()
@@ -175,15 +170,10 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 			}
 			r.Samples["first search"] = append(r.Samples["first search"], d)
 		}
-		c, err := dial(server{argv: s.argv})
+		c, err := started(s.name, s.argv)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.call(1, initialize); err != nil {
-			c.close()
-			return nil, err
-		}
-		_ = c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		id := 1
 		// Warm up (index built, code paths hot), then time.
 		tool, args := s.search(queries[0].Query)
