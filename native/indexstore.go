@@ -116,7 +116,7 @@ func (s *indexStore) WaitBuilt(ctx context.Context) error {
 	}
 }
 
-func (s *indexStore) Open() (io.ReadCloser, error) {
+func (s *indexStore) Open() (io.ReadSeekCloser, error) {
 	return os.Open(filepath.Join(s.dir, snapshotFile))
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -25,7 +24,7 @@ import (
 type Store interface {
 	// Open returns the last snapshot published; fs.ErrNotExist when there
 	// is none.
-	Open() (io.ReadCloser, error)
+	Open() (io.ReadSeekCloser, error)
 	// Publish writes a snapshot through write and, when write returns
 	// nil, puts it in place of the last one at once: a reader gets the
 	// old snapshot or the new one, whole. It returns ErrBusy, having
@@ -118,11 +117,8 @@ func (ix *Index) claimBuild(ctx context.Context, b *building, stale []string, fi
 	if err != nil {
 		return stale, false
 	}
-	k.tried = false
 	ix.load()
-	stale, out, gone := ix.checkAll(files, nil)
-	ix.remove(out)
-	k.dirty += gone + len(stale)
+	stale = ix.takeOut(files, nil)
 	b.base.Store(int64(ix.count))
 	b.total.Store(int64(len(stale)))
 	if len(stale) > yieldAbove {
@@ -153,19 +149,7 @@ func (ix *Index) load() {
 		}
 		return
 	}
-	// A damaged file is found by its checksum before the decoder reads
-	// it: a length gone wrong would have gob allocate what it says, up to
-	// a gigabyte. One more pass over the file: 50 ms at 100,000 notes.
-	var l *loaded
-	if s, ok := rc.(io.ReadSeeker); ok {
-		if _, err = CheckSnapshot(s, k.tag); err == nil {
-			if _, err = s.Seek(0, io.SeekStart); err == nil {
-				l, err = decode(s, k.tag)
-			}
-		}
-	} else {
-		l, err = decode(rc, k.tag)
-	}
+	l, err := readSnapshot(rc, k.tag)
 	_ = rc.Close()
 	if err != nil {
 		var foreign errForeign
@@ -271,6 +255,20 @@ func (ix *Index) Close() {
 	}
 }
 
+// readSnapshot reads a snapshot saved under tag: its checksum first, in
+// one streaming pass (50 ms at 100,000 notes), so that a damaged file
+// never reaches the decoder, which would allocate what a length gone
+// wrong says, up to a gigabyte; then its values.
+func readSnapshot(r io.ReadSeeker, tag string) (*loaded, error) {
+	if _, err := CheckSnapshot(r, tag); err != nil {
+		return nil, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return decode(r, tag)
+}
+
 // SnapshotInfo is what a saved snapshot says of itself.
 type SnapshotInfo struct {
 	Saved        time.Time
@@ -280,9 +278,26 @@ type SnapshotInfo struct {
 // CheckSnapshot reads a snapshot through, checking its sum, and returns
 // what its header says; an error says why it would not be used under tag
 // (another format, version or vault, or damage). It holds none of it.
-func CheckSnapshot(r io.Reader, tag string) (SnapshotInfo, error) {
-	tail := &lastBytes{h: crc32.New(castagnoli)}
-	br := bufio.NewReaderSize(io.TeeReader(r, tail), 1<<16)
+func CheckSnapshot(r io.ReadSeeker, tag string) (SnapshotInfo, error) {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return SnapshotInfo{}, err
+	}
+	if size < 4 {
+		return SnapshotInfo{}, fmt.Errorf("%d bytes: too short for a snapshot", size)
+	}
+	var want [4]byte
+	if _, err := r.Seek(size-4, io.SeekStart); err != nil {
+		return SnapshotInfo{}, err
+	}
+	if _, err := io.ReadFull(r, want[:]); err != nil {
+		return SnapshotInfo{}, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return SnapshotInfo{}, err
+	}
+	sum := crc32.New(castagnoli)
+	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, size-4), sum), 1<<16)
 	var head snapHeader
 	if err := gob.NewDecoder(br).Decode(&head); err != nil {
 		return SnapshotInfo{}, err
@@ -294,39 +309,8 @@ func CheckSnapshot(r io.Reader, tag string) (SnapshotInfo, error) {
 	if _, err := io.Copy(io.Discard, br); err != nil {
 		return info, err
 	}
-	return info, tail.check()
-}
-
-// lastBytes sums everything written to it but its last 4 bytes, which it
-// keeps: a snapshot's content and its checksum.
-type lastBytes struct {
-	h    hash.Hash32
-	last []byte
-}
-
-func (l *lastBytes) Write(p []byte) (int, error) {
-	if len(p) >= 4 {
-		// What was held is not the end after all; p's last 4 may be.
-		l.h.Write(l.last)
-		l.h.Write(p[:len(p)-4])
-		l.last = append(l.last[:0], p[len(p)-4:]...)
-		return len(p), nil
+	if w, got := binary.BigEndian.Uint32(want[:]), sum.Sum32(); w != got {
+		return info, fmt.Errorf("checksum %08x, content sums to %08x", w, got)
 	}
-	all := append(l.last, p...)
-	if extra := len(all) - 4; extra > 0 {
-		l.h.Write(all[:extra])
-		all = append(all[:0], all[extra:]...)
-	}
-	l.last = all
-	return len(p), nil
-}
-
-func (l *lastBytes) check() error {
-	if len(l.last) < 4 {
-		return fmt.Errorf("too short")
-	}
-	if want, got := binary.BigEndian.Uint32(l.last), l.h.Sum32(); want != got {
-		return fmt.Errorf("checksum %08x, content sums to %08x", want, got)
-	}
-	return nil
+	return info, nil
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -61,7 +60,7 @@ func (s *memStore) WaitBuilt(ctx context.Context) error {
 	}
 }
 
-func (s *memStore) Open() (io.ReadCloser, error) {
+func (s *memStore) Open() (io.ReadSeekCloser, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.data == nil {
@@ -248,7 +247,7 @@ func TestSnapshotNotTrusted(t *testing.T) {
 				t.Errorf("read %d notes: the snapshot was used", src.reads)
 			}
 			waitPublished(t, st) // and a good one replaces it
-			if _, err := decode(bytes.NewReader(st.bytes()), "vault"); err != nil {
+			if _, err := readSnapshot(bytes.NewReader(st.bytes()), "vault"); err != nil {
 				t.Errorf("the snapshot saved after rebuilding does not read back: %v", err)
 			}
 		})
@@ -317,13 +316,13 @@ func searchReq(q string) note.SearchRequest { return note.SearchRequest{Query: q
 func TestSnapshotEveryFlipDetected(t *testing.T) {
 	t.Parallel()
 	good := saved(t, newMem(testVault)).bytes()
-	if _, err := decode(bytes.NewReader(good), "vault"); err != nil {
+	if _, err := readSnapshot(bytes.NewReader(good), "vault"); err != nil {
 		t.Fatalf("the good snapshot: %v", err)
 	}
 	for i := range good {
 		b := bytes.Clone(good)
 		b[i] ^= 1 << (i % 8)
-		if _, err := decode(bytes.NewReader(b), "vault"); err == nil {
+		if _, err := readSnapshot(bytes.NewReader(b), "vault"); err == nil {
 			t.Fatalf("bit %d of byte %d of %d changed, and the snapshot was accepted", i%8, i, len(good))
 		}
 	}
@@ -434,17 +433,11 @@ func TestCheckSnapshot(t *testing.T) {
 	if err != nil || info.Notes != len(testVault)-1 || time.Since(info.Saved) > time.Hour {
 		t.Errorf("a good snapshot: %+v, %v", info, err)
 	}
-	if _, err := CheckSnapshot(iotest.OneByteReader(bytes.NewReader(good)), "vault"); err != nil {
-		t.Errorf("a good snapshot read a byte at a time: %v", err)
-	}
 	for _, at := range []int{len(good) / 2, len(good) - 10, len(good) - 2} {
 		bad := bytes.Clone(good)
 		bad[at] ^= 1
 		if _, err := CheckSnapshot(bytes.NewReader(bad), "vault"); err == nil {
 			t.Errorf("a snapshot damaged at byte %d of %d passed", at, len(good))
-		}
-		if _, err := CheckSnapshot(iotest.OneByteReader(bytes.NewReader(bad)), "vault"); err == nil {
-			t.Errorf("a snapshot damaged at byte %d of %d passed, read a byte at a time", at, len(good))
 		}
 	}
 	if _, err := CheckSnapshot(bytes.NewReader(good), "other"); err == nil {

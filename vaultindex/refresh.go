@@ -44,18 +44,7 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 		ix.fresh = map[string]uint32{}
 		ix.racy = map[uint32]bool{}
 	}
-	var stale []string
-	var out []uint32
-	gone := 0
-	if changed != nil && sameSlice(files, ix.linkFor) {
-		stale, out = ix.changedOnly(changed)
-	} else {
-		stale, out, gone = ix.checkAll(files, changed)
-	}
-	ix.remove(out)
-	if ix.keep != nil {
-		ix.keep.dirty += gone + len(stale)
-	}
+	stale := ix.takeOut(files, changed)
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -86,7 +75,7 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 					ix.saveLater()
 				}
 			}
-			if ix.keep != nil && (ix.keep.release != nil && !ix.keep.saving) {
+			if ix.keep != nil && !ix.keep.saving {
 				ix.keep.releaseBuild() // no save to wait for
 			}
 			end()
@@ -172,6 +161,25 @@ func (ix *Index) finish(files []string, started time.Time) {
 	}
 	ix.built = true
 	ix.refreshed = started
+}
+
+// takeOut takes out of the index the notes that are gone or changed, and
+// returns those to read (again): of the notes the watcher reports when
+// changed is not nil and the listing is the one the index has, else of
+// every note (checkAll).
+func (ix *Index) takeOut(files []string, changed map[string]bool) (stale []string) {
+	var out []uint32
+	gone := 0
+	if changed != nil && sameSlice(files, ix.linkFor) {
+		stale, out = ix.changedOnly(changed)
+	} else {
+		stale, out, gone = ix.checkAll(files, changed)
+	}
+	ix.remove(out)
+	if ix.keep != nil {
+		ix.keep.dirty += gone + len(stale)
+	}
+	return stale
 }
 
 // changedOnly is what to read again and take out when the listing is the

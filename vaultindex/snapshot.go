@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -115,39 +114,12 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// summer is a writer or reader that checksums what passes through it.
-type summer struct {
-	w *bufio.Writer
-	r *bufio.Reader
-	h hash.Hash32
-}
-
-func (s *summer) Write(p []byte) (int, error) {
-	s.h.Write(p)
-	return s.w.Write(p)
-}
-
-// Read and ReadByte: gob reads a reader that has ReadByte without
-// buffering ahead, so the sum covers exactly the values decoded.
-func (s *summer) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.h.Write(p[:n])
-	return n, err
-}
-
-func (s *summer) ReadByte() (byte, error) {
-	b, err := s.r.ReadByte()
-	if err == nil {
-		s.h.Write([]byte{b})
-	}
-	return b, err
-}
-
 // encode writes the index as a snapshot, compacting it first (the lock is
 // held).
 func (ix *Index) encode(w io.Writer, tag string) error {
-	s := &summer{w: bufio.NewWriterSize(w, 1<<16), h: crc32.New(castagnoli)}
-	enc := gob.NewEncoder(s)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	sum := crc32.New(castagnoli)
+	enc := gob.NewEncoder(io.MultiWriter(bw, sum))
 	// Notes taken out leave their postings, dead, and a hole in the ids:
 	// the snapshot has neither (see plist).
 	if ix.dead > 0 {
@@ -213,10 +185,10 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 			return err
 		}
 	}
-	if _, err := s.w.Write(binary.BigEndian.AppendUint32(nil, s.h.Sum32())); err != nil {
+	if _, err := bw.Write(binary.BigEndian.AppendUint32(nil, sum.Sum32())); err != nil {
 		return err
 	}
-	return s.w.Flush()
+	return bw.Flush()
 }
 
 // checkList reports whether l.data is count postings of notes below docs,
@@ -253,12 +225,12 @@ type errForeign struct{ why string }
 
 func (e errForeign) Error() string { return "not this index's snapshot: " + e.why }
 
-// decode reads a snapshot written by encode with the same tag. Anything
-// wrong (a foreign header, a short file, a bad sum) is an error and
-// nothing of it is used.
+// decode reads a snapshot written by encode with the same tag, whose
+// checksum was checked (readSnapshot). Anything wrong (a foreign header,
+// a short file, lists that do not add up) is an error and nothing of it is
+// used.
 func decode(r io.Reader, tag string) (*loaded, error) {
-	s := &summer{r: bufio.NewReaderSize(r, 1<<16), h: crc32.New(castagnoli)}
-	dec := gob.NewDecoder(s)
+	dec := gob.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	var h snapHeader
 	if err := dec.Decode(&h); err != nil {
 		return nil, err
@@ -328,14 +300,6 @@ func decode(r io.Reader, tag string) (*loaded, error) {
 	}
 	if total != h.Postings {
 		return nil, fmt.Errorf("%d postings of %d", total, h.Postings)
-	}
-	var end [5]byte
-	n, _ := io.ReadFull(s.r, end[:])
-	if n != 4 {
-		return nil, fmt.Errorf("%d bytes after the content, want the 4 of its checksum", n)
-	}
-	if want, got := binary.BigEndian.Uint32(end[:4]), s.h.Sum32(); want != got {
-		return nil, fmt.Errorf("checksum %08x, content sums to %08x", want, got)
 	}
 	return l, nil
 }
