@@ -258,3 +258,32 @@ func TestSlowBody(t *testing.T) {
 		t.Fatal("the POST that waited was never served")
 	}
 }
+
+// TestStreamCutIsLogged: a stream cut for a client that fell behind says
+// so in the log at the level a user sees, also when its writer was
+// between events rather than blocked in a write (it then only sees the
+// stream end, and logged nothing a user would see).
+func TestStreamCutIsLogged(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	var mu sync.Mutex
+	st := mcphttp.NewStream(testLogger(&b, &mu), 10)
+	if !st.Offer(mcphttp.Event{Name: "message", Data: []byte("12345")}) {
+		t.Fatal("an event within the bound was refused")
+	}
+	if st.Offer(mcphttp.Event{Name: "message", Data: []byte("1234567890")}) {
+		t.Fatal("an event past the bound was queued")
+	}
+	select {
+	case <-st.Done():
+	default:
+		t.Fatal("the stream was not ended")
+	}
+	why, killed := st.Killed()
+	mu.Lock()
+	log := b.String()
+	mu.Unlock()
+	if !killed || !strings.Contains(why, "not reading its stream") || !strings.Contains(log, "level=INFO") || !strings.Contains(log, "not reading its stream") {
+		t.Errorf("killed %v (%q); log:\n%s", killed, why, log)
+	}
+}

@@ -231,7 +231,8 @@ func (e *Endpoint) waitAnswers(w http.ResponseWriter, r *http.Request, side *Str
 				}
 			}
 		case <-side.Done():
-			e.logger.Debug("a POST's stream was cut", "endpoint", e.opts.Name, "why", side.why)
+			why, _ := side.Killed()
+			e.logger.Debug("a POST's stream was cut", "endpoint", e.opts.Name, "why", why)
 			<-done
 			return nil
 		case <-r.Context().Done():
@@ -404,7 +405,12 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 			err = rc.Flush()
 		}
 		if err != nil {
-			e.logger.Info("a stream's client stopped reading; its stream is cut", "endpoint", e.opts.Name, "session", sessID, "err", err, "why", st.why)
+			if why, killed := st.Killed(); killed {
+				// The kill ended this write, and was logged where decided.
+				e.logger.Debug("stream ended during a write", "endpoint", e.opts.Name, "session", sessID, "why", why)
+			} else {
+				e.logger.Info("a stream's client stopped reading; its stream is cut", "endpoint", e.opts.Name, "session", sessID, "err", err)
+			}
 			return false
 		}
 		return true
@@ -424,7 +430,8 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 		case <-r.Context().Done():
 			return
 		case <-st.done:
-			e.logger.Debug("stream ended", "endpoint", e.opts.Name, "session", sessID, "why", st.why)
+			why, _ := st.Killed()
+			e.logger.Debug("stream ended", "endpoint", e.opts.Name, "session", sessID, "why", why)
 			return
 		case ev := <-st.ch:
 			st.Sent(ev)

@@ -154,8 +154,6 @@ type Event struct {
 type Stream struct {
 	ch     chan Event
 	done   chan struct{}
-	once   sync.Once
-	why    string
 	logger *slog.Logger
 	// max bounds the bytes queued; queued counts them.
 	max    int64
@@ -163,6 +161,7 @@ type Stream struct {
 
 	mu     sync.Mutex
 	killed bool
+	why    string
 	// abort unblocks the write in progress when the stream is killed.
 	abort func()
 }
@@ -207,7 +206,7 @@ func (st *Stream) Offer(ev Event) bool {
 	size := int64(len(ev.Data))
 	if q := st.queued.Add(size); q > st.max && q > size {
 		st.queued.Add(-size)
-		st.Kill(fmt.Sprintf("the client is not reading its stream: %d bytes wait for it, over the limit of %d", q-size, st.max))
+		st.cut(fmt.Sprintf("the client is not reading its stream: %d bytes wait for it, over the limit of %d", q-size, st.max))
 		return false
 	}
 	select {
@@ -215,9 +214,24 @@ func (st *Stream) Offer(ev Event) bool {
 		return true
 	default:
 		st.queued.Add(-size)
-		st.Kill("the client is not reading its stream: " + strconv.Itoa(streamQueue) + " events wait for it")
+		st.cut("the client is not reading its stream: " + strconv.Itoa(streamQueue) + " events wait for it")
 		return false
 	}
+}
+
+// cut kills a stream whose client fell behind, saying so in the log here,
+// where it is decided: the writer may be waiting between events (it then
+// just sees the stream end) or blocked in a write (which then fails).
+func (st *Stream) cut(why string) {
+	st.logger.Info("a stream's client is not reading; its stream is cut", "why", why)
+	st.Kill(why)
+}
+
+// Killed says why the stream was killed, if it was.
+func (st *Stream) Killed() (why string, killed bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.why, st.killed
 }
 
 // OnKill sets what unblocks the write in progress when the stream is
@@ -233,16 +247,18 @@ func (st *Stream) OnKill(abort func()) {
 	}
 }
 
-// Kill ends the stream, saying why in the logs.
+// Kill ends the stream; why is kept for the logs (the first reason given).
 func (st *Stream) Kill(why string) {
-	st.once.Do(func() {
-		st.why = why
-		close(st.done)
-	})
 	st.mu.Lock()
-	st.killed = true
+	first := !st.killed
+	if first {
+		st.why, st.killed = why, true
+	}
 	abort := st.abort
 	st.mu.Unlock()
+	if first {
+		close(st.done)
+	}
 	if abort != nil {
 		abort()
 	}
