@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"strconv"
 	"sync"
@@ -291,4 +292,84 @@ func EncodeEvent(ev Event) []byte {
 // PingEvent is the keep-alive event sent on open streams.
 func PingEvent(now time.Time) Event {
 	return Event{Name: "ping", Data: []byte(`{"time":"` + now.UTC().Format(time.RFC3339) + `"}`)}
+}
+
+// serveStream writes a stream's events until the client goes, the session
+// ends or the server stops, with a ping every PingInterval.
+func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Stream, sessID string, first ...Event) {
+	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		Refuse(w, http.StatusServiceUnavailable, "STOPPING", "the server is stopping", "")
+		return
+	}
+	e.streams[st] = struct{}{}
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.streams, st)
+		e.mu.Unlock()
+	}()
+	e.opts.Monitor.Connection("connected", sessID)
+	defer e.opts.Monitor.Connection("disconnected", sessID)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// A client that stops reading blocks a write once the sockets'
+	// buffers are full: each write has WriteTimeout, and a kill (the
+	// queue over its bound) ends the write at once, so the stream's
+	// connection slot is freed either way.
+	st.OnKill(func() { _ = rc.SetWriteDeadline(time.Now()) })
+	write := func(ev Event) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(e.opts.WriteTimeout))
+		_, err := w.Write(EncodeEvent(ev))
+		if err == nil {
+			// A write may only fill the buffer: the blocked socket, or
+			// the kill, then surfaces here.
+			err = rc.Flush()
+		}
+		if err != nil {
+			if why, killed := st.Killed(); killed {
+				// The kill ended this write, and was logged where decided.
+				e.logger.Debug("stream ended during a write", "endpoint", e.opts.Name, "session", sessID, "why", why)
+			} else {
+				e.logger.Info("a stream's client stopped reading; its stream is cut", "endpoint", e.opts.Name, "session", sessID, "err", err)
+			}
+			return false
+		}
+		return true
+	}
+	for _, ev := range first {
+		if !write(ev) {
+			return
+		}
+	}
+	if len(first) == 0 {
+		_ = rc.Flush()
+	}
+	ping := time.NewTicker(e.opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-st.done:
+			why, _ := st.Killed()
+			e.logger.Debug("stream ended", "endpoint", e.opts.Name, "session", sessID, "why", why)
+			return
+		case ev := <-st.ch:
+			st.Sent(ev)
+			if !write(ev) {
+				return
+			}
+		case now := <-ping.C:
+			if !write(PingEvent(now)) {
+				return
+			}
+		}
+	}
 }
