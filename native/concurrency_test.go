@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/leasetest"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -23,29 +24,32 @@ import (
 // servers that read, compute and then write blindly.
 type between struct {
 	*native.Engine
-	outside func()
+	outside func() (wait func() error)
 }
 
 func (b between) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	fired := false
-	return b.Engine.Edit(ctx, loc, ifMatch, func(cur []byte) ([]byte, error) {
-		if !fired {
-			fired = true
-			b.outside()
+	var wait func() error
+	res, err := b.Engine.Edit(ctx, loc, ifMatch, func(cur []byte) ([]byte, error) {
+		if wait == nil {
+			wait = b.outside()
 		}
 		return change(cur)
 	})
+	if wait != nil {
+		if werr := wait(); werr != nil {
+			return res, werr
+		}
+	}
+	return res, err
 }
 
 // writeOutside writes content to p as other programs do: in place like
 // Obsidian (truncate and write), or to a new file renamed over it like a
-// sync client.
-func writeOutside(t *testing.T, p, content string, inPlace bool) {
+// sync client. An in-place write may wait for the engine's lease on the
+// note (leasetest.Save): wait blocks until it is done.
+func writeOutside(t *testing.T, p, content string, inPlace bool) (wait func() error) {
 	if inPlace {
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+		return leasetest.Save(p, []byte(content))
 	}
 	tmp := filepath.Join(filepath.Dir(p), ".sync-tmp")
 	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
@@ -54,6 +58,7 @@ func writeOutside(t *testing.T, p, content string, inPlace bool) {
 	if err := os.Rename(tmp, p); err != nil {
 		t.Fatal(err)
 	}
+	return func() error { return nil }
 }
 
 // logVault is a vault holding Log.md with content; p is its file.
@@ -102,13 +107,13 @@ func TestNoLostEdit(t *testing.T) {
 	const n = 1000
 	v, p := logVault(t, "# Log\n## Ours\n## Theirs\n")
 	i := 0
-	ed := between{Engine: v, outside: func() {
+	ed := between{Engine: v, outside: func() func() error {
 		// The other program appends its line at the end of the note.
 		cur, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeOutside(t, p, string(cur)+fmt.Sprintf("theirs %d\n", i), i%2 == 0)
+		return writeOutside(t, p, string(cur)+fmt.Sprintf("theirs %d\n", i), i%2 == 0)
 	}}
 	patch := patchTool(t, tools.Vault{Notes: v, Edit: ed})
 	for ; i < n; i++ {
@@ -146,9 +151,9 @@ func TestIfMatchRefusesWhatChangedBetween(t *testing.T) {
 	content := "# Log\n"
 	v, p := logVault(t, content)
 	i := 0
-	ed := between{Engine: v, outside: func() {
+	ed := between{Engine: v, outside: func() func() error {
 		content += fmt.Sprintf("theirs %d\n", i)
-		writeOutside(t, p, content, i%2 == 0)
+		return writeOutside(t, p, content, i%2 == 0)
 	}}
 	patch := patchTool(t, tools.Vault{Notes: v, Edit: ed})
 	for ; i < 100; i++ {

@@ -258,6 +258,11 @@ func FileError(err error, p string) error {
 			WithHint("Check the path (exact, vault-relative, with extension) or use `name` to resolve it like a wikilink.")
 	case errors.Is(err, fs.ErrExist):
 		return Exists(p)
+	case errors.Is(err, atomicfile.ErrBusy):
+		return busy(err, p)
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		return errors.E(errors.InvalidParams, "%s is not a regular file (a FIFO, device or socket); it is never read or written as a note or attachment", p).With("path", p).WithCause(err).
+			WithHint("Name a note or attachment file; such special files are left alone.")
 	case errors.Is(err, fs.ErrPermission):
 		return errors.E(errors.PermissionDenied, "permission denied: %s", p).WithCause(err)
 	case escapes(err):
@@ -267,6 +272,19 @@ func FileError(err error, p string) error {
 		return err
 	}
 	return errors.E(errors.Internal, "cannot access %s in the vault folder: %v", p, unwrapPath(err)).WithCause(err)
+}
+
+// busy is the REVISION_CONFLICT of a note another program kept writing,
+// naming the conflict copy that keeps a save of theirs the edit could not
+// merge (atomicfile.ConflictCopy), if one was made.
+func busy(err error, p string) *errors.Error {
+	e := note.Busy(p).WithCause(err)
+	var cc *atomicfile.ConflictCopy
+	if errors.As(err, &cc) {
+		e.Message += "; a save of the other program that could not be merged with it is kept in " + cc.Path
+		e.With("conflict_copy", cc.Path)
+	}
+	return e
 }
 
 // escapes reports whether err is os.Root refusing a path that leaves it.

@@ -116,7 +116,7 @@ func (v *Engine) Edit(ctx context.Context, loc note.Locator, ifMatch string, cha
 	// never matched the file read, so every such edit was refused as busy).
 	res, err := atomicfile.UpdateKnown(v.root, real, atomicfile.Change(note.IfMatch(p, ifMatch, change)), &v.published)
 	if errors.Is(err, atomicfile.ErrBusy) {
-		return note.Edited{}, note.Busy(p).WithCause(err)
+		return note.Edited{}, busy(err, p)
 	}
 	if err != nil {
 		return note.Edited{}, FileError(err, p)

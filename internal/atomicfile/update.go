@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,8 +39,9 @@ type Updated struct {
 	// program changed the file between a read and the write.
 	Rounds int
 	// carrying: the change now holds another program's save, found only
-	// in a file this update displaced; giving up would lose it.
+	// in a file this update displaced (carried); giving up would lose it.
 	carrying bool
+	carried  []byte
 }
 
 // carryBudget bounds how long Update keeps trying while it carries
@@ -80,38 +83,160 @@ func Update(root *os.Root, name string, change Change) (Updated, error) {
 // UpdateKnown is Update remembering in pub the files it publishes: a file
 // changed moments ago is first watched for a moment, in case another
 // program is still saving it in place, unless pub knows it as this
-// process's own (see settled).
+// process's own (see settled). pub matters only where the system has no
+// leases (takeLease).
+//
+// A file another program has open for writing is waited for (writerWait
+// at most, then ErrBusy) and never read until that program closes it. An
+// update that gives up while it carries another program's save found only
+// in a file it displaced keeps that save in a conflict copy beside the
+// note (ConflictCopy) rather than drop it.
 func UpdateKnown(root *os.Root, name string, change Change, pub *Published) (Updated, error) {
 	var res Updated
 	start := time.Now()
+	pause := time.Millisecond
 	for res.Rounds < maxRounds || res.carrying && time.Since(start) < carryBudget {
 		if res.carrying && res.Rounds > 0 {
 			time.Sleep(time.Duration(1+rand.IntN(4)) * time.Millisecond)
 		}
 		res.Rounds++
 		done, err := updateOnce(root, name, &change, &res, pub)
-		if done || err != nil {
-			return res, err
+		if errors.Is(err, errWriterOpen) {
+			// Not a round: nothing was read. The writer's close is what
+			// we wait for; the pause only paces the asking.
+			res.Rounds--
+			if time.Since(start) >= writerWait {
+				break
+			}
+			if testHookWriterOpen != nil {
+				testHookWriterOpen()
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, maxPause)
+			continue
+		}
+		if done || err == nil {
+			if done {
+				return res, nil
+			}
+			continue
+		}
+		if errors.Is(err, ErrBusy) {
+			break
+		}
+		return res, err
+	}
+	return res, giveUp(root, name, res.carried)
+}
+
+// giveUp is the error of an update that could not be made. A save of
+// another program that lived only in the update's merge is written to a
+// conflict copy first, unless the note holds it already.
+func giveUp(root *os.Root, name string, carried []byte) error {
+	if carried != nil {
+		if now, err := root.ReadFile(name); err != nil || !bytes.Equal(now, carried) {
+			if cp, err := keepCopy(root, name, carried); err == nil {
+				return &fs.PathError{Op: "update", Path: name, Err: &ConflictCopy{Path: cp}}
+			}
 		}
 	}
-	return res, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
+	return &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 }
+
+// ConflictCopy is the error of an update that gave up (it matches ErrBusy)
+// after it had taken in a save of another program that no file held any
+// more: that save was written to Path, beside the note, as sync clients
+// keep conflicting versions.
+type ConflictCopy struct{ Path string }
+
+func (c *ConflictCopy) Error() string {
+	return ErrBusy.Error() + "; another program's save that could not be merged is kept in " + c.Path
+}
+
+func (c *ConflictCopy) Unwrap() error { return ErrBusy }
+
+// keepCopy writes data to a new file beside name, "<name> (conflict
+// <time>)<ext>", never over an existing one, and returns its name.
+func keepCopy(root *os.Root, name string, data []byte) (string, error) {
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext) + " (conflict " + time.Now().Format("2006-01-02 150405")
+	var err error
+	for i := 1; i <= 9; i++ {
+		cp := stem + ")" + ext
+		if i > 1 {
+			cp = stem + " " + strconv.Itoa(i) + ")" + ext
+		}
+		if err = Create(root, cp, data); err == nil {
+			return cp, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", err
+}
+
+// maxPause is the longest pause between two looks at a file another
+// program has open for writing: short, as the moment it is closed may be
+// the only one before its next save.
+const maxPause = 4 * time.Millisecond
+
+// writerWait bounds how long an update or a read waits for another
+// program to close a file it has open for writing.
+const writerWait = 5 * time.Second
+
+// errWriterOpen is a round that found the file open for writing by another
+// process (takeLease said leaseBusy): nothing was read.
+var errWriterOpen = errors.New("another program has the file open for writing")
+
+// testHookWriterOpen, when set by a test, runs each time an update or a
+// read waits for another program to close the file.
+var testHookWriterOpen func()
+
+// leaseState is what takeLease got.
+type leaseState int
+
+const (
+	// noLease: the system cannot say whether the file is being written;
+	// the file's size and time are watched instead (midSave, settled).
+	noLease leaseState = iota
+	// leaseHeld: nobody has the file open for writing, and nobody can
+	// write into it until the lease is let go.
+	leaseHeld
+	// leaseBusy: another process has the file open for writing.
+	leaseBusy
+)
+
+// noLeases, set by tests, has takeLease answer as on a system without
+// leases, so that the fallback is tested where leases exist.
+var noLeases bool
 
 // updateOnce is one round of Update. It reports done when the update is
 // complete, and false with a nil error when another program's change was
-// seen and the round must be run again on it.
+// seen and the round must be run again on it; errWriterOpen when another
+// program has the file open for writing.
 func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *Published) (bool, error) {
 	change := *changep
-	f, fi, cur, err := openCurrent(root, name)
+	f, fi, err := openCurrent(root, name)
 	if err != nil {
 		return false, err
 	}
-	defer f.Close()
-	if len(cur) == 0 && midSave(f, fi) {
-		return false, nil // read again once the save is done
+	defer f.Close() // lets go of the lease too
+	lease := takeLease(f)
+	if lease == leaseBusy {
+		return false, errWriterOpen
 	}
-	if !pub.ours(name, fi) && !settled(f, fi) {
-		return false, nil // written to while read: read it again
+	cur, err := readAll(f)
+	if err != nil {
+		return false, err
+	}
+	if lease == noLease {
+		if len(cur) == 0 && midSave(f, fi) {
+			return false, nil // read again once the save is done
+		}
+		if !pub.ours(name, fi) && !settled(f, fi) {
+			return false, nil // written to while read: read it again
+		}
 	}
 	next, err := change(cur)
 	if err != nil {
@@ -146,6 +271,11 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	if testHookBeforeSwap != nil {
 		testHookBeforeSwap()
 	}
+	if lease == leaseHeld && leaseBroken(f) {
+		// A program is waiting to write the file: let it (the deferred
+		// close lets go of the lease), and start over on what it wrote.
+		return false, nil
+	}
 	exchanged, err := swap(root, tmp, name)
 	if err != nil {
 		return false, err
@@ -156,24 +286,22 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	if !exchanged {
 		// tmp was renamed onto name: nothing is left at tmp to remove.
 		removeTmp = false
-		if same(f, cur) {
-			syncDir(root, path.Dir(name))
-			pub.Add(root, name)
-			return true, nil
-		}
-		// Written in place to the old file after the check: bring that
-		// content back, over ours unless something replaced ours too.
-		theirs, err := readAll(f)
-		if err != nil {
-			return false, err
-		}
-		if !still(root, name, ours, oursFi, next) {
-			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
-		}
-		return false, Replace(root, name, theirs)
+		return renamedOver(root, name, f, cur, ours, oursFi, next, lease, changep, res, pub)
 	}
 	// tmp now names the file that was at name when we swapped.
-	if shown, err := root.Lstat(tmp); err == nil && os.SameFile(shown, fi) && same(f, cur) {
+	shown, err := root.Lstat(tmp)
+	displaced := err == nil && os.SameFile(shown, fi)
+	if displaced && lease == leaseHeld && !leaseBroken(f) {
+		// Nobody asked to write the file displaced since it was read: no
+		// write can be lost with it. (A program that asks now waits
+		// until it is closed, then writes into a file no name leads to;
+		// only one that looked the name up before the swap and had not
+		// yet reached the open's lease check could; see data-safety.md.)
+		syncDir(root, path.Dir(name))
+		pub.Add(root, name)
+		return true, nil
+	}
+	if displaced && lease == noLease && same(f, cur) {
 		// A program saving in place that opened the old file just before
 		// the swap writes into it a moment later, into a file about to be
 		// removed (a stress test lost 1 save in ten thousand so): a file
@@ -218,11 +346,13 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 		}
 		*changep = mergeInto(name, cur, theirs)
-		res.carrying = true
+		res.carrying, res.carried = true, theirs
 		return false, nil
 	}
 	// Another program replaced or changed the file between the check and
-	// the swap. Swap back, so its file is at name again, untouched.
+	// the swap, or (with a lease) waits to write the file displaced, having
+	// looked its name up before the swap. Swap back, so its file is at
+	// name again, untouched, and the waiting writer writes there.
 	if _, err := swap(root, tmp, name); err != nil {
 		return false, err
 	}
@@ -245,7 +375,9 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 				*changep = mergeInto(name, theirs, merged)
 				// The file displaced holds their later save: it lives on
 				// in merged alone, so the update must not give up early.
-				res.carrying = !bytes.Equal(later, next)
+				if !bytes.Equal(later, next) {
+					res.carrying, res.carried = true, later
+				}
 				return false, nil
 			}
 		}
@@ -260,6 +392,66 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}
 	return false, nil
+}
+
+// renamedOver ends a round whose swap was a rename (no exchange on this
+// system): the file read (f, with cur) is gone from the folder, ours
+// (with next) is at name.
+func renamedOver(root *os.Root, name string, f *os.File, cur []byte, ours *os.File, oursFi fs.FileInfo, next []byte, lease leaseState, changep *Change, res *Updated, pub *Published) (bool, error) {
+	if lease == leaseHeld {
+		if !leaseBroken(f) {
+			syncDir(root, path.Dir(name))
+			pub.Add(root, name)
+			return true, nil
+		}
+		// A program waits to write the file our rename took away: let it
+		// write, then take what it wrote into ours.
+		dropLease(f)
+		if !awaitClose(f) {
+			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
+		}
+	} else if same(f, cur) {
+		syncDir(root, path.Dir(name))
+		pub.Add(root, name)
+		return true, nil
+	}
+	// Written in place to the old file after the check: bring that
+	// content back, merged with ours when they touch different lines.
+	theirs, err := readAll(f)
+	if err != nil {
+		return false, err
+	}
+	if bytes.Equal(theirs, cur) {
+		syncDir(root, path.Dir(name))
+		pub.Add(root, name)
+		return true, nil
+	}
+	if !still(root, name, ours, oursFi, next) {
+		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
+	}
+	*changep = mergeInto(name, cur, theirs)
+	res.carrying, res.carried = true, theirs
+	return false, nil
+}
+
+// awaitClose waits, writerWait at most, until no process has f's file
+// open for writing, and reports whether that came.
+func awaitClose(f *os.File) bool {
+	pause := time.Millisecond
+	for deadline := time.Now().Add(writerWait); ; {
+		switch takeLease(f) {
+		case leaseHeld:
+			dropLease(f)
+			return true
+		case noLease:
+			return false
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, maxPause)
+	}
 }
 
 // mergeInto is the change that merges into the file as it is then what
@@ -297,29 +489,25 @@ func newer(root *os.Root, a, b string) bool {
 }
 
 // openCurrent opens name, which must be a regular file its owner may
-// write, and reads it.
-func openCurrent(root *os.Root, name string) (*os.File, fs.FileInfo, []byte, error) {
+// write.
+func openCurrent(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	f, err := root.Open(name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = &fs.PathError{Op: "update", Path: name, Err: errors.New("not a regular file")}
+		err = &fs.PathError{Op: "update", Path: name, Err: ErrNotRegular}
 	}
 	if err == nil && fi.Mode().Perm()&0o200 == 0 {
 		// A rename would replace a read-only file, which a write could not.
 		err = &fs.PathError{Op: "update", Path: name, Err: fs.ErrPermission}
 	}
-	var cur []byte
-	if err == nil {
-		cur, err = readAll(f)
-	}
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return f, fi, cur, nil
+	return f, fi, nil
 }
 
 // still reports whether name is still the file f (described by fi) and f
@@ -446,19 +634,44 @@ func (p *Published) ours(name string, fi fs.FileInfo) bool {
 
 // ReadSettled reads name as Update reads it: a note another program is
 // saving in place is read once the save is done, not empty or half
-// written (within maxRounds tries; then as it is). pub may be nil.
+// written. Where the system has leases, a file another program has open
+// for writing is waited for (writerWait at most, then ErrBusy) and read
+// under a lease, which no writer can get past; elsewhere the file's size
+// and time are watched (within maxRounds tries; then it is read as it
+// is). pub may be nil.
 func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
+	start := time.Now()
+	pause := time.Millisecond
 	for round := 1; ; round++ {
 		f, err := root.Open(name)
 		if err != nil {
 			return nil, err
 		}
 		fi, err := f.Stat()
-		var data []byte
-		if err == nil {
-			data, err = readAll(f)
+		if err == nil && !fi.Mode().IsRegular() {
+			// A FIFO or a device is never read as a note: the read could
+			// block for ever or never end.
+			err = &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 		}
-		if err != nil || round >= maxRounds || !fi.Mode().IsRegular() {
+		if err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		lease := takeLease(f)
+		if lease == leaseBusy {
+			_ = f.Close()
+			if time.Since(start) >= writerWait {
+				return nil, &fs.PathError{Op: "read", Path: name, Err: ErrBusy}
+			}
+			if testHookWriterOpen != nil {
+				testHookWriterOpen()
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, maxPause)
+			continue
+		}
+		data, err := readAll(f)
+		if err != nil || lease == leaseHeld || round >= maxRounds {
 			_ = f.Close()
 			return data, err
 		}
@@ -469,3 +682,7 @@ func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
 		}
 	}
 }
+
+// ErrNotRegular is a path that names something other than a regular file
+// (a FIFO, a device, a socket) where a note or an attachment was expected.
+var ErrNotRegular = errors.New("not a regular file")

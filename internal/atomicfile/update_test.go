@@ -111,7 +111,7 @@ func TestUpdateRefuses(t *testing.T) {
 // write), in both ways programs write: the update starts over on their
 // content, and neither write is lost.
 func TestUpdateSeesWritesBetweenReadAndWrite(t *testing.T) {
-	t.Parallel()
+	withoutLeases(t) // with a lease, the in-place write waits for the update (lease_linux_test.go)
 	for _, inPlace := range []bool{true, false} {
 		root, dir := openRoot(t)
 		p := filepath.Join(dir, "n.md")
@@ -143,6 +143,7 @@ func TestUpdateSeesWritesBeforeTheSwap(t *testing.T) {
 		if !inPlace && runtime.GOOS != "linux" {
 			continue // a rename in that window is the documented gap
 		}
+		withoutLeases(t) // with a lease, the in-place write waits (lease_linux_test.go)
 		root, dir := openRoot(t)
 		p := filepath.Join(dir, "n.md")
 		os.WriteFile(p, []byte("a\n"), 0o644)
@@ -196,6 +197,9 @@ func heldNote(t *testing.T, later func(swap int)) (root *os.Root, dir, p string,
 	if runtime.GOOS != "linux" {
 		t.Skip("the displaced file is only handed back where names can be exchanged")
 	}
+	// A writer holding the note open while the update runs is what a
+	// lease rules out (lease_linux_test.go); these are the fallback's cases.
+	withoutLeases(t)
 	root, dir = openRoot(t)
 	p = filepath.Join(dir, "n.md")
 	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
@@ -292,62 +296,82 @@ func TestUpdateGivesUpOnAFileThatKeepsChanging(t *testing.T) {
 // as Obsidian does, truncating it and then writing it. An update that
 // reads it between the two finds it empty; it must wait for the save
 // rather than build on the empty file, which replaced the whole note with
-// the edit alone once the save's write landed in the file replaced.
+// the edit alone once the save's write landed in the file replaced. With
+// leases and without.
 func TestUpdateWaitsForASaveInPlace(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("theirs\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, leases := range []bool{true, false} {
+		if !leases {
+			withoutLeases(t)
+		}
+		root, dir := openRoot(t)
+		p := filepath.Join(dir, "n.md")
+		if err := os.WriteFile(p, []byte("theirs\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		finish := beginSave(t, p, "theirs\nmore of theirs\n")
+		if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+			t.Fatal(err)
+		}
+		finish() // a save the update did not wait for ends now
+		if got, _ := os.ReadFile(p); string(got) != "theirs\nmore of theirs\nours\n" {
+			t.Errorf("leases %v: note = %q, want their save and then our line", leases, got)
+		}
 	}
+}
+
+// beginSave begins a save of p in place (the file is truncated, open for
+// writing) and returns what ends it: write content, close. The update or
+// read under test ends it when it starts waiting for the save; a test
+// calls it again at the end (it runs once).
+func beginSave(t *testing.T, p, content string) func() {
+	t.Helper()
 	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0) // the save has begun
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer saver.Close()
 	saved := false
 	finish := func() {
 		if !saved {
 			saved = true
-			if _, err := saver.Write([]byte("theirs\nmore of theirs\n")); err != nil {
-				t.Fatal(err)
+			if _, err := saver.Write([]byte(content)); err != nil {
+				t.Error(err)
 			}
+			saver.Close()
 		}
 	}
-	testHookMidSave = finish
-	defer func() { testHookMidSave = nil }()
-	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
-		t.Fatal(err)
-	}
-	finish() // a save the update did not wait for ends now
-	if got, _ := os.ReadFile(p); string(got) != "theirs\nmore of theirs\nours\n" {
-		t.Errorf("note = %q, want their save and then our line", got)
-	}
+	testHookMidSave, testHookWriterOpen = finish, finish
+	t.Cleanup(func() {
+		testHookMidSave, testHookWriterOpen = nil, nil
+		finish()
+	})
+	return finish
 }
 
 // TestReadSettledWaitsForASaveInPlace: a read during an in-place save
 // gets the saved note, not the empty file the save's truncation left.
 func TestReadSettledWaitsForASaveInPlace(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer saver.Close()
-	testHookMidSave = func() {
-		testHookMidSave = nil
-		if _, err := saver.Write([]byte("saved\n")); err != nil {
-			t.Error(err)
+	for _, leases := range []bool{true, false} {
+		if !leases {
+			withoutLeases(t)
+		}
+		root, dir := openRoot(t)
+		p := filepath.Join(dir, "n.md")
+		if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		beginSave(t, p, "saved\n")
+		got, err := ReadSettled(root, "n.md", nil)
+		if err != nil || string(got) != "saved\n" {
+			t.Errorf("leases %v: read %q, %v; want the saved note", leases, got, err)
 		}
 	}
-	defer func() { testHookMidSave = nil }()
-	got, err := ReadSettled(root, "n.md", nil)
-	if err != nil || string(got) != "saved\n" {
-		t.Errorf("read %q, %v; want the saved note", got, err)
-	}
+}
+
+// withoutLeases runs the rest of t as on a system without leases.
+func withoutLeases(t *testing.T) {
+	t.Helper()
+	noLeases = true
+	t.Cleanup(func() { noLeases = false })
 }
 
 // TestUpdateKeepsAWriteIntoTheDisplacedFile: a program that opened the
@@ -412,4 +436,38 @@ func TestUpdateCarryingASaveDoesNotGiveUp(t *testing.T) {
 		t.Errorf("%d rounds: the writer was meant to keep it busy past %d", res.Rounds, maxRounds)
 	}
 	noTemps(t, dir)
+}
+
+// TestGiveUpKeepsTheCarriedSave: an update that gives up while it holds
+// another program's save that no file holds any more writes that save to
+// a conflict copy beside the note, and says where; one whose save is at
+// the note already makes no copy.
+func TestGiveUpKeepsTheCarriedSave(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\nlater\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := giveUp(root, "n.md", []byte("a\ncarried\n"))
+	var cc *ConflictCopy
+	if !errors.Is(err, ErrBusy) || !errors.As(err, &cc) {
+		t.Fatalf("err = %v, want a ConflictCopy matching ErrBusy", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(cc.Path))); string(got) != "a\ncarried\n" {
+		t.Errorf("%s holds %q, want the carried save", cc.Path, got)
+	}
+	if !strings.HasPrefix(cc.Path, "n (conflict ") || !strings.HasSuffix(cc.Path, ").md") || !strings.Contains(err.Error(), cc.Path) {
+		t.Errorf("copy %q, error %q", cc.Path, err)
+	}
+	first := cc.Path
+	again := giveUp(root, "n.md", []byte("a\ncarried\n"))
+	if !errors.As(again, &cc) || cc.Path == first {
+		t.Fatalf("second copy: %v (first %s)", again, first)
+	}
+	if err := giveUp(root, "n.md", []byte("a\nlater\n")); !errors.Is(err, ErrBusy) || errors.As(err, &cc) {
+		t.Errorf("a save the note holds: err = %v, want ErrBusy without a copy", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%d files, want the note and two copies", len(entries))
+	}
 }

@@ -1,0 +1,141 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/leasetest"
+)
+
+// TestLeaseWaitsForAWriterPausedMidSave: a program saving in place wrote
+// the first half of the note and pauses (a sync client writing in chunks,
+// Obsidian in a GC pause) for longer than any settle time. The update
+// must not take the half for the note: it waits until the writer closes
+// the file. (Judged by the clock, an update read the half after 2 ms and
+// published it; the writer's second half went into the file displaced,
+// and the note lost everything after the first half.)
+func TestLeaseWaitsForAWriterPausedMidSave(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	full := strings.Repeat("line of theirs\n", 1000)
+	if err := os.WriteFile(p, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := saver.Write([]byte(full[:len(full)/2])); err != nil {
+		t.Fatal(err)
+	}
+	waited := 0
+	testHookWriterOpen = func() {
+		if waited++; waited == 1 {
+			if _, err := saver.Write([]byte(full[len(full)/2:])); err != nil {
+				t.Error(err)
+			}
+			saver.Close()
+		}
+	}
+	t.Cleanup(func() { testHookWriterOpen = nil; saver.Close() })
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != full+"ours\n" {
+		t.Errorf("note has %d bytes, want their whole save (%d) and our line; waited %d times", len(got), len(full), waited)
+	}
+}
+
+// TestLeaseWriterAskingBeforeTheSwap: a program opens the note for writing
+// while the update holds it (after the read, before the swap). Its open
+// waits for the lease; the update lets it write and starts over on what
+// it wrote.
+func TestLeaseWriterAskingBeforeTheSwap(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wrote func() error
+	testHookBeforeSwap = func() {
+		if wrote == nil {
+			wrote = leasetest.Save(p, []byte("a\nfrom outside\n"))
+		}
+	}
+	t.Cleanup(func() { testHookBeforeSwap = nil })
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wrote(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nfrom outside\nours\n" {
+		t.Errorf("content %q after %d rounds, want theirs, then ours", got, res.Rounds)
+	}
+	noTemps(t, dir)
+}
+
+// TestLeaseWriterThatLookedUpTheNameBeforeTheSwap: a program that had
+// reached the old file before the swap (here through a second name, a
+// hard link, which is what a path lookup done just before the swap holds)
+// opens it for writing right after the swap. The update sees the lease
+// break, swaps back and lets it write into the file at the note's name;
+// committing instead would have had it write into the file removed.
+func TestLeaseWriterThatLookedUpTheNameBeforeTheSwap(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(dir, "held")
+	if err := os.Link(p, held); err != nil {
+		t.Fatal(err)
+	}
+	var wrote func() error
+	testHookAfterSwap = func() {
+		if wrote == nil {
+			wrote = leasetest.Save(held, []byte("a\nfrom outside\n"))
+		}
+	}
+	t.Cleanup(func() { testHookAfterSwap = nil })
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wrote(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nfrom outside\nours\n" {
+		t.Errorf("content %q after %d rounds, want theirs, then ours", got, res.Rounds)
+	}
+}
+
+// TestReadSettledWaitsForAWriterPausedMidSave: a read during a save paused
+// half way gets the whole save.
+func TestReadSettledWaitsForAWriterPausedMidSave(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	full := strings.Repeat("x\n", 500)
+	saver, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := saver.Write([]byte(full[:300])); err != nil {
+		t.Fatal(err)
+	}
+	testHookWriterOpen = func() {
+		testHookWriterOpen = nil
+		if _, err := saver.Write([]byte(full[300:])); err != nil {
+			t.Error(err)
+		}
+		saver.Close()
+	}
+	t.Cleanup(func() { testHookWriterOpen = nil; saver.Close() })
+	got, err := ReadSettled(root, "n.md", nil)
+	if err != nil || string(got) != full {
+		t.Errorf("read %d bytes, %v; want the whole save (%d)", len(got), err, len(full))
+	}
+}
