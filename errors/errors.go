@@ -51,6 +51,8 @@ const (
 	Timeout          Kind = "TIMEOUT"
 	FileExists       Kind = "FILE_EXISTS"
 	RevisionConflict Kind = "REVISION_CONFLICT"
+	DiskFull         Kind = "DISK_FULL"
+	TooManyFiles     Kind = "TOO_MANY_OPEN_FILES"
 	CLIError         Kind = "CLI_ERROR"
 	Unsupported      Kind = "UNSUPPORTED"
 	Cancelled        Kind = "CANCELLED"
@@ -85,6 +87,10 @@ var kinds = map[Kind]kindInfo{
 		"Pass `overwrite: true` to replace it, or choose another name or destination."},
 	RevisionConflict: {-32007, "A write's `if_match` names another version of the note than the current one: Obsidian, a sync client or another assistant changed it since it was read. Nothing was written; `data.etag` is the current version's.",
 		"Read the note again (its etag too), check that the edit still makes sense, and retry with the new `if_match`."},
+	DiskFull: {-32008, "The disk (or the user's quota) is full (`ENOSPC`, `EDQUOT`). Nothing was written; for a move, rename or tag rename that had begun, `data.failed` lists the notes not changed yet, and the server completes them at its next start or write.",
+		"Free space on the vault's disk, then retry (or let the next write complete the edit)."},
+	TooManyFiles: {-32009, "The process or the system ran out of file descriptors (`EMFILE`, `ENFILE`). As for DISK_FULL, `data.failed` lists the notes a vault-wide edit could not change yet; they are completed at the next start or write.",
+		"Raise the open-file limit (`ulimit -n`) or close programs holding many files, then retry."},
 	CLIError: {-32000, "Any other failure the CLI reported; the message is its first line with noise removed.",
 		"Read the message; it is Obsidian's own."},
 	Unsupported: {-32000, "The request cannot be carried out with this setup, e.g. content the CLI cannot carry losslessly while the vault folder is not reachable from this machine, or `open` with `--backend native`.",
@@ -94,6 +100,10 @@ var kinds = map[Kind]kindInfo{
 	Internal: {-32603, "A bug in obsidian-mcp.",
 		"Report it with the server's stderr log."},
 }
+
+// Resource reports whether err is the machine running out of something
+// (DiskFull, TooManyFiles) rather than a fault of the request or a bug.
+func Resource(err error) (Kind, bool) { return resourceKind(err) }
 
 // Code returns the JSON-RPC code for k; unknown kinds are internal errors.
 func (k Kind) Code() Code {
@@ -113,7 +123,7 @@ type KindDoc struct {
 // kindOrder is the README's order: validation, the Obsidian-specific codes,
 // then the generic ones.
 var kindOrder = []Kind{InvalidParams, NotRunning, CLINotFound, VaultNotFound, FileNotFound, AmbiguousName,
-	PermissionDenied, Timeout, FileExists, RevisionConflict, CLIError, Unsupported, Cancelled, Internal}
+	PermissionDenied, Timeout, FileExists, RevisionConflict, DiskFull, TooManyFiles, CLIError, Unsupported, Cancelled, Internal}
 
 // Kinds lists every kind in documentation order.
 func Kinds() []KindDoc {
@@ -243,6 +253,9 @@ func From(err error) *Error {
 		return E(FileNotFound, "%v", err).WithCause(err)
 	case Is(err, fs.ErrExist):
 		return E(FileExists, "%v", err).WithCause(err)
+	}
+	if k, ok := Resource(err); ok {
+		return E(k, "%v", err).WithCause(err).WithHint(kinds[k].action)
 	}
 	return E(Internal, "internal error: %v", err).WithCause(err)
 }

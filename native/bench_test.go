@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +69,10 @@ func benchVault(b *testing.B) *Engine {
 const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris."
 
 func TestMain(m *testing.M) {
+	// Journal keys and saved indexes go to folders of the tests' own.
+	restore := testenv.IsolateUserDirs()
 	code := m.Run()
+	restore()
 	for _, dir := range []string{benchDir, genDir} {
 		if dir != "" {
 			_ = os.RemoveAll(dir)

@@ -48,12 +48,16 @@ type Engine struct {
 	recovered Recovered
 	logger    *slog.Logger
 	onBuild   func() (end func()) // for the index; see WithIndexBuildHook
-	indexDir  string              // see WithSavedIndex; "" with keepIndex: in the vault
+	indexDir  string              // see WithSavedIndex
 	keepIndex bool
 	patience  time.Duration // see WithSearchPatience
 	// published knows the notes this process wrote last, so that editing
 	// one again does not wait as for a save in progress.
 	published atomicfile.Published
+	// journal signs this process's journal entries and checks those it
+	// finds (journalkey.go).
+	journal   *signer
+	leftAlone map[string]bool // entries recovery left alone; written with the write lock held
 	list      listing
 	find      finder
 }
@@ -68,6 +72,7 @@ type options struct {
 	indexDir  string
 	keepIndex bool
 	patience  time.Duration
+	keyFile   string
 }
 
 // WithIndexBuildHook runs begin before the search index reads many notes at
@@ -102,8 +107,22 @@ func Open(dir string, opts ...Option) (*Engine, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild,
-		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience}, nil
+	v := &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild,
+		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}}
+	// A save another program makes into a file an update just displaced
+	// is merged into the note under the write lock, as any edit is.
+	v.published.SetLock(func() (func(), error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return v.lock.acquire(ctx, v)
+	}, func(name string, err error) {
+		if err != nil {
+			v.logger.Warn("a save another program made while this server replaced the note could not be merged", "path", name, "err", err)
+			return
+		}
+		v.logger.Info("a save another program made while this server replaced the note was merged into it", "path", name)
+	})
+	return v, nil
 }
 
 // Policy is the policy in force: the configured one with the vault's
@@ -116,6 +135,7 @@ func (v *Engine) Dir() string { return v.dir }
 // Close releases the vault folder, and its watcher when the index started
 // one.
 func (v *Engine) Close() error {
+	v.published.Flush() // late saves into displaced files are merged first
 	if v.find.w != nil {
 		v.find.w.close()
 	}
@@ -270,6 +290,9 @@ func FileError(err error, p string) error {
 			WithHint("The tools only reach files inside the vault folder; symlinks that point elsewhere are not followed.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	}
+	if k, ok := errors.Resource(err); ok {
+		return errors.E(k, "cannot access %s: %v", p, unwrapPath(err)).With("path", p).WithCause(err).WithHint(errors.From(err).Hint)
 	}
 	return errors.E(errors.Internal, "cannot access %s in the vault folder: %v", p, unwrapPath(err)).WithCause(err)
 }

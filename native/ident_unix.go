@@ -15,3 +15,12 @@ func fileID(fi fs.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// noFollow makes an open fail on a symlink in the last place of the path:
+// the state folder's files are never reached through one. nonBlock keeps
+// an open of a FIFO from waiting for a writer (it is then refused as not
+// a regular file).
+const (
+	noFollow = syscall.O_NOFOLLOW
+	nonBlock = syscall.O_NONBLOCK
+)

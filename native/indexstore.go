@@ -2,31 +2,36 @@ package native
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
-
-// IndexDir is where, under StateDir, the search index is kept between runs
-// by default (WithSavedIndex).
-const IndexDir = StateDir + "/index"
 
 const snapshotFile = "snapshot"
 
 // WithSavedIndex keeps the search index between runs, so that a restart
-// reads again only the notes that changed: under base, in a folder of its
-// own for each vault (named by a hash of the vault's path), or, with base
-// "", in the vault's own IndexDir. Without this option the index lives in
-// memory only.
+// reads again only the notes that changed: under base (CacheIndexBase by
+// default), in a folder of its own for each vault, named by a hash of the
+// vault's path. Without this option the index lives in memory only.
 func WithSavedIndex(base string) Option {
-	return func(o *options) { o.indexDir, o.keepIndex = base, true }
+	return func(o *options) {
+		if base == "" {
+			base, _ = CacheIndexBase()
+		}
+		o.indexDir, o.keepIndex = base, base != ""
+	}
 }
 
 // WithSearchPatience sets how long a search waits for a large index build
@@ -36,8 +41,8 @@ func WithSearchPatience(d time.Duration) Option {
 	return func(o *options) { o.patience = d }
 }
 
-// CacheIndexBase is the base folder (WithSavedIndex) in the user's cache
-// folder, for vaults the server must not write.
+// CacheIndexBase is the default base folder (WithSavedIndex), in the
+// user's cache folder.
 func CacheIndexBase() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -46,15 +51,12 @@ func CacheIndexBase() (string, error) {
 	return filepath.Join(cache, "obsidian-mcp", "index"), nil
 }
 
-// indexDir is where the vault's index is kept (WithSavedIndex), and the
+// indexPlace is where the vault's index is kept (WithSavedIndex), and the
 // tag its snapshots carry: the vault's absolute path.
 func (v *Engine) indexPlace() (dir, tag string) {
 	abs, err := filepath.Abs(v.dir)
 	if err != nil {
 		abs = v.dir
-	}
-	if v.indexDir == "" {
-		return filepath.Join(v.dir, filepath.FromSlash(IndexDir)), abs
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(v.indexDir, hex.EncodeToString(sum[:8])), abs
@@ -65,6 +67,11 @@ func (v *Engine) indexPlace() (dir, tag string) {
 // process, take a lock of their own (not the vault's write lock, which
 // edits would then wait on), and one that finds it taken leaves the
 // saving to the holder.
+//
+// Every file in dir is reached through an os.Root on dir, and the lock
+// files are opened without following a symlink: a link planted there
+// (dir may be inside a synced vault) cannot have the server write, create
+// or delete files elsewhere.
 type indexStore struct {
 	dir  string
 	lock *flock.Flock
@@ -75,16 +82,33 @@ type indexStore struct {
 
 func newIndexStore(dir string) *indexStore {
 	return &indexStore{dir: dir,
-		lock:  flock.New(filepath.Join(dir, "lock"), flock.SetPermissions(0o644)),
-		build: flock.New(filepath.Join(dir, "build.lock"), flock.SetPermissions(0o644))}
+		lock:  flock.New(filepath.Join(dir, "lock"), flock.SetPermissions(0o644), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollow)),
+		build: flock.New(filepath.Join(dir, "build.lock"), flock.SetPermissions(0o644), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollow))}
 }
+
+// root makes dir if needed and opens it as a root; dir itself must be a
+// real folder, not a symlink to one.
+func (s *indexStore) root() (*os.Root, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(s.dir); err != nil || !fi.IsDir() {
+		return nil, &os.PathError{Op: "open", Path: s.dir, Err: errNotAFolder}
+	}
+	return os.OpenRoot(s.dir)
+}
+
+// errNotAFolder is a state folder that is a symlink or a file.
+var errNotAFolder = errors.New("not a folder (a symlink is not followed here)")
 
 // TryBuild implements vaultindex.Builds. A folder that cannot be made or
 // locked leaves this process to build alone.
 func (s *indexStore) TryBuild() (release func(), ok bool) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	r, err := s.root()
+	if err != nil {
 		return func() {}, true
 	}
+	_ = r.Close()
 	got, err := s.build.TryLock()
 	if err != nil {
 		return func() {}, true
@@ -101,7 +125,7 @@ func (s *indexStore) TryBuild() (release func(), ok bool) {
 func (s *indexStore) WaitBuilt(ctx context.Context) error {
 	got := make(chan error, 1)
 	go func() {
-		l := flock.New(s.build.Path())
+		l := flock.New(s.build.Path(), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollow))
 		err := l.RLock()
 		if err == nil {
 			_ = l.Unlock()
@@ -116,14 +140,25 @@ func (s *indexStore) WaitBuilt(ctx context.Context) error {
 	}
 }
 
-func (s *indexStore) Open() (io.ReadSeekCloser, error) {
-	return os.Open(filepath.Join(s.dir, snapshotFile))
+func (s *indexStore) Open() (io.ReadSeekCloser, error) { return openSnapshot(s.dir) }
+
+// openSnapshot opens the snapshot in dir, a regular file reached without
+// a symlink.
+func openSnapshot(dir string) (*os.File, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return openRegular(r, snapshotFile)
 }
 
 func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	r, err := s.root()
+	if err != nil {
 		return err
 	}
+	defer r.Close()
 	ok, err := s.lock.TryLock()
 	if err != nil {
 		return err
@@ -134,25 +169,32 @@ func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
 	defer func() { _ = s.lock.Unlock() }()
 	// What a publisher killed mid-write left: no one else writes here
 	// while the lock is held.
-	if old, _ := filepath.Glob(filepath.Join(s.dir, snapshotFile+"-*.tmp")); len(old) > 0 {
-		for _, p := range old {
-			_ = os.Remove(p)
+	if d, err := r.Open("."); err == nil {
+		names, _ := d.Readdirnames(-1)
+		_ = d.Close()
+		for _, n := range names {
+			if strings.HasPrefix(n, snapshotFile+"-") && strings.HasSuffix(n, ".tmp") {
+				_ = r.Remove(n)
+			}
 		}
 	}
 	// A vault kept in git (the obsidian-git plugin commits everything)
 	// should not carry the index.
-	ignore := filepath.Join(s.dir, ".gitignore")
-	if _, err := os.Stat(ignore); os.IsNotExist(err) {
-		_ = os.WriteFile(ignore, []byte("# obsidian-mcp's search index: rebuilt from the notes, never worth keeping\n*\n"), 0o644)
+	if _, err := r.Lstat(".gitignore"); errors.Is(err, fs.ErrNotExist) {
+		if f, err := r.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644); err == nil {
+			_, _ = f.WriteString("# obsidian-mcp's search index: rebuilt from the notes, never worth keeping\n*\n")
+			_ = f.Close()
+		}
 	}
-	f, err := os.CreateTemp(s.dir, snapshotFile+"-*.tmp")
+	tmp := snapshotFile + "-" + rand.Text()[:12] + ".tmp"
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			_ = f.Close()
-			_ = os.Remove(f.Name())
+			_ = r.Remove(tmp)
 		}
 	}()
 	if err = write(f); err != nil {
@@ -164,7 +206,24 @@ func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), filepath.Join(s.dir, snapshotFile))
+	return r.Rename(tmp, snapshotFile)
+}
+
+// openRegular opens name inside r for reading, refusing a symlink and
+// anything but a regular file.
+func openRegular(r *os.Root, name string) (*os.File, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|noFollow|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		if err == nil {
+			err = &os.PathError{Op: "open", Path: name, Err: atomicfile.ErrNotRegular}
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // IndexState is where the vault's search index is kept between runs, and
@@ -188,7 +247,7 @@ func (v *Engine) IndexState() IndexState {
 	}
 	dir, tag := v.indexPlace()
 	st := IndexState{Kept: true, Dir: dir}
-	f, err := os.Open(filepath.Join(dir, snapshotFile))
+	f, err := openSnapshot(dir)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			st.Saved, st.Err = true, err

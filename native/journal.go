@@ -1,7 +1,6 @@
 package native
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -11,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -47,7 +45,15 @@ type intent struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Paths []string `json:"paths,omitempty"`
+	// MAC signs the rest with this user's journal key (journalkey.go).
+	MAC string `json:"mac,omitempty"`
 }
+
+// Bounds of what recovery reads: an entry or log over them is left alone.
+const (
+	maxEntry    = 32 << 20 // a tag rename of about 400,000 notes
+	maxEntryLog = 64 << 20
+)
 
 // journal is a vault-wide edit's entry while the edit runs. Its log
 // records, before each note is replaced, the note's content hashes before
@@ -66,6 +72,7 @@ func (v *Engine) startJournal(in intent) (*journal, error) {
 	in.Host, _ = os.Hostname()
 	in.PID = os.Getpid()
 	in.Started = time.Now().UTC()
+	in.MAC = v.journal.sign(in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
@@ -105,10 +112,15 @@ func (j *journal) noting(p string, change atomicfile.Change) atomicfile.Change {
 }
 
 // finish removes the entry: the edit is complete (or was cancelled, and
-// its answer says what was done).
-func (j *journal) finish() {
+// its answer says what was done). An edit that could not change every
+// note it meant to (a full disk, no descriptors left, a note that kept
+// changing) keeps its entry instead, so that the next write, or the next
+// start, completes it.
+func (j *journal) finish(complete bool) {
 	_ = j.log.Close()
-	j.remove()
+	if complete {
+		j.remove()
+	}
 }
 
 // journalPending reports whether a journal entry may be waiting. It costs
@@ -160,52 +172,12 @@ func (v *Engine) writing(ctx context.Context) (release func(), err error) {
 		return nil, err
 	}
 	if !v.swept || v.journalPending() {
+		sweep := !v.swept
 		v.swept = true
-		v.recovered = v.recoverLocked(ctx)
+		v.recovered = v.recoverLocked(ctx, sweep)
 		logRecovered(v.logger, v.recovered)
 	}
 	return release, nil
-}
-
-// recoverLocked does Recover's work with the write lock held.
-func (v *Engine) recoverLocked(ctx context.Context) Recovered {
-	var r Recovered
-	r.Temps = v.removeTemps()
-	entries, err := fs.ReadDir(v.rootFS(), journalDir)
-	if err != nil {
-		return r
-	}
-	host, _ := os.Hostname()
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
-		}
-		name = journalDir + "/" + name
-		data, err := v.root.ReadFile(name + ".json")
-		var in intent
-		if err == nil {
-			err = json.Unmarshal(data, &in)
-		}
-		if err != nil {
-			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s.json cannot be read (%v); remove it once the vault is checked", name, err))
-			continue
-		}
-		if in.Host != host {
-			// Copied here by a sync client: its edit ran on that machine,
-			// which may still be running it.
-			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s.json is an edit on another machine (%s); left for that machine's server", name, in.Host))
-			continue
-		}
-		done, rolledBack := v.resume(ctx, name, in)
-		if rolledBack {
-			r.RolledBack = append(r.RolledBack, done)
-		} else {
-			r.Completed = append(r.Completed, done)
-		}
-		(&journal{v: v, name: name}).remove()
-	}
-	return r
 }
 
 // remove deletes the entry's files, and the journal folder once empty.
@@ -213,98 +185,6 @@ func (j *journal) remove() {
 	_ = j.v.root.Remove(j.name + ".json")
 	_ = j.v.root.Remove(j.name + ".log")
 	_ = j.v.root.Remove(journalDir) // only when empty
-}
-
-// resume completes the interrupted edit in, or rolls it back when it had
-// not started, and says which in a sentence.
-func (v *Engine) resume(ctx context.Context, name string, in intent) (string, bool) {
-	since := fmt.Sprintf("started %s by process %d", in.Started.Format(time.RFC3339), in.PID)
-	switch in.Op {
-	case opMove:
-		files, err := v.Files()
-		if err != nil {
-			return fmt.Sprintf("the move %v (%s) could not be resumed: %v", in.Moves, since, err), false
-		}
-		// The list before the move: the moved files at their old paths.
-		back := map[string]string{}
-		pending := map[string]string{}
-		for from, to := range in.Moves {
-			switch {
-			case v.taken(to) && !v.taken(from):
-				back[to] = from
-				pending[from] = to
-			case v.taken(from) && !v.taken(to):
-				// Not moved yet: nothing to repair.
-			default:
-				return fmt.Sprintf("the move of %s to %s (%s) was left as it is: both or neither path exist now", from, to, since), false
-			}
-		}
-		if len(pending) == 0 {
-			return fmt.Sprintf("the move %v (%s) had not happened yet; nothing was changed", in.Moves, since), true
-		}
-		before := make([]string, len(files))
-		for i, f := range files {
-			before[i] = f
-			if from, ok := back[f]; ok {
-				before[i] = from
-			}
-		}
-		changes := v.retarget(before, pending)
-		return fmt.Sprintf("completed the move %v (%s): %d links in %d notes rewritten now, %d notes could not be changed %v",
-			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false
-	case opRenameTag:
-		logged := readIntentLog(v, name+".log")
-		notes, uses, skipped := 0, 0, []string{}
-		for _, p := range in.Paths {
-			cur, err := v.root.ReadFile(v.RealPath(p))
-			if err != nil {
-				continue // gone since
-			}
-			if l, ok := logged[p]; ok {
-				switch note.ETag(cur) {
-				case l.after:
-					continue // done before the crash
-				case l.before:
-				default:
-					// Written and then changed by another program, or
-					// changed before it was written: applying the rename
-					// again could rename a renamed tag (proj → proj/sub).
-					skipped = append(skipped, p)
-					continue
-				}
-			}
-			n, err := v.renameTagIn(p, in.From, in.To, nil)
-			if err == nil && n > 0 {
-				notes++
-				uses += n
-			}
-		}
-		return fmt.Sprintf("completed the rename of tag %s to %s (%s): %d uses in %d notes renamed now; left for you to check, changed by another program since: %v",
-			in.From, in.To, since, uses, notes, skipped), false
-	}
-	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false
-}
-
-// hashes is one note's line in a journal's log.
-type hashes struct{ before, after string }
-
-// readIntentLog reads a journal's log: each note's last line wins.
-func readIntentLog(v *Engine, name string) map[string]hashes {
-	out := map[string]hashes{}
-	data, err := v.root.ReadFile(name)
-	if err != nil {
-		return out
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		before, rest, ok1 := strings.Cut(sc.Text(), " ")
-		after, p, ok2 := strings.Cut(rest, " ")
-		if ok1 && ok2 {
-			out[p] = hashes{before, after}
-		}
-	}
-	return out
 }
 
 // renameTagIn renames a tag in one note, recording it in j when set. It
@@ -395,7 +275,11 @@ func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string)
 	if err != nil {
 		return out, err
 	}
-	defer j.finish()
+	// A cancelled rename answers what it did and leaves no entry; one
+	// that could not change a note keeps it, to be completed later.
+	complete := true
+	defer func() { j.finish(complete) }()
+	var short error
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -403,8 +287,13 @@ func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string)
 		n, err := v.renameTagIn(p, from, to, j)
 		switch {
 		case errors.Is(err, atomicfile.ErrBusy):
-			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: note.Busy(p).Message})
+			complete = false
+			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: busy(err, p).Message})
 		case err != nil:
+			complete = false
+			if _, ok := errors.Resource(err); ok && short == nil {
+				short = err
+			}
 			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: errors.From(FileError(err, p)).Message})
 		case n > 0:
 			out.Notes++
@@ -414,5 +303,21 @@ func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string)
 			}
 		}
 	}
+	if short != nil {
+		failed := make([]string, len(out.Failed))
+		for i, f := range out.Failed {
+			failed[i] = f.Path
+		}
+		return out, partial(short, fmt.Sprintf("the tag %s was renamed to %s in %d notes", from, to, out.Notes), failed)
+	}
 	return out, nil
+}
+
+// partial is the error of a vault-wide edit cut short by the machine
+// (errors.Resource): what was done, the notes left (data.failed), and
+// that the edit is completed at the next start or write.
+func partial(cause error, done string, failed []string) error {
+	k, _ := errors.Resource(cause)
+	return errors.E(k, "%s, but %d notes could not be changed (%v); they are changed at the server's next start or write", done, len(failed), unwrapPath(cause)).
+		With("failed", failed).WithCause(cause).WithHint(errors.From(cause).Hint)
 }

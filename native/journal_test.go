@@ -37,6 +37,14 @@ func leaveJournal(t *testing.T, dir string, in intent, log string) {
 		in.Host, _ = os.Hostname()
 	}
 	in.PID, in.Started = 999999, time.Now().UTC()
+	switch in.MAC {
+	case "":
+		in.MAC = (&signer{}).sign(in) // this user's key, as the dead process had
+	case "unsigned":
+		in.MAC = ""
+	case "another key":
+		in.MAC = (&signer{file: filepath.Join(t.TempDir(), "journal.key")}).sign(in)
+	}
 	data, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -265,5 +273,139 @@ func TestRecoverOnAVaultNeverWritten(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, StateDir)); err == nil {
 		t.Error("recovery made the state folder")
+	}
+}
+
+// TestRecoverReplaysOnlyWhatAnEditOfOursWouldDo: entries that a sync
+// client copied or someone planted in the vault are left alone, whatever
+// they say: unsigned, signed with another key, naming a tag with a line
+// break (which would inject a heading), a hidden path, or a path the
+// vault's policy keeps from the server; none changes a note.
+func TestRecoverReplaysOnlyWhatAnEditOfOursWouldDo(t *testing.T) {
+	t.Parallel()
+	before := "---\ntags: [proj]\n---\n#proj and [[Ghost]]\n"
+	for _, tc := range []struct {
+		name string
+		in   intent
+		why  string
+	}{
+		{"unsigned", intent{Op: opRenameTag, From: "proj", To: "done", Paths: []string{"a.md"}, MAC: "unsigned"}, "not signed"},
+		{"another key", intent{Op: opRenameTag, From: "proj", To: "done", Paths: []string{"a.md"}, MAC: "another key"}, "not signed"},
+		{"unsigned move", intent{Op: opMove, Moves: map[string]string{"Ghost.md": "b.md"}, MAC: "unsigned"}, "not signed"},
+		{"line break in a tag", intent{Op: opRenameTag, From: "proj", To: "x\n# Injected", Paths: []string{"a.md"}}, "not one"},
+		{"hidden path", intent{Op: opRenameTag, From: "proj", To: "done", Paths: []string{".obsidian/a.md"}}, "no note may have"},
+		{"escaping path", intent{Op: opMove, Moves: map[string]string{"../x.md": "b.md"}}, "no note may have"},
+	} {
+		dir := writeVault(t, map[string]string{"a.md": before, "b.md": "b\n", ".obsidian/a.md": before})
+		leaveJournal(t, dir, tc.in, "")
+		r := recoverVault(t, dir)
+		if len(r.LeftAlone) != 1 || !strings.Contains(r.LeftAlone[0], tc.why) || len(r.Completed) != 0 {
+			t.Errorf("%s: recovered %+v, want it left alone as %q", tc.name, r, tc.why)
+		}
+		for _, p := range []string{"a.md", ".obsidian/a.md"} {
+			if got := readNote(t, dir, p); got != before {
+				t.Errorf("%s: %s = %q", tc.name, p, got)
+			}
+		}
+	}
+	// Signed, but the policy (the vault's .mcpignore) hides one note.
+	dir := writeVault(t, map[string]string{"a.md": before, "Private/p.md": before, ".mcpignore": "Private/\n"})
+	leaveJournal(t, dir, intent{Op: opRenameTag, From: "proj", To: "done", Paths: []string{"a.md", "Private/p.md"}}, "")
+	recoverVault(t, dir)
+	if got := readNote(t, dir, "Private/p.md"); got != before {
+		t.Errorf("a note the policy hides was changed: %q", got)
+	}
+	if got := readNote(t, dir, "a.md"); !strings.Contains(got, "#done") {
+		t.Errorf("the signed entry was not completed: %q", got)
+	}
+}
+
+// TestRecoverCleansATornEntry: a process killed while it wrote an entry
+// leaves a log without an entry, or the entry's temporary file; the next
+// write removes them and the journal folder, so later writes do not look
+// at the journal again.
+func TestRecoverCleansATornEntry(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	jd := filepath.Join(dir, filepath.FromSlash(journalDir))
+	if err := os.MkdirAll(jd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"20261126T120000-AAAA.log", ".20261126T120000-BBBB.json.tmp-123456789012"} {
+		if err := os.WriteFile(filepath.Join(jd, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recoverVault(t, dir)
+	if _, err := os.Stat(jd); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(jd)
+		t.Errorf("the journal folder is still there: %v", entries)
+	}
+}
+
+// TestRecoverBoundsWhatItReads: an entry over maxEntry is left alone
+// without being read (a 300 MB entry was read whole at start).
+func TestRecoverBoundsWhatItReads(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	leaveJournal(t, dir, intent{Op: opMove, Moves: map[string]string{"x.md": "a.md"}}, "")
+	if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(journalDir), "x.json"), maxEntry+1); err != nil {
+		t.Fatal(err)
+	}
+	r := recoverVault(t, dir)
+	if len(r.LeftAlone) != 1 || !strings.Contains(r.LeftAlone[0], "over the limit") {
+		t.Errorf("recovered %+v", r)
+	}
+}
+
+// TestStateFolderIsNotFollowed: a .obsidian-mcp that is a symlink (out of
+// the vault, or into a visible folder the journal would be read from) is
+// refused: no write takes its lock there, nothing is created through it.
+func TestStateFolderIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	dir := writeVault(t, map[string]string{"a.md": "a\n", "Public/x.md": "x\n"})
+	for _, target := range []string{outside, filepath.Join(dir, "Public")} {
+		link := filepath.Join(dir, StateDir)
+		_ = os.Remove(link)
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.Append(t.Context(), note.ByPath("a.md"), "more", false)
+		_ = v.Close()
+		if err == nil {
+			t.Errorf("%s: a write went ahead with the state folder a symlink", target)
+		}
+		entries, _ := os.ReadDir(target)
+		for _, e := range entries {
+			if e.Name() != "x.md" {
+				t.Errorf("%s: %s was made through the symlink", target, e.Name())
+			}
+		}
+	}
+	// A dangling link named lock, inside a real state folder, is not
+	// followed to create its target.
+	_ = os.Remove(filepath.Join(dir, StateDir))
+	if err := os.Mkdir(filepath.Join(dir, StateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(outside, "created-by-lock")
+	if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(lockFile))); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, err := v.Append(t.Context(), note.ByPath("a.md"), "more", false); err == nil {
+		t.Error("a write took a lock through a symlink")
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the lock's symlink was followed and its target created")
 	}
 }

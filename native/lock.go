@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/gofrs/flock"
@@ -40,7 +41,7 @@ type writeLock struct {
 func newWriteLock(vaultDir string) *writeLock {
 	return &writeLock{
 		slot: make(chan struct{}, 1),
-		file: flock.New(filepath.Join(vaultDir, filepath.FromSlash(lockFile)), flock.SetPermissions(0o644)),
+		file: flock.New(filepath.Join(vaultDir, filepath.FromSlash(lockFile)), flock.SetPermissions(0o644), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollow)),
 	}
 }
 
@@ -59,6 +60,13 @@ func (l *writeLock) acquire(ctx context.Context, v *Engine) (release func(), err
 			return nil, lockError(err)
 		}
 		l.made = true
+	}
+	// Every time: a state folder swapped for a symlink (to a folder
+	// elsewhere, or to a visible one the journal would then be read
+	// from) is refused, not followed.
+	if err := checkStateDir(v.root); err != nil {
+		<-l.slot
+		return nil, lockError(err)
 	}
 	release = func() {
 		_ = l.file.Unlock()
@@ -88,6 +96,15 @@ func (l *writeLock) acquire(ctx context.Context, v *Engine) (release func(), err
 		return nil, ctx.Err()
 	}
 	return release, nil
+}
+
+// checkStateDir makes sure StateDir is a real folder at the vault's top.
+func checkStateDir(root *os.Root) error {
+	fi, err := root.Lstat(StateDir)
+	if err == nil && !fi.IsDir() {
+		err = &os.PathError{Op: "open", Path: StateDir, Err: errNotAFolder}
+	}
+	return err
 }
 
 func lockError(err error) error {

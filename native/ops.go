@@ -3,6 +3,7 @@ package native
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -257,7 +258,10 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	if err != nil {
 		return note.Moved{}, err
 	}
-	defer j.finish()
+	// Kept, for the next start or write to complete, while a note's links
+	// could not be rewritten.
+	complete := true
+	defer func() { j.finish(complete) }()
 	if err := v.rename(from, to); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return note.Moved{}, Exists(to)
@@ -266,7 +270,11 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	}
 	// From here the move has happened: the links are repaired whatever the
 	// context says, or the vault would be left half-done.
-	changes := v.retarget(files, moves)
+	changes, short := v.retarget(files, moves)
+	complete = len(changes.Failed) == 0
+	if short != nil {
+		return note.Moved{}, partial(short, fmt.Sprintf("%s was moved to %s and %d links in %d notes rewritten", from, to, changes.Links, changes.Notes), changes.Failed)
+	}
 	return note.Moved{From: from, To: to, Links: changes}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/obsidian-mcp/obsidian-mcp/canvas"
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -16,12 +17,16 @@ import (
 
 // retarget rewrites, in every note, the links that the moves (old path →
 // new path) would break or send elsewhere; files is the vault's file list
-// before the moves. It is called with the write lock held, after the files moved.
+// before the moves. It is called with the write lock held, after the files
+// moved. Notes the policy keeps this server from changing are left as
+// they are. The error is the first that says the machine ran out of
+// something (a full disk, no descriptors: errors.Resource) while notes
+// were rewritten; those notes are in Failed.
 //
 // A note is read only when its text could hold such a link: one naming a
 // moved file's old or new stem (plain or URL-encoded), or, for a moved note
 // itself, any link (its relative links change with its folder).
-func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkChanges {
+func (v *Engine) retarget(files []string, moves map[string]string) (*note.LinkChanges, error) {
 	after := make([]string, len(files))
 	var needles [][]byte
 	for i, f := range files {
@@ -40,8 +45,9 @@ func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkCha
 
 	type job struct{ before, now string }
 	var jobs []job
+	pol := v.Policy()
 	for i, f := range files {
-		if note.IsMarkdown(f) || canvas.Is(f) {
+		if (note.IsMarkdown(f) || canvas.Is(f)) && pol.CheckWrite(after[i]) == nil {
 			jobs = append(jobs, job{f, after[i]})
 		}
 	}
@@ -72,10 +78,14 @@ func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkCha
 	wg.Wait()
 
 	changes := &note.LinkChanges{Paths: []string{}}
+	var short error
 	for _, r := range results {
 		switch {
 		case r.err != nil:
 			changes.Failed = append(changes.Failed, r.path)
+			if _, ok := errors.Resource(r.err); ok && short == nil {
+				short = r.err
+			}
 		case r.links > 0:
 			changes.Links += r.links
 			changes.Notes++
@@ -85,7 +95,7 @@ func (v *Engine) retarget(files []string, moves map[string]string) *note.LinkCha
 		}
 	}
 	sort.Strings(changes.Paths)
-	return changes
+	return changes, short
 }
 
 // relinked is what happened to one note's links.

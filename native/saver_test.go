@@ -46,12 +46,13 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	}()
 	var wg sync.WaitGroup
 	var done, refused atomic.Int32
+	var engines []*Engine
 	for e := range 2 {
 		v, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = v.Close() })
+		engines = append(engines, v)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -72,6 +73,9 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	stop.Store(true)
 	if err := <-saver; err != nil {
 		t.Fatal(err)
+	}
+	for _, v := range engines {
+		_ = v.Close() // merges what came late into a file an append displaced
 	}
 	raw, err := os.ReadFile(p)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +18,8 @@ import (
 )
 
 // These tests run real server processes on one vault and look at the
-// search index they keep in it between runs (.obsidian-mcp/index): a
+// search index they keep between runs (in the user's cache folder, which
+// TestMain points at a folder of its own: indexFolder): a
 // restart reads the saved index and only the notes that changed; several
 // servers share it; a damaged one, or one cut by a kill, is never used.
 
@@ -37,6 +40,18 @@ func indexVault(t *testing.T, n int) string {
 	old := time.Now().Add(-time.Hour)
 	_ = filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
 	return dir
+}
+
+// indexFolder is where a server keeps the search index of the vault dir
+// by default: a folder named by a hash of the vault's path in the cache.
+func indexFolder(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(os.Getenv("XDG_CACHE_HOME"), "obsidian-mcp", "index", hex.EncodeToString(sum[:8]))
 }
 
 func writeNote(t *testing.T, dir, p, content string) {
@@ -107,7 +122,7 @@ func zebras(n int, except ...int) []string {
 func TestIndexKeptAcrossRestarts(t *testing.T) {
 	const n = 600
 	dir := indexVault(t, n)
-	snapshot := filepath.Join(dir, ".obsidian-mcp", "index", "snapshot")
+	snapshot := filepath.Join(indexFolder(t, dir), "snapshot")
 	env := []string{"OBSIDIAN_MCP_LOG_LEVEL=debug"}
 
 	first, _ := goSDK(t, time.Minute, append([]string{"OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH=" + dir}, env...)...)
@@ -161,7 +176,7 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 func TestIndexSharedBySeveralServers(t *testing.T) {
 	const n, procs = 1500, 4
 	dir := indexVault(t, n)
-	snapshot := filepath.Join(dir, ".obsidian-mcp", "index", "snapshot")
+	snapshot := filepath.Join(indexFolder(t, dir), "snapshot")
 	sessions := make([]*mcp.ClientSession, procs)
 	logs := make([]fmt.Stringer, procs)
 	for p := range procs {
@@ -210,7 +225,7 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 		t.Errorf("the server started last did not use the saved index:\n%s", log)
 	}
 	_ = last.Close()
-	if tmp, _ := filepath.Glob(filepath.Join(dir, ".obsidian-mcp", "index", "*.tmp")); len(tmp) > 0 {
+	if tmp, _ := filepath.Glob(filepath.Join(indexFolder(t, dir), "*.tmp")); len(tmp) > 0 {
 		t.Errorf("servers that exited left %v", tmp)
 	}
 }
@@ -237,7 +252,7 @@ func TestIndexKilledWhileSaving(t *testing.T) {
 // larger vault, whose save takes longer).
 func killWhileSaving(t *testing.T, n int) bool {
 	dir := indexVault(t, n)
-	index := filepath.Join(dir, ".obsidian-mcp", "index")
+	index := indexFolder(t, dir)
 	cmd, cs := killable(t, dir)
 	defer cs.Close()
 	go func() {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // These tests run the real binary, built once with a version stamped in
@@ -38,6 +39,7 @@ func (b *binaryMain) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	defer testenv.IsolateUserDirs()()
 	binary = filepath.Join(dir, "obsidian-mcp")
 	if runtime.GOOS == "windows" {
 		binary += ".exe"

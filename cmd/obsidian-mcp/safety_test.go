@@ -305,6 +305,7 @@ func TestChunkedWriterBesideAppends(t *testing.T) {
 		}
 	}
 	saves := w.stop(t)["Big.md"]
+	_ = cs.Close() // the server exits, merging any save that came late
 	raw, err := os.ReadFile(filepath.Join(dir, "Big.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -375,8 +376,13 @@ func TestOutsideWritersDuringVaultWideEdits(t *testing.T) {
 	}
 	outside := 0
 	lost := 0
-	for _, w := range writers {
-		for rel, lines := range w.stop(t) {
+	wrote := make([]map[string][]string, len(writers))
+	for i, w := range writers {
+		wrote[i] = w.stop(t)
+	}
+	_ = cs.Close() // the server exits, merging any save that came late
+	for _, written := range wrote {
+		for rel, lines := range written {
 			raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 			if err != nil {
 				t.Fatal(err)

@@ -126,7 +126,7 @@ func TestDoctor(t *testing.T) {
 			name: "search index: where it is kept and what is saved",
 			prepare: func(t *testing.T) setup {
 				d := vaultDir(t)
-				v, err := native.Open(d, native.WithSavedIndex(""))
+				v, err := native.Open(d, native.WithSavedIndex("")) // the cache folder, as the server's default
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -137,7 +137,7 @@ func TestDoctor(t *testing.T) {
 				return setup{args: []string{"--backend", "native", "--vault-path", d}, finder: nowhere}
 			},
 			exit:   0,
-			want:   []string{"✓ search index: saved in ", ".obsidian-mcp/index (1 note, ", "a start reads only the notes changed since", "✓ ready"},
+			want:   []string{"✓ search index: saved in ", "obsidian-mcp-cache", "/obsidian-mcp/index/", " (1 note, ", "a start reads only the notes changed since", "✓ ready"},
 			absent: []string{"✗"},
 		},
 		{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -26,7 +27,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(stdioServerEnv) != "" {
 		os.Exit(Main(context.Background(), os.Args[1:], os.Getenv, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, "7.7.7-test"))
 	}
-	obsidiantest.Main(m)
+	obsidiantest.Main(isolated{m})
+}
+
+// isolated runs the tests with a cache folder of their own
+// (testenv.IsolateUserDirs): servers keep their search index there.
+type isolated struct{ m *testing.M }
+
+func (i isolated) Run() int {
+	defer testenv.IsolateUserDirs()()
+	return i.m.Run()
 }
 
 const stdioServerEnv = "APP_TEST_STDIO_SERVER"

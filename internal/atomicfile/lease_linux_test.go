@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/leasetest"
 )
@@ -137,5 +139,45 @@ func TestReadSettledWaitsForAWriterPausedMidSave(t *testing.T) {
 	got, err := ReadSettled(root, "n.md", nil)
 	if err != nil || string(got) != full {
 		t.Errorf("read %d bytes, %v; want the whole save (%d)", len(got), err, len(full))
+	}
+}
+
+// TestLateSaveIntoTheDisplacedFileIsMerged: a program that resolved the
+// note's name before the swap reaches its open only after the update
+// returned (kept off the CPU by a busy machine), and saves into the file
+// the swap displaced. The Published the update handed that file to sees
+// the open break its lease, lets the save land, and merges it into the
+// note; without the watch the save went into a file no name leads to.
+func TestLateSaveIntoTheDisplacedFileIsMerged(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(dir, "held") // the name as the late program resolved it
+	if err := os.Link(p, held); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var pub Published
+	merged := make(chan error, 1)
+	pub.SetLock(func() (func(), error) { mu.Lock(); return mu.Unlock, nil }, func(_ string, err error) { merged <- err })
+	if _, err := UpdateKnown(root, "n.md", appendLine("ours"), &pub); err != nil {
+		t.Fatal(err)
+	}
+	if err := leasetest.Save(held, []byte("a\nlate\n"))(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-merged:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the late save was not merged within 10 s")
+	}
+	pub.Flush()
+	if got, _ := os.ReadFile(p); !strings.Contains(string(got), "late\n") || !strings.Contains(string(got), "ours\n") {
+		t.Errorf("note %q: want the late save and ours", got)
 	}
 }

@@ -40,8 +40,7 @@ type Config struct {
 	// Commands serves the app's commands (the commands toolset).
 	Commands bool
 	// IndexDir is where the search index is kept between runs: "" the
-	// vault's own folder (the user's cache folder when read-only), "off"
-	// nowhere, or a folder.
+	// user's cache folder, "off" nowhere, or a folder.
 	IndexDir string
 	// SearchPatience is how long a search waits for a first index build
 	// before answering from the part indexed.

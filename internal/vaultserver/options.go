@@ -143,7 +143,7 @@ func options() []option {
 				}
 				return nil
 			}},
-		{"index-dir", "OBSIDIAN_MCP_INDEX_DIR", "", "Where the search index is kept between runs, so that a restart reads again only the notes that changed: a folder (each vault gets its own inside it), or `off` to keep it in memory only. Empty: `.obsidian-mcp/index` in the vault; for a vault served read-only, the user's cache folder (`~/.cache/obsidian-mcp/index` on Linux). It is checked against every note on start and rebuilt when damaged, so deleting it is always safe.",
+		{"index-dir", "OBSIDIAN_MCP_INDEX_DIR", "", "Where the search index is kept between runs, so that a restart reads again only the notes that changed: a folder (each vault gets its own inside it), or `off` to keep it in memory only. Empty: the user's cache folder (`~/.cache/obsidian-mcp/index` on Linux), never the vault. It is checked against every note on start and rebuilt when damaged, so deleting it is always safe.",
 			func(c *Config, v string) error {
 				switch v = strings.TrimSpace(v); {
 				case v == "" || strings.EqualFold(v, "off"):

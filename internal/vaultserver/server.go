@@ -138,13 +138,12 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 // index is kept between runs.
 func folderOptions(cfg Config, logger *slog.Logger) []native.Option {
 	opts := []native.Option{native.WithIndexBuildHook(cfg.IndexBuildHook), native.WithSearchPatience(cfg.SearchPatience)}
-	switch {
-	case cfg.IndexDir == "off":
-	case cfg.IndexDir != "":
-		opts = append(opts, native.WithSavedIndex(cfg.IndexDir))
-	case cfg.ReadOnly:
-		// Read-only promises not to write the vault, its own folder
-		// included.
+	switch cfg.IndexDir {
+	case "off":
+	case "":
+		// The user's cache folder, never the vault: a saved index is
+		// derived data a sync client or obsidian-git would carry, and a
+		// folder inside the vault can be turned into a link out of it.
 		base, err := native.CacheIndexBase()
 		if err != nil {
 			logger.Warn("no cache folder for the search index; it is built on every start", "err", err)
@@ -152,7 +151,7 @@ func folderOptions(cfg Config, logger *slog.Logger) []native.Option {
 		}
 		opts = append(opts, native.WithSavedIndex(base))
 	default:
-		opts = append(opts, native.WithSavedIndex(""))
+		opts = append(opts, native.WithSavedIndex(cfg.IndexDir))
 	}
 	return opts
 }

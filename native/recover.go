@@ -1,0 +1,259 @@
+package native
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// Recovery: what the next process holding the write lock does with the
+// journal entries a dead one left (journal.go), and the checks an entry
+// must pass before anything of it is replayed.
+
+// recoverLocked does Recover's work with the write lock held. Temporary
+// files are swept once per process (it lists the vault); the journal
+// folder each time an entry waits there.
+func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
+	var r Recovered
+	if sweep {
+		r.Temps = v.removeTemps()
+	}
+	if err := checkStateDir(v.root); err != nil {
+		return r
+	}
+	entries, err := fs.ReadDir(v.rootFS(), journalDir)
+	if err != nil {
+		return r
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	if v.leftAlone == nil {
+		v.leftAlone = map[string]bool{}
+	}
+	for _, e := range entries {
+		base := e.Name()
+		stem, isEntry := strings.CutSuffix(base, ".json")
+		logStem, isLog := strings.CutSuffix(base, ".log")
+		switch {
+		case strings.HasPrefix(base, "."):
+			// A temporary file of an entry being written by a process
+			// that died: the lock is ours, so no live one writes here.
+			_ = v.root.Remove(journalDir + "/" + base)
+			continue
+		case isLog && !names[logStem+".json"]:
+			// Torn: killed between the log and the entry (the entry is
+			// written second), so nothing had changed yet.
+			_ = v.root.Remove(journalDir + "/" + base)
+			continue
+		case !isEntry:
+			continue
+		}
+		name := journalDir + "/" + stem
+		if v.leftAlone[name] {
+			continue
+		}
+		in, why := v.readIntent(name)
+		if why != "" {
+			v.leftAlone[name] = true
+			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s.json %s; left as it is (remove it once the vault is checked)", name, why))
+			continue
+		}
+		done, rolledBack, complete := v.resume(ctx, name, in)
+		switch {
+		case rolledBack:
+			r.RolledBack = append(r.RolledBack, done)
+		default:
+			r.Completed = append(r.Completed, done)
+		}
+		if complete {
+			(&journal{v: v, name: name}).remove()
+		} else {
+			// Tried again at the next start, not at every write.
+			v.leftAlone[name] = true
+		}
+	}
+	_ = v.root.Remove(journalDir) // only when empty
+	return r
+}
+
+// readIntent reads and checks the entry name (without ".json"). A reason
+// is given for an entry that must not be replayed: unreadable, too big,
+// not signed by this user's key (copied from another machine, or made by
+// hand), or asking for what no edit of ours would.
+func (v *Engine) readIntent(name string) (intent, string) {
+	var in intent
+	data, err := readBounded(v.root, name+".json", maxEntry)
+	if err != nil {
+		return in, fmt.Sprintf("cannot be read (%v)", unwrapPath(err))
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Sprintf("cannot be read (%v)", err)
+	}
+	if host, _ := os.Hostname(); in.Host != host {
+		// Copied here by a sync client: its edit ran on that machine,
+		// which may still be running it.
+		return in, fmt.Sprintf("is an edit on another machine (%s), left for that machine's server", in.Host)
+	}
+	if !v.journal.verify(in) {
+		// The host is only a name: an entry made by hand, or one signed
+		// by another user (or a copied configuration), names it too.
+		return in, "is not signed by this user's servers on this machine (copied by a sync client, or made by hand)"
+	}
+	if why := checkIntent(in); why != "" {
+		return in, why
+	}
+	return in, ""
+}
+
+// checkIntent says what in asks that no edit of this server would.
+func checkIntent(in intent) string {
+	switch in.Op {
+	case opMove:
+		if len(in.Moves) == 0 {
+			return "names no move"
+		}
+		for from, to := range in.Moves {
+			if CheckWritable("from", from) != nil || CheckWritable("to", to) != nil {
+				return fmt.Sprintf("names a path no note may have (%q → %q)", from, to)
+			}
+		}
+	case opRenameTag:
+		if metadata.ValidTag(in.From) != "" || metadata.ValidTag(in.To) != "" {
+			return fmt.Sprintf("names a tag that is not one (%q → %q)", in.From, in.To)
+		}
+		for _, p := range in.Paths {
+			if CheckWritable("paths", p) != nil {
+				return fmt.Sprintf("names a path no note may have (%q)", p)
+			}
+		}
+	}
+	return ""
+}
+
+// readBounded reads the regular file name inside root, refusing a symlink
+// and a file over limit bytes.
+func readBounded(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", fi.Size(), limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// resume completes the interrupted edit in, or rolls it back when it had
+// not started, and says which in a sentence; complete is false when some
+// note could not be changed, and the entry must stay for another try.
+// The notes it changes are those the policy lets this server change.
+func (v *Engine) resume(ctx context.Context, name string, in intent) (said string, rolledBack, complete bool) {
+	since := fmt.Sprintf("started %s by process %d", in.Started.Format(time.RFC3339), in.PID)
+	switch in.Op {
+	case opMove:
+		files, err := v.Files()
+		if err != nil {
+			return fmt.Sprintf("the move %v (%s) could not be resumed: %v", in.Moves, since, err), false, false
+		}
+		// The list before the move: the moved files at their old paths.
+		back := map[string]string{}
+		pending := map[string]string{}
+		for from, to := range in.Moves {
+			switch {
+			case v.taken(to) && !v.taken(from):
+				back[to] = from
+				pending[from] = to
+			case v.taken(from) && !v.taken(to):
+				// Not moved yet: nothing to repair.
+			default:
+				return fmt.Sprintf("the move of %s to %s (%s) was left as it is: both or neither path exist now", from, to, since), false, true
+			}
+		}
+		if len(pending) == 0 {
+			return fmt.Sprintf("the move %v (%s) had not happened yet; nothing was changed", in.Moves, since), true, true
+		}
+		before := make([]string, len(files))
+		for i, f := range files {
+			before[i] = f
+			if from, ok := back[f]; ok {
+				before[i] = from
+			}
+		}
+		changes, _ := v.retarget(before, pending)
+		return fmt.Sprintf("completed the move %v (%s): %d links in %d notes rewritten now, %d notes could not be changed %v",
+			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false, len(changes.Failed) == 0
+	case opRenameTag:
+		logged := readIntentLog(v, name+".log")
+		notes, uses, skipped, failed := 0, 0, []string{}, []string{}
+		pol := v.Policy()
+		for _, p := range in.Paths {
+			if pol.CheckWrite(p) != nil {
+				skipped = append(skipped, p)
+				continue
+			}
+			cur, err := v.root.ReadFile(v.RealPath(p))
+			if err != nil {
+				continue // gone since
+			}
+			if l, ok := logged[p]; ok {
+				switch note.ETag(cur) {
+				case l.after:
+					continue // done before the crash
+				case l.before:
+				default:
+					// Written and then changed by another program, or
+					// changed before it was written: applying the rename
+					// again could rename a renamed tag (proj → proj/sub).
+					skipped = append(skipped, p)
+					continue
+				}
+			}
+			n, err := v.renameTagIn(p, in.From, in.To, nil)
+			switch {
+			case err != nil:
+				failed = append(failed, p)
+			case n > 0:
+				notes++
+				uses += n
+			}
+		}
+		return fmt.Sprintf("completed the rename of tag %s to %s (%s): %d uses in %d notes renamed now; left for you to check, changed by another program since or kept from this server by its policy: %v; could not be changed, tried again at the next start: %v",
+			in.From, in.To, since, uses, notes, skipped, failed), false, len(failed) == 0
+	}
+	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false, false
+}
+
+// hashes is one note's line in a journal's log.
+type hashes struct{ before, after string }
+
+// readIntentLog reads a journal's log: each note's last line wins.
+func readIntentLog(v *Engine, name string) map[string]hashes {
+	out := map[string]hashes{}
+	data, err := readBounded(v.root, name, maxEntryLog)
+	if err != nil {
+		return out
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		before, rest, ok1 := strings.Cut(sc.Text(), " ")
+		after, p, ok2 := strings.Cut(rest, " ")
+		if ok1 && ok2 {
+			out[p] = hashes{before, after}
+		}
+	}
+	return out
+}
