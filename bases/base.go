@@ -44,6 +44,9 @@ type View struct {
 
 // Parse reads a .base file.
 func Parse(data []byte) (*Base, error) {
+	if len(data) > MaxFileSize {
+		return nil, errBound("a base of %d bytes is over the limit of %d", len(data), MaxFileSize)
+	}
 	var b Base
 	if err := yaml.Unmarshal(data, &b); err != nil {
 		return nil, fmt.Errorf("is not a base: %v", err)

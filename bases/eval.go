@@ -47,7 +47,20 @@ type env struct {
 	busy     map[string]bool
 }
 
+// eval evaluates n; what an operator or a call computes is bounded in
+// size (checkSize).
 func (e *env) eval(n node) (any, error) {
+	v, err := e.evalNode(n)
+	if err == nil {
+		switch n.(type) {
+		case binary, call:
+			err = checkSize(v)
+		}
+	}
+	return v, err
+}
+
+func (e *env) evalNode(n node) (any, error) {
 	switch n := n.(type) {
 	case lit:
 		return n.v, nil
@@ -143,6 +156,9 @@ func (e *env) formula(name string) (any, error) {
 	}
 	if e.busy[name] {
 		return nil, unsupported("formula.%s refers to itself", name)
+	}
+	if len(e.busy) >= maxFormulaChain {
+		return nil, errBound("formula.%s is reached through more than %d formulas using each other", name, maxFormulaChain)
 	}
 	e.busy[name] = true
 	defer delete(e.busy, name)

@@ -37,6 +37,9 @@ type (
 // literals, property names, operators (|| && ! == != < <= > >= + - * / %),
 // members, indexes and calls.
 func parse(src string) (node, error) {
+	if len(src) > maxExprLen {
+		return nil, errBound("an expression of %d bytes is over the limit of %d", len(src), maxExprLen)
+	}
 	p := &parser{src: src}
 	if err := p.lex(); err != nil {
 		return nil, err
@@ -58,10 +61,23 @@ type token struct {
 }
 
 type parser struct {
-	src  string
-	toks []token
-	i    int
+	src   string
+	toks  []token
+	i     int
+	depth int // nesting under way (maxDepth)
 }
+
+// enter counts one more level of nesting; leave is deferred by the
+// caller.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return errBound("the expression nests deeper than %d levels in %.40q…", maxDepth, p.src)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) lex() error {
 	s := p.src
@@ -163,7 +179,13 @@ func (p *parser) binaryLevel(ops []string, next func() (node, error)) (node, err
 	}
 }
 
-func (p *parser) or() (node, error)  { return p.binaryLevel([]string{"||"}, p.and) }
+func (p *parser) or() (node, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	return p.binaryLevel([]string{"||"}, p.and)
+}
 func (p *parser) and() (node, error) { return p.binaryLevel([]string{"&&"}, p.cmp) }
 func (p *parser) cmp() (node, error) {
 	return p.binaryLevel([]string{"==", "!=", "<=", ">=", "<", ">"}, p.add)
@@ -174,7 +196,11 @@ func (p *parser) mul() (node, error) { return p.binaryLevel([]string{"*", "/", "
 func (p *parser) unary() (node, error) {
 	for _, op := range []string{"!", "-"} {
 		if p.take(op) {
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
 			x, err := p.unary()
+			p.leave()
 			return unary{op, x}, err
 		}
 	}

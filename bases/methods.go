@@ -74,6 +74,9 @@ func numberMethod(f float64, name string, a []any) (any, error) {
 	digits := 0
 	if len(a) > 0 {
 		d, _ := toNumber(a[0])
+		if d < 0 || d > maxDigits || d != d {
+			return nil, errBound(".%s(%v): the digits must be 0 to %d", name, a[0], maxDigits)
+		}
 		digits = int(d)
 	}
 	switch name {

@@ -2,6 +2,7 @@ package canvas
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -114,13 +115,52 @@ func TestUpdateRemove(t *testing.T) {
 	}
 }
 
-func TestGroupOf(t *testing.T) {
+func TestGroups(t *testing.T) {
 	c, _ := Parse([]byte(board))
 	want := []string{"", "g1", "g1", ""} // l1 sticks out of the group
+	got := c.Groups()
 	for i := range c.Nodes {
-		if got := c.GroupOf(i); got != want[i] {
-			t.Errorf("node %d in %q, want %q", i, got, want[i])
+		if got[i] != want[i] {
+			t.Errorf("node %d in %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestLargeCanvasesStayLinear: 20,000 nodes and 5,000 nested groups, the
+// shapes that took minutes (the text index looked each node's id up from
+// the start of the file; groups were read again for every node). Their
+// text and groups come out whole and right; how fast is for benchmarks,
+// not for a test.
+func TestLargeCanvasesStayLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{\"nodes\":[\n")
+	const groups, texts = 5000, 20000
+	for i := range groups {
+		// Nested: each group holds the next, smaller one.
+		fmt.Fprintf(&b, "{\"id\":\"g%d\",\"type\":\"group\",\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d,\"label\":\"G%d\"},\n", i, i, i, 2*(groups-i)+40, 2*(groups-i)+40, i)
+	}
+	for i := range texts {
+		sep := ","
+		if i == texts-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "{\"id\":\"t%d\",\"type\":\"text\",\"text\":\"note %d\",\"x\":%d,\"y\":%d,\"width\":1,\"height\":1}%s\n", i, i, groups, groups, sep)
+	}
+	b.WriteString("],\"edges\":[]}\n")
+	c, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.Groups()
+	if g[groups] != fmt.Sprintf("g%d", groups-1) || g[1] != "g0" || g[0] != "" {
+		t.Errorf("groups: text 0 in %q, g1 in %q, g0 in %q", g[groups], g[1], g[0])
+	}
+	text, lineOf := Text([]byte(b.String()))
+	if n := strings.Count(string(text), "note "); n != texts {
+		t.Errorf("%d text nodes in the text, want %d", n, texts)
+	}
+	if last := lineOf[len(lineOf)-1]; last != groups+texts+1 {
+		t.Errorf("the last node is placed on line %d, want %d", last, groups+texts+1)
 	}
 }
 

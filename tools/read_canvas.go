@@ -101,9 +101,10 @@ var readCanvas = spec[readCanvasArgs, canvasRead]{
 		res := canvasRead{Path: c.Path, ETag: note.ETag([]byte(c.Content)), Nodes: []canvasNode{}, Edges: []canvasEdge{}}
 		budget := maxCanvasText
 		exists := map[string]bool{}
+		groups := cv.Groups()
 		for i, o := range cv.Nodes {
 			n := canvasNode{ID: o.Str("id"), Type: o.Str("type"), File: o.Str("file"), Subpath: o.Str("subpath"), URL: o.Str("url"),
-				Label: o.Str("label"), Group: cv.GroupOf(i), Color: o.Str("color")}
+				Label: o.Str("label"), Group: groups[i], Color: o.Str("color")}
 			n.X, _ = o.Number("x")
 			n.Y, _ = o.Number("y")
 			n.Width, _ = o.Number("width")

@@ -231,7 +231,7 @@ func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
 	start := time.Now()
 	pause := time.Millisecond
 	for round := 1; ; round++ {
-		f, err := root.Open(name)
+		f, err := openRead(root, name)
 		if err != nil {
 			return nil, err
 		}

@@ -399,7 +399,7 @@ func newer(root *os.Root, a, b string) bool {
 // openCurrent opens name, which must be a regular file its owner may
 // write.
 func openCurrent(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	f, err := root.Open(name)
+	f, err := openRead(root, name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,50 @@
+//go:build unix
+
+package native
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// TestSpecialFilesAreNeverOpenedAsNotes: a FIFO named like an attachment
+// or a note is refused at once by every read, never opened to wait for a
+// writer (read_attachment on a FIFO named x.png hung).
+func TestSpecialFilesAreNeverOpenedAsNotes(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	for _, name := range []string{"x.png", "f.md"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for name, call := range map[string]func() error{
+		"FileInfo x.png": func() error { _, err := v.FileInfo(t.Context(), note.ByPath("x.png")); return err },
+		"Read x.png":     func() error { _, err := v.Read(t.Context(), note.ByPath("x.png")); return err },
+		"Read f.md":      func() error { _, err := v.Read(t.Context(), note.ByPath("f.md")); return err },
+		"Append f.md":    func() error { _, err := v.Append(t.Context(), note.ByPath("f.md"), "x", false); return err },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- call() }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: no error", name)
+			} else if k := errors.From(err).Kind; k != errors.InvalidParams && k != errors.FileNotFound {
+				t.Errorf("%s: %v (%s), want it refused as not a note", name, err, k)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still waits after 10 s", name)
+		}
+	}
+}
