@@ -49,6 +49,14 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 	}
 	if req.Overwrite {
 		fi, statErr := v.root.Lstat(real)
+		if statErr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// RealPath follows every link that stays inside the vault: one
+			// left is a link out of it (or dangling), which a rename would
+			// replace; every other tool refuses such a path, and so does
+			// this one.
+			return note.Created{}, errors.E(errors.PermissionDenied, "refused: %s leads outside the vault (through a symlink); nothing was changed", target).With("path", target).
+				WithHint("The tools only reach files inside the vault folder; symlinks that point elsewhere are not followed or replaced.")
+		}
 		if statErr == nil && fi.IsDir() {
 			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
 		}

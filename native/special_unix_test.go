@@ -3,6 +3,7 @@
 package native
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -46,5 +47,37 @@ func TestSpecialFilesAreNeverOpenedAsNotes(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s still waits after 10 s", name)
 		}
+	}
+}
+
+// TestOverwriteNeverReplacesALinkOutOfTheVault: create_note with
+// overwrite on a symlink that leads out of the vault is refused, as every
+// other tool refuses that path; the link and its target stay as they
+// were (a rename used to replace the link with a note).
+func TestOverwriteNeverReplacesALinkOutOfTheVault(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	link := filepath.Join(dir, "out.md")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	_, err = v.Create(t.Context(), note.CreateRequest{Path: "out.md", Content: "ours", Overwrite: true})
+	if err == nil || errors.From(err).Kind != errors.PermissionDenied {
+		t.Errorf("overwrite of a link out of the vault: %v, want PERMISSION_DENIED", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+	if got, _ := os.ReadFile(outside); string(got) != "outside\n" {
+		t.Errorf("the file outside holds %q", got)
 	}
 }

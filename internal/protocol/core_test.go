@@ -333,6 +333,20 @@ func TestBatches(t *testing.T) {
 	if b := c.roundTrip(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); b != nil {
 		t.Errorf("a batch of notifications was answered: %s", b)
 	}
+	// A batch sent right behind initialize, before initialize has run:
+	// the revision the client asked for already rules it out (a batch of
+	// notifications under 2025-06-18 went unanswered, processed as if no
+	// revision were known).
+	f = newFixture(t, protocol.Options{})
+	c = f.open(t, "s")
+	initialized := make(chan []byte, 1)
+	c.sess.Receive(context.Background(), []byte(fmt.Sprintf(initialize, "2025-06-18")), func(b []byte) { initialized <- b })
+	got := make(chan []byte, 1)
+	c.sess.Receive(context.Background(), []byte(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`), func(b []byte) { got <- b })
+	if b := string(receive(t, got, "the batch's reply")); !strings.Contains(b, "MCP revision 2025-06-18 has no JSON-RPC batches") {
+		t.Errorf("a batch right behind initialize: %q", b)
+	}
+	receive(t, initialized, "initialize's answer")
 }
 
 // TestDefer: initialize is answered before the deferred work runs; a

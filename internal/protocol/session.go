@@ -216,6 +216,19 @@ func (s *Session) one(ctx context.Context, raw []byte, reply func([]byte)) {
 			s.core.prepared.Store(true)
 			s.core.prepare() // waits if the background run is under way
 		}
+		if method == string(mcp.MethodInitialize) && s.ProtocolVersion() == "" {
+			// The revision the client asks for rules what follows at
+			// once (batches), not only once initialize has run: a batch
+			// sent right behind it was taken as from no known revision.
+			var p struct {
+				Params struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(raw, &p) == nil && Supported(p.Params.ProtocolVersion) {
+				s.SetProtocolVersion(p.Params.ProtocolVersion)
+			}
+		}
 		c := s.begin(ctx, key)
 		go s.run(c, method, e.ID, raw, reply)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -238,6 +239,40 @@ Flags (each may also be set by its environment variable; a flag wins):
 	return b.String()
 }
 
+// apart refuses vaults whose folders are one and the same or lie one inside
+// another (followed through symlinks): the outer vault would reach the
+// inner one's notes past the inner one's rules (--read-only-vaults, its
+// .mcpignore), and a note would have two names.
+func apart(vaults []NamedVault) error {
+	real := make([]string, len(vaults))
+	for i, v := range vaults {
+		real[i] = v.Path
+		if r, err := filepath.EvalSymlinks(v.Path); err == nil {
+			real[i] = r
+		}
+	}
+	for i := range vaults {
+		for j := range vaults {
+			if i == j {
+				continue
+			}
+			rel, err := filepath.Rel(real[i], real[j])
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+				continue
+			}
+			if rel == "." {
+				if i < j {
+					return fmt.Errorf("vaults %s and %s are the same folder (%s): give each folder once", vaults[i].Name, vaults[j].Name, real[i])
+				}
+				continue
+			}
+			return fmt.Errorf("vault %s (%s) lies inside vault %s (%s): %s would reach its notes past its own rules (read-only, .mcpignore); give folders that do not contain each other, or serve the outer one alone and hide the inner folder with --deny-paths %s/**",
+				vaults[j].Name, vaults[j].Path, vaults[i].Name, vaults[i].Path, vaults[i].Name, filepath.ToSlash(rel))
+		}
+	}
+	return nil
+}
+
 // NamedVault is one vault of a server of several.
 type NamedVault struct {
 	Name, Path string
@@ -268,6 +303,9 @@ func (c *Config) setVaults(v string) error {
 	}
 	if len(c.Vaults) == 0 {
 		return fmt.Errorf("names no vault")
+	}
+	if err := apart(c.Vaults); err != nil {
+		return err
 	}
 	if c.VaultPath != "" && c.VaultPath != c.Vaults[0].Path {
 		return fmt.Errorf("--vault-path names another folder than the first vault's (%s): give the vaults with --vault name=folder alone", c.Vaults[0].Path)

@@ -328,3 +328,31 @@ func TestSeveralVaults(t *testing.T) {
 		t.Errorf("one vault by name: %+v, %v", cfg, err)
 	}
 }
+
+// TestNestedVaultsAreRefused: vaults whose folders contain each other (or
+// are one folder) are refused at start, naming both: the outer one wrote
+// into a --read-only-vaults folder and read past the inner one's
+// .mcpignore.
+func TestNestedVaultsAreRefused(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "Inner")
+	if err := os.Mkdir(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(inner, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ vaults, want string }{
+		{"Outer=" + outer + ";Inner=" + inner, "vault Inner (" + inner + ") lies inside vault Outer"},
+		{"Inner=" + inner + ";Outer=" + outer, "vault Inner (" + inner + ") lies inside vault Outer"},
+		{"Outer=" + outer + ";Linked=" + link, "lies inside vault Outer"},
+		{"A=" + inner + ";B=" + link, "are the same folder"},
+	} {
+		_, err := ParseConfig([]string{"--backend", "native", "--vault", c.vaults}, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.vaults, err, c.want)
+		}
+	}
+}
