@@ -18,6 +18,10 @@ func (n *Note) parseFrontmatter(block []byte) {
 	_, inner, _ := bytes.Cut(block, []byte{'\n'})
 	inner = bytes.TrimRight(inner, "\r\n")
 	inner = bytes.TrimSuffix(inner, []byte("---"))
+	if len(inner) > MaxFrontmatter {
+		n.FrontmatterError = fmt.Sprintf("the frontmatter is %d bytes, over the limit of %d; its properties are not read", len(inner), MaxFrontmatter)
+		return
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(inner, &doc); err != nil {
 		n.FrontmatterError = noteLines(err.Error())
@@ -32,9 +36,15 @@ func (n *Note) parseFrontmatter(block []byte) {
 		return
 	}
 	seen := map[string]int{}
+	budget := maxValues
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		key := deref(m.Content[i]).Value
-		typ, val := convert(m.Content[i+1], 0)
+		typ, val := convert(m.Content[i+1], 0, &budget)
+		if budget < 0 {
+			n.Properties = nil
+			n.FrontmatterError = fmt.Sprintf("the frontmatter holds more than %d values once its aliases are expanded; its properties are not read", maxValues)
+			return
+		}
 		p := Property{Key: key, Type: typ, Value: val}
 		if at, dup := seen[key]; dup {
 			n.Properties[at] = p // the last one wins, as in YAML parsers that accept duplicates
@@ -138,25 +148,35 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// Bounds of a note's frontmatter: its bytes, and the values it holds once
+// aliases are expanded (a few lines of anchors and aliases, each list
+// naming the one before ten times, expand to a billion values).
+const (
+	MaxFrontmatter = 1 << 20
+	maxValues      = 100_000
+)
+
 // convert turns a YAML value into typed JSON and names its property type.
-// depth bounds alias chains that refer to themselves.
-func convert(n *yaml.Node, depth int) (string, any) {
+// depth bounds alias chains that refer to themselves; budget counts the
+// values made, and below 0 says the frontmatter expanded past maxValues.
+func convert(n *yaml.Node, depth int, budget *int) (string, any) {
 	n = deref(n)
-	if depth > 20 {
+	*budget--
+	if depth > 20 || *budget < 0 {
 		return "null", nil
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			_, v := convert(c, depth+1)
+			_, v := convert(c, depth+1, budget)
 			list = append(list, v)
 		}
 		return "list", list
 	case yaml.MappingNode:
 		obj := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			_, v := convert(n.Content[i+1], depth+1)
+			_, v := convert(n.Content[i+1], depth+1, budget)
 			obj[deref(n.Content[i]).Value] = v
 		}
 		return "object", obj

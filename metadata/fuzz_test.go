@@ -13,6 +13,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Add([]byte("---\na: [\n---\n# h\n#t `#c` ^id\n```\n# no\n```\n[[x#y|z]]"))
 	f.Add([]byte("---\r\n---\r\n"))
+	// Aliases expanding past the bound (frontmatter.go's maxValues).
+	f.Add([]byte("---\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n---\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := Parse(data)
 		if n.Lines < 0 || n.BodyLine < 1 || n.BodyLine > n.Lines+2 {
