@@ -23,7 +23,7 @@ type dailySettings struct {
 
 func (v *Engine) dailySettings() dailySettings {
 	var s dailySettings
-	if data, err := v.root.ReadFile(".obsidian/daily-notes.json"); err == nil {
+	if data, err := v.readSmall(".obsidian/daily-notes.json", maxConfig); err == nil {
 		_ = json.Unmarshal(data, &s) // unreadable settings are the defaults, as in Obsidian
 	}
 	s.Folder = strings.Trim(strings.TrimSpace(s.Folder), "/")
@@ -134,7 +134,7 @@ func (v *Engine) createDaily(ctx context.Context, date time.Time, p, tpl string)
 		if err := v.Policy().CheckRead(tpl); err != nil {
 			return false, err
 		}
-		raw, err := v.root.ReadFile(tpl)
+		raw, err := v.readSmall(tpl, maxConfig)
 		if err != nil {
 			return false, errors.E(errors.FileNotFound, "the daily notes template %s cannot be read: %v", tpl, unwrapPath(err)).
 				WithHint("Fix the template in Obsidian's settings (Daily notes → Template file location), or create the note yourself.").WithCause(err)

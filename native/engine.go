@@ -331,7 +331,7 @@ func Exists(p string) *errors.Error {
 
 // linkFormat reads Obsidian's "New link format" from .obsidian/app.json.
 func (v *Engine) linkFormat() links.Format {
-	data, err := v.root.ReadFile(".obsidian/app.json")
+	data, err := v.readSmall(".obsidian/app.json", maxConfig)
 	if err != nil {
 		return links.Shortest
 	}
@@ -350,7 +350,7 @@ func (v *Engine) linkFormat() links.Format {
 
 // templatesFolder reads the core Templates plugin's folder setting.
 func (v *Engine) templatesFolder() string {
-	data, err := v.root.ReadFile(".obsidian/templates.json")
+	data, err := v.readSmall(".obsidian/templates.json", maxConfig)
 	if err != nil {
 		return ""
 	}

@@ -335,7 +335,7 @@ func (v *Engine) checkVersion(p, ifMatch string) error {
 	if ifMatch == "" {
 		return nil
 	}
-	data, err := v.root.ReadFile(p)
+	data, err := atomicfile.ReadSettled(v.root, p, &v.published)
 	if err != nil {
 		return FileError(err, p)
 	}

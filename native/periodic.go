@@ -58,7 +58,7 @@ func (v *Engine) periodicPlugin(period string) (periodConfig, bool) {
 		return periodConfig{}, false
 	}
 	var p periodicPlugin
-	if data, err := v.root.ReadFile(".obsidian/plugins/periodic-notes/data.json"); err != nil || json.Unmarshal(data, &p) != nil {
+	if data, err := v.readSmall(".obsidian/plugins/periodic-notes/data.json", maxConfig); err != nil || json.Unmarshal(data, &p) != nil {
 		return periodConfig{}, false
 	}
 	c := map[string]periodConfig{note.Day: p.Daily, note.Week: p.Weekly, note.Month: p.Monthly, note.Quarter: p.Quarterly, note.Year: p.Yearly}[period]
@@ -105,6 +105,6 @@ func stripLiterals(f string) string {
 // pluginOn reports whether the community plugin id is enabled in the vault.
 func (v *Engine) pluginOn(id string) bool {
 	var on []string
-	data, err := v.root.ReadFile(".obsidian/community-plugins.json")
+	data, err := v.readSmall(".obsidian/community-plugins.json", maxConfig)
 	return err == nil && json.Unmarshal(data, &on) == nil && slices.Contains(on, id)
 }

@@ -81,3 +81,41 @@ func TestOverwriteNeverReplacesALinkOutOfTheVault(t *testing.T) {
 		t.Errorf("the file outside holds %q", got)
 	}
 }
+
+// TestSettingsAndTemplatesAreReadBounded: a settings file or template
+// that is a FIFO, or over maxConfig, is refused at once, not read.
+func TestSettingsAndTemplatesAreReadBounded(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	if err := os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".obsidian", "app.json"), 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "a.md"), maxConfig+1); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	done := make(chan error, 2)
+	go func() {
+		_, err := v.readSmall(".obsidian/app.json", maxConfig)
+		done <- err
+		_, err = v.readSmall("a.md", maxConfig)
+		done <- err
+	}()
+	for _, what := range []string{"a FIFO", "a file over the limit"} {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s was read", what)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still reading after 10 s", what)
+		}
+	}
+}

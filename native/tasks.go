@@ -57,7 +57,7 @@ func (v *Engine) TaskSettings(context.Context) (tasks.Settings, error) {
 	if !v.pluginOn(tasks.PluginID) {
 		return tasks.DefaultSettings(), nil
 	}
-	data, err := v.root.ReadFile(tasks.SettingsFile)
+	data, err := v.readSmall(tasks.SettingsFile, maxConfig)
 	if err != nil {
 		return tasks.DefaultSettings(), nil
 	}

@@ -32,7 +32,7 @@ func (v *Engine) template(name, title string, now time.Time) ([]byte, error) {
 		}
 		return nil, err
 	}
-	data, err := v.root.ReadFile(folder + "/" + rel)
+	data, err := v.readSmall(folder+"/"+rel, maxConfig)
 	if err != nil {
 		return nil, FileError(err, folder+"/"+rel)
 	}
@@ -87,7 +87,7 @@ func (v *Engine) Templates(ctx context.Context) (note.Templates, error) {
 			out.Truncated = true
 			break
 		}
-		data, err := v.root.ReadFile(f)
+		data, err := v.readSmall(f, maxConfig)
 		if err != nil {
 			return note.Templates{}, FileError(err, f)
 		}
