@@ -36,29 +36,31 @@ func errBound(format string, args ...any) error {
 // valueSize measures v as maxValueSize counts, stopping once it is past
 // limit (so that a list sharing itself many times over costs no more).
 func valueSize(v any, limit int) int {
+	var items []any
 	switch v := v.(type) {
 	case string:
 		return len(v)
 	case []any:
-		n := len(v)
-		for _, x := range v {
-			if n > limit {
-				break
-			}
-			n += valueSize(x, limit-n)
-		}
-		return n
+		items = v
 	case map[string]any:
-		n := len(v)
+		items = make([]any, 0, min(len(v), limit+1))
 		for _, x := range v {
-			if n > limit {
+			if len(items) > limit {
 				break
 			}
-			n += valueSize(x, limit-n)
+			items = append(items, x)
 		}
-		return n
+	default:
+		return 1
 	}
-	return 1
+	n := len(items)
+	for _, x := range items {
+		if n > limit {
+			break
+		}
+		n += valueSize(x, limit-n)
+	}
+	return n
 }
 
 // checkSize refuses a value past maxValueSize.

@@ -55,29 +55,7 @@ func TestLeaseWaitsForAWriterPausedMidSave(t *testing.T) {
 // waits for the lease; the update lets it write and starts over on what
 // it wrote.
 func TestLeaseWriterAskingBeforeTheSwap(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var wrote func() error
-	testHookBeforeSwap = func() {
-		if wrote == nil {
-			wrote = leasetest.Save(p, []byte("a\nfrom outside\n"))
-		}
-	}
-	t.Cleanup(func() { testHookBeforeSwap = nil })
-	res, err := Update(root, "n.md", appendLine("ours"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wrote(); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(p); string(got) != "a\nfrom outside\nours\n" {
-		t.Errorf("content %q after %d rounds, want theirs, then ours", got, res.Rounds)
-	}
-	noTemps(t, dir)
+	writerMeetsUpdate(t, &testHookBeforeSwap, false)
 }
 
 // TestLeaseWriterThatLookedUpTheNameBeforeTheSwap: a program that had
@@ -87,22 +65,33 @@ func TestLeaseWriterAskingBeforeTheSwap(t *testing.T) {
 // break, swaps back and lets it write into the file at the note's name;
 // committing instead would have had it write into the file removed.
 func TestLeaseWriterThatLookedUpTheNameBeforeTheSwap(t *testing.T) {
+	writerMeetsUpdate(t, &testHookAfterSwap, true)
+}
+
+// writerMeetsUpdate has a program save n.md ("a\n") in place when hook
+// first runs in an update appending "ours", through a hard link made
+// before the update when viaLink; the note must end with both.
+func writerMeetsUpdate(t *testing.T, hook *func(), viaLink bool) {
+	t.Helper()
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "n.md")
 	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	held := filepath.Join(dir, "held")
-	if err := os.Link(p, held); err != nil {
-		t.Fatal(err)
-	}
-	var wrote func() error
-	testHookAfterSwap = func() {
-		if wrote == nil {
-			wrote = leasetest.Save(held, []byte("a\nfrom outside\n"))
+	target := p
+	if viaLink {
+		target = filepath.Join(dir, "held")
+		if err := os.Link(p, target); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { testHookAfterSwap = nil })
+	var wrote func() error
+	*hook = func() {
+		if wrote == nil {
+			wrote = leasetest.Save(target, []byte("a\nfrom outside\n"))
+		}
+	}
+	t.Cleanup(func() { *hook = nil })
 	res, err := Update(root, "n.md", appendLine("ours"))
 	if err != nil {
 		t.Fatal(err)
