@@ -93,7 +93,18 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	}
 	t.Logf("%d saves, lost %d; our appends: %d done, %d refused as busy", len(saved), lost, done.Load(), refused.Load())
 	if lost > 0 {
-		t.Errorf("%d of the program's %d saves were lost", lost, len(saved))
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		var missing []string
+		for _, l := range saved {
+			if !lines[l] {
+				missing = append(missing, l)
+			}
+		}
+		t.Errorf("%d of the program's %d saves were lost (%v); the folder holds %v", lost, len(saved), missing, names)
 	}
 	if done.Load() == 0 {
 		t.Error("no append got through")

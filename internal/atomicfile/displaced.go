@@ -129,13 +129,36 @@ func (p *Published) mergeLate(d watched) {
 	}
 	release, err := w.lock()
 	if err == nil {
-		res := Updated{carrying: true, carried: theirs}
-		err = updateCarrying(d.root, d.name, mergeInto(d.name, d.base, theirs), &res, p)
+		err = p.takeLate(d, theirs)
 		release()
 	}
 	if w.onLate != nil {
 		w.onLate(d.name, err)
 	}
+}
+
+// takeLate puts a late save into the note: merged with the note as it is
+// now, line by line; where they change the same lines, the save is what
+// the note would hold had the update not displaced the file (its writer
+// wrote after the update), so it is put at the note, and the note as it
+// was is kept in a conflict copy: nothing of either is lost.
+func (p *Published) takeLate(d watched, theirs []byte) error {
+	var replaced []byte
+	res := Updated{carrying: true, carried: theirs}
+	err := updateCarrying(d.root, d.name, func(now []byte) ([]byte, error) {
+		if m, ok := merge3(d.base, theirs, now); ok {
+			replaced = nil
+			return m, nil
+		}
+		replaced = now
+		return theirs, nil
+	}, &res, p)
+	if err == nil && replaced != nil {
+		if cp, cerr := keepCopy(d.root, d.name, replaced); cerr == nil {
+			return &ConflictCopy{Path: cp, Kept: "the note as it was before the save"}
+		}
+	}
+	return err
 }
 
 // Flush ends every watch now (a program still on its way to a displaced

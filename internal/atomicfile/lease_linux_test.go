@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,10 +139,33 @@ func TestReadSettledWaitsForAWriterPausedMidSave(t *testing.T) {
 // the swap displaced. The Published the update handed that file to sees
 // the open break its lease, lets the save land, and merges it into the
 // note; without the watch the save went into a file no name leads to.
+// A save that changes the lines ours did replaces the note, as it would
+// have without the update, and the note as it was is kept in a copy.
 func TestLateSaveIntoTheDisplacedFileIsMerged(t *testing.T) {
+	got, _, err := lateSave(t, appendLine("ours"), "a\nb\nlate\n")
+	if err != nil || !strings.Contains(got, "late\n") || !strings.Contains(got, "ours\n") {
+		t.Errorf("note %q, %v: want the late save and ours", got, err)
+	}
+	// The update and the late save change the same line.
+	ours := func(cur []byte) ([]byte, error) { return bytes.Replace(cur, []byte("b"), []byte("ours"), 1), nil }
+	got, dir, err := lateSave(t, ours, "a\ntheirs\n")
+	var cc *ConflictCopy
+	if got != "a\ntheirs\n" || !errors.As(err, &cc) {
+		t.Fatalf("note %q, %v: want the late save, and a copy of ours", got, err)
+	}
+	if kept, _ := os.ReadFile(filepath.Join(dir, cc.Path)); string(kept) != "a\nours\n" {
+		t.Errorf("the copy holds %q, want the note as it was", kept)
+	}
+}
+
+// lateSave has an update make change to n.md ("a\nb\n") and then a program
+// that had resolved the old file save content into it; it returns the
+// note once the late save was taken in, and how that went.
+func lateSave(t *testing.T, change Change, content string) (string, string, error) {
+	t.Helper()
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("a\nb\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	held := filepath.Join(dir, "held") // the name as the late program resolved it
@@ -151,22 +176,19 @@ func TestLateSaveIntoTheDisplacedFileIsMerged(t *testing.T) {
 	var pub Published
 	merged := make(chan error, 1)
 	pub.SetLock(func() (func(), error) { mu.Lock(); return mu.Unlock, nil }, func(_ string, err error) { merged <- err })
-	if _, err := UpdateKnown(root, "n.md", appendLine("ours"), &pub); err != nil {
+	if _, err := UpdateKnown(root, "n.md", change, &pub); err != nil {
 		t.Fatal(err)
 	}
-	if err := leasetest.Save(held, []byte("a\nlate\n"))(); err != nil {
+	if err := leasetest.Save(held, []byte(content))(); err != nil {
 		t.Fatal(err)
 	}
+	var err error
 	select {
-	case err := <-merged:
-		if err != nil {
-			t.Fatal(err)
-		}
+	case err = <-merged:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the late save was not merged within 10 s")
+		t.Fatal("the late save was not taken in within 10 s")
 	}
 	pub.Flush()
-	if got, _ := os.ReadFile(p); !strings.Contains(string(got), "late\n") || !strings.Contains(string(got), "ours\n") {
-		t.Errorf("note %q: want the late save and ours", got)
-	}
+	got, _ := os.ReadFile(p)
+	return string(got), dir, err
 }
