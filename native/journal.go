@@ -94,6 +94,9 @@ func (v *Engine) startJournal(in intent) (*journal, error) {
 }
 
 func journalError(err error) error {
+	if k, ok := errors.Resource(err); ok {
+		return errors.E(k, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, unwrapPath(err)).WithCause(err).WithHint(errors.From(err).Hint)
+	}
 	return errors.E(errors.PermissionDenied, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, unwrapPath(err)).WithCause(err).
 		WithHint("The server keeps its lock and journal in " + StateDir + " at the vault's top; the user running it must be able to write there.")
 }

@@ -108,6 +108,9 @@ func checkStateDir(root *os.Root) error {
 }
 
 func lockError(err error) error {
+	if k, ok := errors.Resource(err); ok {
+		return errors.E(k, "cannot take the vault's write lock (%s): %v", lockFile, unwrapPath(err)).WithCause(err).WithHint(errors.From(err).Hint)
+	}
 	return errors.E(errors.PermissionDenied, "cannot take the vault's write lock (%s): %v", lockFile, unwrapPath(err)).WithCause(err).
 		WithHint("The server keeps its lock and journal in the folder " + StateDir + " at the vault's top; the user running it must be able to create and write it. Run with --read-only if the vault must not be written.")
 }

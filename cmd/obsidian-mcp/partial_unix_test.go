@@ -32,6 +32,9 @@ func TestRenameOutOfDescriptorsIsNotSuccess(t *testing.T) {
 	var answered outcome
 	for _, limit := range []int{26, 30, 34, 40, 48} {
 		cs := limitedServer(t, dir, limit)
+		if cs == nil {
+			continue // too few descriptors to start at all
+		}
 		_, o := toolCall(t, cs, "obsidian_rename_note", map[string]any{"path": "Hub.md", "new_name": "Center"})
 		_ = cs.Close()
 		if o.Error != nil && o.Error.Data["errorCode"] == "TOO_MANY_OPEN_FILES" {
@@ -67,7 +70,7 @@ func TestRenameOutOfDescriptorsIsNotSuccess(t *testing.T) {
 }
 
 // limitedServer starts a server on dir whose process may hold limit open
-// files at once.
+// files at once, or returns nil if it cannot start with so few.
 func limitedServer(t *testing.T, dir string, limit int) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", fmt.Sprintf("ulimit -n %d && exec \"$0\"", limit), binary)
@@ -77,7 +80,8 @@ func limitedServer(t *testing.T, dir string, limit int) *mcp.ClientSession {
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0.0"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
 	if err != nil {
-		t.Fatalf("connect: %v (stderr %s)", err, stderr)
+		t.Logf("with %d descriptors the server did not start: %v (stderr %s)", limit, err, stderr)
+		return nil
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs

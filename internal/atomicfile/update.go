@@ -284,12 +284,17 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	if _, err := swap(root, tmp, name); err != nil {
 		return false, err
 	}
-	if back, err := root.Lstat(tmp); err != nil || !os.SameFile(back, oursFi) || !same(ours, next) {
+	back, errB := root.Lstat(tmp)
+	if errB != nil || !os.SameFile(back, oursFi) || !same(ours, next) {
 		// Another write reached the file at name while ours was there: a
 		// program replaced it, or wrote into it in place. Both files may
 		// now hold writes of others: an in-place writer that opened the
 		// old file just before the swap wrote into it, then read ours and
 		// wrote into that (a stress test lost 1 save in ten thousand so).
+		// And a program that renames its saves over the note twice in
+		// that moment leaves a third file where ours was (the swap back
+		// handed back its newer save, and put its older one at name):
+		// that file is someone's save too, never removed unread.
 		// Their changes and ours are merged line by line when they touch
 		// different lines (two insertions at one place keep both, the
 		// earlier write's first). The merge is written as any change is,
@@ -298,13 +303,21 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// bring what it wrote there since into the merge too.
 		theirs, errT := readAll(f)
 		later, errL := readAll(ours)
-		if errT == nil && errL == nil {
-			if merged, ok := merge3(cur, theirs, later); ok {
+		var third []byte
+		if errB == nil && !os.SameFile(back, oursFi) {
+			third, errB = root.ReadFile(tmp)
+		}
+		if errT == nil && errL == nil && errB == nil {
+			merged, ok := merge3(cur, theirs, later)
+			if ok && third != nil {
+				merged, ok = merge3(cur, merged, third)
+			}
+			if ok {
 				*changep = mergeInto(name, theirs, merged)
 				// The file displaced holds their later save: it lives on
 				// in merged alone, so the update must not give up early.
-				if !bytes.Equal(later, next) {
-					res.carrying, res.carried = true, later
+				if !bytes.Equal(later, next) || third != nil {
+					res.carrying, res.carried = true, merged
 				}
 				return false, nil
 			}
@@ -313,9 +326,17 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// last stays at name, the one at name on a tie (writers act on
 		// the name), and the update gives up. Always keeping the file at
 		// tmp once put back a file a second old, losing everything saved
-		// since.
+		// since. A file left at tmp that is not ours is someone's save:
+		// it is kept in a conflict copy (giveUp) rather than removed.
 		if newer(root, tmp, name) {
 			_, _ = swap(root, tmp, name)
+		}
+		if left, err := root.Lstat(tmp); err == nil && !os.SameFile(left, oursFi) {
+			if data, err := root.ReadFile(tmp); err == nil {
+				res.carried = data
+			}
+		} else if !bytes.Equal(later, next) && errL == nil {
+			res.carried = later
 		}
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}

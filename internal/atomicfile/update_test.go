@@ -471,3 +471,48 @@ func TestGiveUpKeepsTheCarriedSave(t *testing.T) {
 		t.Errorf("%d files, want the note and two copies", len(entries))
 	}
 }
+
+// TestUpdateKeepsBothSavesOfATwiceRenamingWriter: a program that saves by
+// rename does so twice around the swap: once between the last check and
+// the swap (the exchange hands that file back), and once more right after
+// it, over ours. Swapping back then leaves its second save where ours was;
+// that file is merged, not removed (a stress test lost one such save).
+func TestUpdateKeepsBothSavesOfATwiceRenamingWriter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the displaced file is only handed back where names can be exchanged")
+	}
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, after := false, false
+	testHookBeforeSwap = func() {
+		if !before {
+			before = true
+			outside(t, p, "a\nfirst save\n", false)
+		}
+	}
+	testHookAfterSwap = func() {
+		if !after {
+			after = true
+			cur, err := os.ReadFile(p) // ours, now at the name
+			if err != nil {
+				t.Fatal(err)
+			}
+			outside(t, p, string(cur)+"second save\n", false)
+		}
+	}
+	t.Cleanup(func() { testHookBeforeSwap, testHookAfterSwap = nil, nil })
+	res, err := Update(root, "n.md", appendLine("ours"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	for _, want := range []string{"first save\n", "second save\n", "ours\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("lost %q: note %q after %d rounds", want, got, res.Rounds)
+		}
+	}
+	noTemps(t, dir)
+}
