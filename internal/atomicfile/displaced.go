@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // A program saving in place resolves the note's name to a file and only
@@ -18,7 +20,8 @@ import (
 // Published, which keeps it for displacedWatch: an open reaching it
 // then breaks the lease, the watch lets the writer in, waits for it to
 // close the file, and merges what it saved into the note as an update of
-// its own (under the vault's write lock: SetLock).
+// its own (under the vault's write lock: SetLock), keeping every line of
+// both where they conflict (takeLate).
 
 // displacedWatch is how long a displaced file is kept under lease: far
 // longer than any open is kept off the CPU by a busy machine.
@@ -138,27 +141,35 @@ func (p *Published) mergeLate(d watched) {
 }
 
 // takeLate puts a late save into the note: merged with the note as it is
-// now, line by line; where they change the same lines, the save is what
-// the note would hold had the update not displaced the file (its writer
-// wrote after the update), so it is put at the note, and the note as it
-// was is kept in a conflict copy: nothing of either is lost.
+// now, line by line. Where they change the same lines (the program had
+// read an older note, so its save undoes lines the note has since, while
+// the note holds its later saves), every line of both is kept: the note's,
+// and the save's lines it lacks, each beside its place (a union, as git's
+// merge=union). A line may then stand twice, old and new, but no save of
+// either side is lost (putting either version aside lost the other's
+// later lines).
 func (p *Published) takeLate(d watched, theirs []byte) error {
-	var replaced []byte
 	res := Updated{carrying: true, carried: theirs}
-	err := updateCarrying(d.root, d.name, func(now []byte) ([]byte, error) {
+	return updateCarrying(d.root, d.name, func(now []byte) ([]byte, error) {
 		if m, ok := merge3(d.base, theirs, now); ok {
-			replaced = nil
 			return m, nil
 		}
-		replaced = now
-		return theirs, nil
+		return union(now, theirs), nil
 	}, &res, p)
-	if err == nil && replaced != nil {
-		if cp, cerr := keepCopy(d.root, d.name, replaced); cerr == nil {
-			return &ConflictCopy{Path: cp, Kept: "the note as it was before the save"}
-		}
+}
+
+// union is a with the lines of b it lacks, each inserted where b has it
+// (after the lines of a it replaced, if any).
+func union(a, b []byte) []byte {
+	edits := udiff.Lines(string(a), string(b))
+	for i, e := range edits {
+		edits[i].New = string(a[e.Start:e.End]) + e.New
 	}
-	return err
+	out, err := udiff.Apply(string(a), edits)
+	if err != nil {
+		return append(append(append([]byte{}, a...), '\n'), b...)
+	}
+	return []byte(out)
 }
 
 // Flush ends every watch now (a program still on its way to a displaced

@@ -2,7 +2,6 @@ package atomicfile
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,29 +138,39 @@ func TestReadSettledWaitsForAWriterPausedMidSave(t *testing.T) {
 // the swap displaced. The Published the update handed that file to sees
 // the open break its lease, lets the save land, and merges it into the
 // note; without the watch the save went into a file no name leads to.
-// A save that changes the lines ours did replaces the note, as it would
-// have without the update, and the note as it was is kept in a copy.
+// A save that changes the lines ours did (its writer had read an older
+// note) is kept beside ours, line by line: nothing of either is lost.
 func TestLateSaveIntoTheDisplacedFileIsMerged(t *testing.T) {
-	got, _, err := lateSave(t, appendLine("ours"), "a\nb\nlate\n")
+	got, err := lateSave(t, appendLine("ours"), "a\nb\nlate\n")
 	if err != nil || !strings.Contains(got, "late\n") || !strings.Contains(got, "ours\n") {
 		t.Errorf("note %q, %v: want the late save and ours", got, err)
 	}
 	// The update and the late save change the same line.
 	ours := func(cur []byte) ([]byte, error) { return bytes.Replace(cur, []byte("b"), []byte("ours"), 1), nil }
-	got, dir, err := lateSave(t, ours, "a\ntheirs\n")
-	var cc *ConflictCopy
-	if got != "a\ntheirs\n" || !errors.As(err, &cc) {
-		t.Fatalf("note %q, %v: want the late save, and a copy of ours", got, err)
+	got, err = lateSave(t, ours, "a\ntheirs\n")
+	if err != nil || got != "a\nours\ntheirs\n" {
+		t.Errorf("note %q, %v: want every line of both", got, err)
 	}
-	if kept, _ := os.ReadFile(filepath.Join(dir, cc.Path)); string(kept) != "a\nours\n" {
-		t.Errorf("the copy holds %q, want the note as it was", kept)
+}
+
+// TestUnion keeps every line of both sides.
+func TestUnion(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"a\nb\n", "a\nb\nc\n", "a\nb\nc\n"},
+		{"a\nx\nb\n", "a\nb\ny\n", "a\nx\nb\ny\n"},
+		{"a\nours\n", "a\ntheirs\n", "a\nours\ntheirs\n"},
+		{"", "b\n", "b\n"},
+	} {
+		if got := string(union([]byte(tc.a), []byte(tc.b))); got != tc.want {
+			t.Errorf("union(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
 	}
 }
 
 // lateSave has an update make change to n.md ("a\nb\n") and then a program
 // that had resolved the old file save content into it; it returns the
 // note once the late save was taken in, and how that went.
-func lateSave(t *testing.T, change Change, content string) (string, string, error) {
+func lateSave(t *testing.T, change Change, content string) (string, error) {
 	t.Helper()
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "n.md")
@@ -190,5 +199,5 @@ func lateSave(t *testing.T, change Change, content string) (string, string, erro
 	}
 	pub.Flush()
 	got, _ := os.ReadFile(p)
-	return string(got), dir, err
+	return string(got), err
 }

@@ -36,17 +36,9 @@ func giveUp(root *os.Root, name string, carried []byte) error {
 // after it had taken in a save of another program that no file held any
 // more: that save was written to Path, beside the note, as sync clients
 // keep conflicting versions.
-type ConflictCopy struct {
-	Path string
-	// Kept says what the copy holds when it is not the other program's
-	// save (a late save replaced the note: the copy is the note before).
-	Kept string
-}
+type ConflictCopy struct{ Path string }
 
 func (c *ConflictCopy) Error() string {
-	if c.Kept != "" {
-		return "another program's save could not be merged with the note and replaced it; " + c.Kept + " is kept in " + c.Path
-	}
 	return ErrBusy.Error() + "; another program's save that could not be merged is kept in " + c.Path
 }
 
