@@ -16,16 +16,12 @@ import (
 // swap displaced, which no name leads to any more (a stress test beside
 // CPU hogs lost 4 saves in 100 runs so). The kernel offers no signal for
 // an open under way; what it does offer is the lease break that open
-// will cause. So the update leaves the displaced file at its temporary
-// name, lease held, to its Published, which keeps it for displacedWatch.
-// An open reaching it then breaks the lease, and the watch (under the
-// vault's write lock: SetLock) puts the file back at the note's name
-// before it lets the writer in: the writer saves where it meant to, and
-// its next read finds its save (merging the save into the note later let
-// a writer that reads again at once build on a note without its own last
-// save). What the exchange took from the name is merged into the save once
-// the writer has closed the file, every line of both kept where they
-// conflict (takeLate).
+// will cause. So the update hands the displaced file, lease held, to its
+// Published, which keeps it for displacedWatch: an open reaching it
+// then breaks the lease, the watch lets the writer in, waits for it to
+// close the file, and merges what it saved into the note as an update of
+// its own (under the vault's write lock: SetLock), keeping every line of
+// both where they conflict (takeLate).
 
 // displacedWatch is how long a displaced file is kept under lease: far
 // longer than any open is kept off the CPU by a busy machine.
@@ -41,21 +37,9 @@ const watchStep = 2 * time.Millisecond
 type watched struct {
 	root  *os.Root
 	name  string
-	tmp   string   // where the displaced file is, beside the note
-	f     *os.File // the displaced file, lease held
-	base  []byte   // what f held when the update read it
+	f     *os.File
+	base  []byte // what f held when the update read it
 	until time.Time
-}
-
-// done lets go of d: its lease, and the displaced file at tmp unless
-// something else is there now.
-func (d watched) done() {
-	if now, err := d.root.Lstat(d.tmp); err == nil {
-		if fi, err := d.f.Stat(); err == nil && os.SameFile(now, fi) {
-			_ = d.root.Remove(d.tmp)
-		}
-	}
-	_ = d.f.Close()
 }
 
 type watch struct {
@@ -76,10 +60,9 @@ func (p *Published) SetLock(lock func() (release func(), err error), onLate func
 	p.w.lock, p.w.onLate = lock, onLate
 }
 
-// watchDisplaced takes over f, the file an update displaced from name to
-// tmp (base is what it held), with its lease, and reports whether it did;
-// the watch removes tmp when it is done with it.
-func (p *Published) watchDisplaced(root *os.Root, name, tmp string, f *os.File, base []byte) bool {
+// watchDisplaced takes over f, the file an update displaced from name
+// (base is what it held), with its lease, and reports whether it did.
+func (p *Published) watchDisplaced(root *os.Root, name string, f *os.File, base []byte) bool {
 	if p == nil {
 		return false
 	}
@@ -90,10 +73,10 @@ func (p *Published) watchDisplaced(root *os.Root, name, tmp string, f *os.File, 
 		return false
 	}
 	if len(w.files) >= maxWatched {
-		w.files[0].done()
+		_ = w.files[0].f.Close()
 		w.files = w.files[1:]
 	}
-	w.files = append(w.files, watched{root: root, name: name, tmp: tmp, f: f, base: base, until: time.Now().Add(displacedWatch)})
+	w.files = append(w.files, watched{root: root, name: name, f: f, base: base, until: time.Now().Add(displacedWatch)})
 	if !w.running {
 		w.running = true
 		w.pending.Add(1)
@@ -118,7 +101,7 @@ func (p *Published) watchLoop() {
 				w.pending.Add(1)
 				go p.mergeLate(d)
 			case now.After(d.until):
-				d.done()
+				_ = d.f.Close()
 			default:
 				kept = append(kept, d)
 			}
@@ -133,70 +116,45 @@ func (p *Published) watchLoop() {
 	}
 }
 
-// mergeLate serves the writer that broke d's lease. Under the vault's
-// lock, the displaced file is put back at the note's name (exchanged with
-// what is there now: the update's result and anything since), so that the
-// writer writes where it meant to and reads its own save back at once;
-// once it has closed the file, what the exchange took from the name is
-// merged into its save. Where the displaced file is no longer at tmp, the
-// writer saves into it where it is, and its save is merged into the note.
+// mergeLate lets the writer that broke d's lease write, waits for it to
+// close the file, and merges what it saved into the note.
 func (p *Published) mergeLate(d watched) {
 	w := &p.w
 	defer w.pending.Done()
-	defer d.done()
-	release, err := w.lock()
-	if err != nil {
-		dropLease(d.f)
-		if w.onLate != nil {
-			w.onLate(d.name, err)
-		}
-		return
-	}
-	defer release()
-	back := false
-	if at, err := d.root.Lstat(d.tmp); err == nil {
-		if fi, err := d.f.Stat(); err == nil && os.SameFile(at, fi) {
-			back, _ = swap(d.root, d.tmp, d.name)
-		}
-	}
+	defer d.f.Close()
 	dropLease(d.f)
 	// Still open after writerWait, what it holds so far is taken rather
 	// than nothing.
 	_ = awaitClose(d.f)
-	if back {
-		// tmp now holds what was at the note: the update's result, and
-		// what came after it. It goes into the writer's save.
-		ours, rerr := d.root.ReadFile(d.tmp)
-		if rerr == nil {
-			err = p.takeLate(d.root, d.name, d.base, ours)
-			if err == nil {
-				_ = d.root.Remove(d.tmp)
-			}
-		} else {
-			err = rerr
-		}
-	} else if theirs, rerr := readAll(d.f); rerr == nil && len(theirs) > 0 && !bytes.Equal(theirs, d.base) {
-		err = p.takeLate(d.root, d.name, d.base, theirs)
-	} else {
-		err = rerr
+	theirs, err := readAll(d.f)
+	if err != nil || len(theirs) == 0 || bytes.Equal(theirs, d.base) {
+		return
+	}
+	release, err := w.lock()
+	if err == nil {
+		err = p.takeLate(d, theirs)
+		release()
 	}
 	if w.onLate != nil {
 		w.onLate(d.name, err)
 	}
 }
 
-// takeLate merges version (a version of base) into the note as it is now,
-// line by line. Where they change the same lines (the late writer had
-// read an older note, so its save undoes lines the other has since),
-// every line of both is kept (a union, as git's merge=union): a line may
-// stand twice, old and new, but no save of either side is lost.
-func (p *Published) takeLate(root *os.Root, name string, base, version []byte) error {
-	res := Updated{carrying: true, carried: version}
-	return updateCarrying(root, name, func(now []byte) ([]byte, error) {
-		if m, ok := merge3(base, version, now); ok {
+// takeLate puts a late save into the note: merged with the note as it is
+// now, line by line. Where they change the same lines (the program had
+// read an older note, so its save undoes lines the note has since, while
+// the note holds its later saves), every line of both is kept: the note's,
+// and the save's lines it lacks, each beside its place (a union, as git's
+// merge=union). A line may then stand twice, old and new, but no save of
+// either side is lost (putting either version aside lost the other's
+// later lines).
+func (p *Published) takeLate(d watched, theirs []byte) error {
+	res := Updated{carrying: true, carried: theirs}
+	return updateCarrying(d.root, d.name, func(now []byte) ([]byte, error) {
+		if m, ok := merge3(d.base, theirs, now); ok {
 			return m, nil
 		}
-		return union(now, version), nil
+		return union(now, theirs), nil
 	}, &res, p)
 }
 
