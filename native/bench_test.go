@@ -70,9 +70,14 @@ const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do 
 
 func TestMain(m *testing.M) {
 	// Journal keys and saved indexes go to folders of the tests' own.
-	restore := testenv.IsolateUserDirs()
+	dirs, err := testenv.NewUserDirs()
+	if err == nil {
+		dirs.Apply(os.Setenv)
+	}
 	code := m.Run()
-	restore()
+	if dirs != nil {
+		dirs.Remove()
+	}
 	for _, dir := range []string{benchDir, genDir} {
 		if dir != "" {
 			_ = os.RemoveAll(dir)

@@ -39,7 +39,10 @@ func (b *binaryMain) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	defer testenv.IsolateUserDirs()()
+	if dirs, err := testenv.NewUserDirs(); err == nil {
+		dirs.Apply(os.Setenv) // journal keys and saved indexes of the tests' own
+		defer dirs.Remove()
+	}
 	binary = filepath.Join(dir, "obsidian-mcp")
 	if runtime.GOOS == "windows" {
 		binary += ".exe"

@@ -31,11 +31,14 @@ func TestMain(m *testing.M) {
 }
 
 // isolated runs the tests with a cache folder of their own
-// (testenv.IsolateUserDirs): servers keep their search index there.
+// (testenv.UserDirs): servers keep their search index there.
 type isolated struct{ m *testing.M }
 
 func (i isolated) Run() int {
-	defer testenv.IsolateUserDirs()()
+	if dirs, err := testenv.NewUserDirs(); err == nil {
+		dirs.Apply(os.Setenv)
+		defer dirs.Remove()
+	}
 	return i.m.Run()
 }
 

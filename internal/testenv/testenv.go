@@ -8,16 +8,34 @@ import (
 	"path/filepath"
 )
 
-// IsolateUserDirs points the user's cache folder (where servers keep their
-// search index by default) and configuration folder (their journal key)
-// at a new temporary folder for this process and every process it starts.
-// The returned function removes it.
-func IsolateUserDirs() (remove func()) {
+// UserDirs are a new temporary cache folder (where servers keep their
+// search index by default) and configuration folder (their journal key),
+// as the environment variables that name them. A test binary sets Env in
+// its TestMain (a process-wide setting is the program's choice, not a
+// library's) and calls Remove at the end.
+type UserDirs struct {
+	Env  map[string]string
+	root string
+}
+
+// NewUserDirs makes the folders.
+func NewUserDirs() (*UserDirs, error) {
 	dir, err := os.MkdirTemp("", "obsidian-mcp-cache")
 	if err != nil {
-		return func() {}
+		return nil, err
 	}
-	_ = os.Setenv("XDG_CACHE_HOME", dir)
-	_ = os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	return func() { _ = os.RemoveAll(dir) }
+	return &UserDirs{root: dir, Env: map[string]string{
+		"XDG_CACHE_HOME":  dir,
+		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
+	}}, nil
+}
+
+// Remove deletes the folders.
+func (u *UserDirs) Remove() { _ = os.RemoveAll(u.root) }
+
+// Apply sets Env with set (os.Setenv, from the test binary's TestMain).
+func (u *UserDirs) Apply(set func(key, value string) error) {
+	for k, v := range u.Env {
+		_ = set(k, v)
+	}
 }
