@@ -23,8 +23,8 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
-// Fault injection: a CLI that misbehaves every way obsidian-cli.md reports
-// or a process can. Each case ends with its call answered, the server
+// Fault injection: a CLI that misbehaves every way the real one has been
+// seen to, or a process can. Each case ends with its call answered, the server
 // still answering, a clean exit at end of input, and no process or
 // goroutine left behind. Linux only: processes are found through /proc.
 

@@ -17,7 +17,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
-// mcp-go keeps one stdio session per process (mcp-go-notes.md §1), so the
+// mcp-go keeps one stdio session per process (a package global), so the
 // tests in this package that run a server do not run in parallel.
 
 func TestMain(m *testing.M) {

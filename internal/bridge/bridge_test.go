@@ -246,7 +246,7 @@ type client struct {
 
 // oneStdio lets one bridge serve stdio at a time: mcp-go's stdio session is
 // a package global, so two in one process deliver each other's
-// notifications (mcp-go-notes.md §1).
+// notifications.
 var oneStdio sync.Mutex
 
 // run serves b to a client, initialized.

@@ -364,7 +364,7 @@ func (v *vault) edit(c call, out *strings.Builder) {
 	fmt.Fprintf(out, "%s: %s\n", verb, p)
 }
 
-// cliAppend is the app's append (obsidian-cli.md §2): a '\n' first when
+// cliAppend is the app's append (as the real CLI appends): a '\n' first when
 // the note does not end with one, unless inline; no blank line.
 func cliAppend(cur, content []byte, inline bool) []byte {
 	out := append([]byte{}, cur...)
@@ -391,7 +391,7 @@ func cliPrepend(cur, content []byte, inline bool) []byte {
 }
 
 // daily adds to today's daily note, creating it from the template, and
-// prints "Added to: <path>" (obsidian-cli.md §2).
+// prints "Added to: <path>" (as the real CLI does).
 func (v *vault) daily(c call, out *strings.Builder) {
 	content, ok := c.params["content"]
 	if !ok {
