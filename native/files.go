@@ -1,10 +1,7 @@
 package native
 
 import (
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -12,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
@@ -235,19 +231,5 @@ const maxConfig = 16 << 20
 // refusing anything but a regular file (a FIFO would block the read) and
 // a file over limit bytes.
 func (v *Engine) readSmall(name string, limit int64) ([]byte, error) {
-	f, err := v.root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, &fs.PathError{Op: "read", Path: name, Err: atomicfile.ErrNotRegular}
-	case fi.Size() > limit:
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, over the limit of %d", fi.Size(), limit)}
-	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
+	return readCapped(v.root, name, 0, limit)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -150,7 +151,7 @@ func openSnapshot(dir string) (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return openRegular(r, snapshotFile)
+	return openRegular(r, snapshotFile, noFollow)
 }
 
 func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
@@ -209,10 +210,11 @@ func (s *indexStore) Publish(write func(io.Writer) error) (err error) {
 	return r.Rename(tmp, snapshotFile)
 }
 
-// openRegular opens name inside r for reading, refusing a symlink and
-// anything but a regular file.
-func openRegular(r *os.Root, name string) (*os.File, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY|noFollow|nonBlock, 0)
+// openRegular opens name inside r for reading, without waiting (a FIFO
+// would block the open) and refusing anything but a regular file; extra
+// is noFollow to refuse a symlink too, or 0.
+func openRegular(r *os.Root, name string, extra int) (*os.File, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|nonBlock|extra, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +226,20 @@ func openRegular(r *os.Root, name string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// readCapped reads the file openRegular opens, refusing one over limit
+// bytes.
+func readCapped(r *os.Root, name string, extra int, limit int64) ([]byte, error) {
+	f, err := openRegular(r, name, extra)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, &os.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, over the limit of %d", fi.Size(), limit)}
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // IndexState is where the vault's search index is kept between runs, and

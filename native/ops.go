@@ -301,15 +301,12 @@ func (v *Engine) FileInfo(ctx context.Context, loc note.Locator) (note.Info, err
 	}
 	// Opened without waiting and refused unless a regular file: a FIFO
 	// named like an attachment blocked read_attachment for ever.
-	f, err := v.root.OpenFile(p, os.O_RDONLY|nonBlock, 0)
+	f, err := openRegular(v.root, p, 0)
 	if err != nil {
 		return note.Info{}, FileError(err, p)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = &fs.PathError{Op: "open", Path: p, Err: atomicfile.ErrNotRegular}
-	}
 	if err != nil {
 		return note.Info{}, FileError(err, p)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -94,7 +93,7 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 // hand), or asking for what no edit of ours would.
 func (v *Engine) readIntent(name string) (intent, string) {
 	var in intent
-	data, err := readBounded(v.root, name+".json", maxEntry)
+	data, err := readCapped(v.root, name+".json", noFollow, maxEntry)
 	if err != nil {
 		return in, fmt.Sprintf("cannot be read (%v)", unwrapPath(err))
 	}
@@ -140,20 +139,6 @@ func checkIntent(in intent) string {
 		}
 	}
 	return ""
-}
-
-// readBounded reads the regular file name inside root, refusing a symlink
-// and a file over limit bytes.
-func readBounded(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := openRegular(root, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", fi.Size(), limit)
-	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // resume completes the interrupted edit in, or rolls it back when it had
@@ -242,7 +227,7 @@ type hashes struct{ before, after string }
 // readIntentLog reads a journal's log: each note's last line wins.
 func readIntentLog(v *Engine, name string) map[string]hashes {
 	out := map[string]hashes{}
-	data, err := readBounded(v.root, name, maxEntryLog)
+	data, err := readCapped(v.root, name, noFollow, maxEntryLog)
 	if err != nil {
 		return out
 	}
