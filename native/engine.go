@@ -58,6 +58,7 @@ type Engine struct {
 	// finds (journalkey.go).
 	journal   *signer
 	leftAlone map[string]bool // entries recovery left alone; written with the write lock held
+	parked    parking         // made by the first write (parking.go)
 	list      listing
 	find      finder
 }
@@ -136,6 +137,7 @@ func (v *Engine) Dir() string { return v.dir }
 // one.
 func (v *Engine) Close() error {
 	v.published.Flush() // late saves into displaced files are merged first
+	v.closeParking()
 	if v.find.w != nil {
 		v.find.w.close()
 	}

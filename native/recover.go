@@ -30,6 +30,9 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 	if err := checkStateDir(v.root); err != nil {
 		return r
 	}
+	if sweep {
+		v.makeParking()
+	}
 	entries, err := fs.ReadDir(v.rootFS(), journalDir)
 	if err != nil {
 		return r

@@ -136,20 +136,26 @@ func TestReadSettledWaitsForAWriterPausedMidSave(t *testing.T) {
 // note's name before the swap reaches its open only after the update
 // returned (kept off the CPU by a busy machine), and saves into the file
 // the swap displaced. The Published the update handed that file to sees
-// the open break its lease, lets the save land, and merges it into the
-// note; without the watch the save went into a file no name leads to.
-// A save that changes the lines ours did (its writer had read an older
-// note) is kept beside ours, line by line: nothing of either is lost.
+// the open break its lease, lets the save land, and merges it with ours;
+// without the watch the save went into a file no name leads to. A save
+// that changes the lines ours did (its writer had read an older note) is
+// kept beside ours, line by line: nothing of either is lost. Parked, the
+// file is back at the note's name by the time the writer is let in, so a
+// writer that reads the note again as soon as it closed it finds its
+// save there (merged only afterwards, its next save was built on a note
+// without it, and overwrote the merge).
 func TestLateSaveIntoTheDisplacedFileIsMerged(t *testing.T) {
-	got, err := lateSave(t, appendLine("ours"), "a\nb\nlate\n")
-	if err != nil || !strings.Contains(got, "late\n") || !strings.Contains(got, "ours\n") {
-		t.Errorf("note %q, %v: want the late save and ours", got, err)
-	}
-	// The update and the late save change the same line.
-	ours := func(cur []byte) ([]byte, error) { return bytes.Replace(cur, []byte("b"), []byte("ours"), 1), nil }
-	got, err = lateSave(t, ours, "a\ntheirs\n")
-	if err != nil || got != "a\nours\ntheirs\n" {
-		t.Errorf("note %q, %v: want every line of both", got, err)
+	for _, parking := range []string{"", "park/here"} {
+		got, err := lateSave(t, parking, appendLine("ours"), "a\nb\nlate\n")
+		if err != nil || !strings.Contains(got, "late\n") || !strings.Contains(got, "ours\n") {
+			t.Errorf("parking %q: note %q, %v: want the late save and ours", parking, got, err)
+		}
+		// The update and the late save change the same line.
+		ours := func(cur []byte) ([]byte, error) { return bytes.Replace(cur, []byte("b"), []byte("ours"), 1), nil }
+		got, err = lateSave(t, parking, ours, "a\ntheirs\n")
+		if err != nil || !strings.Contains(got, "ours\n") || !strings.Contains(got, "theirs\n") {
+			t.Errorf("parking %q: note %q, %v: want every line of both", parking, got, err)
+		}
 	}
 }
 
@@ -169,8 +175,11 @@ func TestUnion(t *testing.T) {
 
 // lateSave has an update make change to n.md ("a\nb\n") and then a program
 // that had resolved the old file save content into it; it returns the
-// note once the late save was taken in, and how that went.
-func lateSave(t *testing.T, change Change, content string) (string, error) {
+// note once the late save was taken in, and how that went. With parking
+// set, the displaced file is parked there, and the note must hold the
+// late save as soon as its writer closed it; parked files are gone once
+// the watch ends.
+func lateSave(t *testing.T, parking string, change Change, content string) (string, error) {
 	t.Helper()
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "n.md")
@@ -185,11 +194,20 @@ func lateSave(t *testing.T, change Change, content string) (string, error) {
 	var pub Published
 	merged := make(chan error, 1)
 	pub.SetLock(func() (func(), error) { mu.Lock(); return mu.Unlock, nil }, func(_ string, err error) { merged <- err })
+	pub.SetParking(parking)
 	if _, err := UpdateKnown(root, "n.md", change, &pub); err != nil {
 		t.Fatal(err)
 	}
+	if parking != "" {
+		if n := entries(t, filepath.Join(dir, parking)); n != 1 {
+			t.Errorf("%d files parked, want the displaced one", n)
+		}
+	}
 	if err := leasetest.Save(held, []byte(content))(); err != nil {
 		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); parking != "" && !strings.Contains(string(got), content) {
+		t.Errorf("right after the late save the note holds %q, not the save %q", got, content)
 	}
 	var err error
 	select {
@@ -198,6 +216,21 @@ func lateSave(t *testing.T, change Change, content string) (string, error) {
 		t.Fatal("the late save was not taken in within 10 s")
 	}
 	pub.Flush()
+	if parking != "" {
+		if n := entries(t, filepath.Join(dir, parking)); n != 0 {
+			t.Errorf("%d files left parked after the watch", n)
+		}
+	}
 	got, _ := os.ReadFile(p)
 	return string(got), err
+}
+
+// entries counts the files in dir.
+func entries(t *testing.T, dir string) int {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(es)
 }

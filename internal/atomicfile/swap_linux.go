@@ -32,3 +32,21 @@ func swap(root *os.Root, tmp, name string) (exchanged bool, err error) {
 		return false, &os.LinkError{Op: "exchange", Old: tmp, New: name, Err: err}
 	}
 }
+
+// exchange swaps the files at a and b, folders of root both, atomically.
+func exchange(root *os.Root, a, b string) error {
+	da, err := root.Open(path.Dir(a))
+	if err != nil {
+		return err
+	}
+	defer da.Close()
+	db, err := root.Open(path.Dir(b))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := unix.Renameat2(int(da.Fd()), path.Base(a), int(db.Fd()), path.Base(b), unix.RENAME_EXCHANGE); err != nil {
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	}
+	return nil
+}

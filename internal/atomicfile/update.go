@@ -226,7 +226,8 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// longer and merges such a late save (watchDisplaced).
 		syncDir(root, path.Dir(name))
 		pub.Add(root, name)
-		kept = pub.watchDisplaced(root, name, f, cur)
+		kept = pub.watchDisplaced(root, name, tmp, f, cur)
+		removeTmp = !kept // parked or removed by the watch
 		return true, nil
 	}
 	if displaced && lease == noLease && same(f, cur) {

@@ -1,0 +1,70 @@
+package native
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/gofrs/flock"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// TestParkingFolders: the first write removes the parking folders of
+// processes that are gone and keeps those of live ones (their lock is
+// held); the displaced files of this process's writes are parked in its
+// own folder, which Close removes.
+func TestParkingFolders(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"a.md": "a\n"})
+	park := filepath.Join(dir, filepath.FromSlash(parkingDir))
+	dead := filepath.Join(park, "DEADDEADDEAD")
+	live := filepath.Join(park, "LIVELIVELIVE")
+	for _, d := range []string{dead, live} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "X7Q2MZ4KLA3B"), []byte("a\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := flock.New(filepath.Join(live, parkingLock))
+	if ok, err := l.TryLock(); !ok || err != nil {
+		t.Fatalf("cannot lock the live folder: %v", err)
+	}
+	defer l.Close()
+
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Append(t.Context(), note.ByPath("a.md"), "more", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the folder of a process that is gone is still there (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(live, "X7Q2MZ4KLA3B")); err != nil {
+		t.Errorf("the folder of a live process was swept: %v", err)
+	}
+	own := filepath.Join(dir, filepath.FromSlash(v.parked.dir))
+	if v.parked.dir == "" {
+		t.Fatal("the write made no parking folder")
+	}
+	if runtime.GOOS == "linux" {
+		es, _ := os.ReadDir(own)
+		if len(es) != 2 { // the lock and the file the append displaced
+			t.Errorf("own folder holds %d files, want the lock and the displaced note", len(es))
+		}
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(own); !os.IsNotExist(err) {
+		t.Errorf("Close left this process's parking folder (%v)", err)
+	}
+	if got := readNote(t, dir, "a.md"); got != "a\n\nmore" {
+		t.Errorf("note %q", got)
+	}
+}
