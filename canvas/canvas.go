@@ -18,7 +18,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -433,38 +432,4 @@ func rect(o Object) box {
 
 func (b box) holds(o box) bool {
 	return o.x >= b.x && o.y >= b.y && o.x+o.w <= b.x+b.w && o.y+o.h <= b.y+b.h
-}
-
-// Groups gives, for every node (by index), the id of the smallest group
-// that holds it whole, as Obsidian counts a node in a group, or "". The
-// groups' boxes are read once, so the cost is nodes × groups comparisons
-// of numbers (reading each group's box again per node made 10,000
-// nested groups take minutes).
-func (c *Canvas) Groups() []string {
-	type group struct {
-		i    int
-		id   string
-		b    box
-		area float64
-	}
-	var groups []group
-	for j, g := range c.Nodes {
-		if g.Str("type") == "group" {
-			b := rect(g)
-			groups = append(groups, group{j, g.Str("id"), b, b.w * b.h})
-		}
-	}
-	// Smallest first: the first group that holds a node is its group.
-	sort.SliceStable(groups, func(a, b int) bool { return groups[a].area < groups[b].area })
-	out := make([]string, len(c.Nodes))
-	for i, n := range c.Nodes {
-		r := rect(n)
-		for _, g := range groups {
-			if g.i != i && g.b.holds(r) {
-				out[i] = g.id
-				break
-			}
-		}
-	}
-	return out
 }

@@ -32,9 +32,13 @@ func FuzzCanvas(f *testing.F) {
 				groups[n.Str("id")] = true
 			}
 		}
+		slow := everyPair(c)
 		for i, g := range c.Groups() {
 			if g != "" && !groups[g] {
 				t.Fatalf("node %d in %q, which is no group", i, g)
+			}
+			if g != slow[i] {
+				t.Fatalf("node %d in %q; comparing with every group says %q", i, g, slow[i])
 			}
 		}
 	})
