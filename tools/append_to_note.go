@@ -15,6 +15,7 @@ type appendToNoteArgs struct {
 
 var appendToNote = spec[appendToNoteArgs, note.Written]{
 	name:        "obsidian_append_to_note",
+	toolset:     "edit",
 	title:       "Append to note",
 	description: "Add text at the end of a note. Unless `inline`, the text becomes its own Markdown block: a blank line goes before it unless the note ends with one or with a heading, or the text continues the list, table or quote there. Returns {path, bytes}.",
 	hints:       hints{},

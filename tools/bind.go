@@ -83,34 +83,25 @@ func newValidator() *validator.Validate {
 			panic(err) // programming error: a bad tag name
 		}
 	}
-	// Exactly one of path and name: a rule across two fields, which tags
-	// cannot say (omitempty would skip required_without).
-	v.RegisterStructValidation(func(sl validator.StructLevel) {
-		// The locator is an unexported embedded field, so read it by
-		// reflection rather than through Interface, which would panic.
-		l := sl.Current()
-		p, n := l.FieldByName("Path").String(), l.FieldByName("Name").String()
-		if (p == "") == (n == "") {
-			sl.ReportError(p, "path", "Path", "locator", "")
-			sl.ReportError(n, "name", "Name", "locator", "")
-		}
-	}, locator{}, canvasLocator{}, readAttachmentArgs{}, createNoteArgs{})
-	// Exactly one target for a patch.
-	v.RegisterStructValidation(func(sl validator.StructLevel) {
-		a := sl.Current().Interface().(patchNoteArgs)
-		set := 0
-		for _, t := range []string{a.Heading, a.Block, a.Property} {
-			if t != "" {
-				set++
-			}
-		}
-		if set != 1 {
-			sl.ReportError(a.Heading, "heading", "Heading", "target", "")
-			sl.ReportError(a.Block, "block", "Block", "target", "")
-			sl.ReportError(a.Property, "property", "Property", "target", "")
-		}
-	}, patchNoteArgs{})
+	// A locator names exactly one of path and name, a rule across two
+	// fields that tags cannot say (omitempty would skip
+	// required_without). Argument types of their own say theirs
+	// (acrossFields); these are embedded in many.
+	v.RegisterStructValidation(onePathOrName, locator{}, canvasLocator{})
 	return v
+}
+
+// onePathOrName reports, on the struct sl is at, that exactly one of its
+// Path and Name must be set. The struct may be an unexported embedded
+// field, so it is read by reflection rather than through Interface, which
+// would panic.
+func onePathOrName(sl validator.StructLevel) {
+	l := sl.Current()
+	p, n := l.FieldByName("Path").String(), l.FieldByName("Name").String()
+	if (p == "") == (n == "") {
+		sl.ReportError(p, "path", "Path", "locator", "")
+		sl.ReportError(n, "name", "Name", "locator", "")
+	}
 }
 
 // bind decodes a call's arguments into A and validates them. Every problem

@@ -16,6 +16,7 @@ type listCommandsArgs struct {
 
 var listCommands = spec[listCommandsArgs, Page[note.Command]]{
 	name:        "obsidian_list_commands",
+	toolset:     Commands,
 	title:       "List commands",
 	description: "List the Obsidian app's commands (its command palette, plugins' included): id and name. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},
@@ -43,8 +44,9 @@ type runCommandArgs struct {
 }
 
 var runCommand = spec[runCommandArgs, note.CommandRun]{
-	name:  "obsidian_run_command",
-	title: "Run command",
+	name:    "obsidian_run_command",
+	toolset: Commands,
+	title:   "Run command",
 	description: "Run an Obsidian command by id, as from the command palette; it acts on the app and the open note and cannot be undone from here. " +
 		"Returns {id, output}.",
 	hints: hints{destructive: true},

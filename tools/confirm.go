@@ -67,15 +67,14 @@ func inputRequired(err error) (*mcp.CallToolResult, bool) {
 
 // NeedsConfirmation reports whether a call deletes, overwrites, moves or
 // renames a note: the calls a transport that confirms with the user in its
-// own way (the envelope API's _confirm) holds back until confirmed. The
-// registry says it, so that no transport keeps a list of tool names.
+// own way (the envelope API's _confirm) holds back until confirmed. Each
+// tool's spec says it (spec.confirm), so that no transport keeps a list of
+// tool names.
 func NeedsConfirmation(tool string, args map[string]any) bool {
-	switch tool {
-	case deleteNote.name, moveNote.name, renameNote.name:
-		return true
-	case createNote.name:
-		overwrite, _ := args["overwrite"].(bool)
-		return overwrite
+	for _, e := range registry() {
+		if f := e.facts(); f.name == tool {
+			return f.confirm != nil && f.confirm(args)
+		}
 	}
 	return false
 }

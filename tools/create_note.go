@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 
+	"github.com/go-playground/validator/v10"
+
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -18,8 +20,13 @@ type createNoteArgs struct {
 	IfMatch   string `json:"if_match,omitempty" jsonschema:"With overwrite: the etag of the note you replace." validate:"omitempty,etag"`
 }
 
+// checkAcross implements acrossFields: exactly one of path and name.
+func (createNoteArgs) checkAcross(sl validator.StructLevel) { onePathOrName(sl) }
+
 var createNote = spec[createNoteArgs, note.Created]{
 	name:        "obsidian_create_note",
+	toolset:     "files",
+	confirm:     func(args map[string]any) bool { overwrite, _ := args["overwrite"].(bool); return overwrite },
 	title:       "Create note",
 	description: "Create a note at `path`, or `name` in `folder` (.md added, folders made), with content stored as sent. An existing note fails with FILE_EXISTS unless `overwrite`. Returns {path, overwrote, size, opened}.",
 	hints:       hints{destructive: true}, // overwrite: true replaces a note

@@ -18,6 +18,7 @@ type dailyNoteArgs struct {
 
 var dailyNote = spec[dailyNoteArgs, note.Daily]{
 	name:        "obsidian_daily_note",
+	toolset:     "daily",
 	title:       "Daily note",
 	description: "Read, append or prepend to the daily note of a day (default today), or with `period` the weekly, monthly, quarterly or yearly one; a missing note is created as Obsidian would (its settings and template). Returns {path, date, period, created, content, etag, bytes}.",
 	hints:       hints{},

@@ -17,6 +17,8 @@ type deleteNoteArgs struct {
 
 var deleteNote = spec[deleteNoteArgs, note.Deleted]{
 	name:        "obsidian_delete_note",
+	toolset:     "files",
+	confirm:     always,
 	title:       "Delete note",
 	description: "Delete a note: to the trash, or with `permanent` for good (only when the user asked; the user confirms, or `confirm_path` repeats the path). Returns {path, permanent, trash_path}.",
 	hints:       hints{destructive: true, idempotent: true},

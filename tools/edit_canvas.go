@@ -26,8 +26,9 @@ type canvasEdited struct {
 }
 
 var editCanvas = spec[editCanvasArgs, canvasEdited]{
-	name:  "obsidian_edit_canvas",
-	title: "Edit canvas",
+	name:    "obsidian_edit_canvas",
+	toolset: "canvas",
+	title:   "Edit canvas",
 	description: "Add, update and remove a canvas's nodes and edges, in that order, as one write (all or nothing; an edge may join nodes added with it). " +
 		"A node without x/y goes below the others. Returns {path, etag, changed, ids}.",
 	hints: hints{destructive: true},

@@ -12,6 +12,7 @@ type fileInfoArgs struct {
 
 var fileInfo = spec[fileInfoArgs, note.Info]{
 	name:        "obsidian_file_info",
+	toolset:     "read",
 	title:       "Note file info",
 	description: "A note's size and created and modified times without reading it; also shows whether it exists. Returns {path, name, extension, size, created, modified}.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -18,6 +18,7 @@ type backlinksResult struct {
 
 var getBacklinks = spec[getBacklinksArgs, backlinksResult]{
 	name:        "obsidian_get_backlinks",
+	toolset:     "graph",
 	title:       "Get backlinks",
 	description: "List where other notes link to a note: the path and line of each link. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -12,6 +12,7 @@ type getLinksArgs struct {
 
 var getLinks = spec[getLinksArgs, note.Links]{
 	name:        "obsidian_get_links",
+	toolset:     "graph",
 	title:       "Get outgoing links",
 	description: "List a note's outgoing links (wikilinks, embeds, Markdown links), each with its line and the path it resolves to, or resolved: false.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -19,6 +19,7 @@ type outlineResult struct {
 
 var getOutline = spec[getOutlineArgs, outlineResult]{
 	name:        "obsidian_get_outline",
+	toolset:     "read",
 	title:       "Get note outline",
 	description: "A note's map without its text: headings with level and line range, block ids, property names, line count. Use it to read one section of a long note.",
 	hints:       hints{readOnly: true, idempotent: true},

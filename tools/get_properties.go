@@ -24,6 +24,7 @@ type propertiesResult struct {
 
 var getProperties = spec[getPropertiesArgs, propertiesResult]{
 	name:        "obsidian_get_properties",
+	toolset:     "read",
 	title:       "Get note properties",
 	description: "A note's frontmatter as typed values, in order, with its tags and aliases.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -19,6 +19,7 @@ type listFilesArgs struct {
 
 var listFiles = spec[listFilesArgs, Page[note.Entry]]{
 	name:        "obsidian_list_files",
+	toolset:     "read",
 	title:       "List files and folders",
 	description: "List files and folders in `folder` (default the whole vault), filtered by `glob` or `ext`, sorted by name or `modified` (\"what changed this week?\"). Entries: path, type, size, modified. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

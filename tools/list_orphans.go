@@ -10,6 +10,7 @@ type listOrphansArgs struct {
 
 var listOrphans = spec[listOrphansArgs, Page[string]]{
 	name:        "obsidian_list_orphans",
+	toolset:     "graph",
 	title:       "List orphan notes",
 	description: "List the notes no other note links to. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

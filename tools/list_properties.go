@@ -12,6 +12,7 @@ type listPropertiesArgs struct {
 
 var listProperties = spec[listPropertiesArgs, Page[note.PropertyStat]]{
 	name:        "obsidian_list_properties",
+	toolset:     "graph",
 	title:       "List properties",
 	description: "List the frontmatter properties used in the vault, with note counts and value types. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

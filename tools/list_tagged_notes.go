@@ -12,6 +12,7 @@ type listTaggedNotesArgs struct {
 
 var listTaggedNotes = spec[listTaggedNotesArgs, Page[string]]{
 	name:        "obsidian_list_tagged_notes",
+	toolset:     "graph",
 	title:       "List notes with a tag",
 	description: "List the notes carrying a tag, nested tags included. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

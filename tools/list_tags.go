@@ -15,6 +15,7 @@ type listTagsArgs struct {
 
 var listTags = spec[listTagsArgs, Page[note.TagCount]]{
 	name:        "obsidian_list_tags",
+	toolset:     "graph",
 	title:       "List tags",
 	description: "List the vault's tags with their note counts (a nested tag counts for its parents). Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

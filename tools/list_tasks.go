@@ -18,6 +18,7 @@ type listTasksArgs struct {
 
 var listTasks = spec[listTasksArgs, Page[tasks.Task]]{
 	name:        "obsidian_list_tasks",
+	toolset:     "tasks",
 	title:       "List tasks",
 	description: "List the vault's tasks (- [ ] items, with the Tasks plugin's 📅 ⏳ 🛫 ✅ 🔁 ⏫ fields or Dataview's [due:: …]), by due date, filtered by status, due dates, tag, folder and text. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

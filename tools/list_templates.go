@@ -10,6 +10,7 @@ type listTemplatesArgs struct{}
 
 var listTemplates = spec[listTemplatesArgs, note.Templates]{
 	name:        "obsidian_list_templates",
+	toolset:     "files",
 	title:       "List templates",
 	description: "List the vault's templates (the Templates folder) with the variables each fills in, to pass one as obsidian_create_note's `template`.",
 	hints:       hints{readOnly: true, idempotent: true},

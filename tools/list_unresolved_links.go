@@ -12,6 +12,7 @@ type listUnresolvedLinksArgs struct {
 
 var listUnresolvedLinks = spec[listUnresolvedLinksArgs, Page[note.Unresolved]]{
 	name:        "obsidian_list_unresolved_links",
+	toolset:     "graph",
 	title:       "List unresolved links",
 	description: "List link targets that no file matches, most used first, with counts and where they are used. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -14,6 +14,8 @@ type moveNoteArgs struct {
 
 var moveNote = spec[moveNoteArgs, note.Moved]{
 	name:        "obsidian_move_note",
+	toolset:     "files",
+	confirm:     always,
 	title:       "Move note",
 	description: "Move a note to a folder or to a new path. Links to it are kept working. FILE_EXISTS if the destination is taken. Returns {from, to, links}.",
 	hints:       hints{idempotent: true},

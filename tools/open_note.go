@@ -13,6 +13,7 @@ type openNoteArgs struct {
 
 var openNote = spec[openNoteArgs, note.Opened]{
 	name:        "obsidian_open_note",
+	toolset:     "files",
 	title:       "Open note in Obsidian",
 	description: "Show a note in the Obsidian app, which must be running. Returns {path, new_tab}.",
 	hints:       hints{readOnly: true, idempotent: true},

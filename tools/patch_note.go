@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 
+	"github.com/go-playground/validator/v10"
+
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/patch"
 )
@@ -52,6 +54,21 @@ type patchNoteArgs struct {
 	CreateIfMissing bool   `json:"create_if_missing,omitempty" jsonschema:"Create a missing heading or property."`
 }
 
+// checkAcross implements acrossFields: exactly one target.
+func (a patchNoteArgs) checkAcross(sl validator.StructLevel) {
+	set := 0
+	for _, t := range []string{a.Heading, a.Block, a.Property} {
+		if t != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		sl.ReportError(a.Heading, "heading", "Heading", "target", "")
+		sl.ReportError(a.Block, "block", "Block", "target", "")
+		sl.ReportError(a.Property, "property", "Property", "target", "")
+	}
+}
+
 // patchResult is an applied patch.
 type patchResult struct {
 	note.Edited
@@ -60,6 +77,7 @@ type patchResult struct {
 
 var patchNote = spec[patchNoteArgs, patchResult]{
 	name:        "obsidian_patch_note",
+	toolset:     "edit",
 	title:       "Patch note",
 	description: "Edit one part of a note and no other byte: insert around or inside a `heading` section (e.g. `Plan > Risks`) or a `block` (^id), or replace its text; or set or extend a frontmatter `property`. Returns {path, etag, changed, created}.",
 	hints:       hints{destructive: true}, // replace removes text

@@ -15,6 +15,7 @@ type prependToNoteArgs struct {
 
 var prependToNote = spec[prependToNoteArgs, note.Written]{
 	name:        "obsidian_prepend_to_note",
+	toolset:     "edit",
 	title:       "Prepend to note",
 	description: "Insert text at the top of a note, after its frontmatter. Unless `inline`, the text ends its line and a blank line follows, unless the body starts with one, the text ends with a heading, or a list item meets a list. Returns {path, bytes}.",
 	hints:       hints{},

@@ -38,6 +38,7 @@ type baseAnswer struct {
 
 var queryBase = spec[queryBaseArgs, baseAnswer]{
 	name:        "obsidian_query_base",
+	toolset:     "bases",
 	title:       "Query base",
 	description: "Answer a view of a base (.base): the files its filters select with its columns, sorted, grouped and limited as it says; or list the bases and their views. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

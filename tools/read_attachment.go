@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"time"
 
+	"github.com/go-playground/validator/v10"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -15,6 +16,9 @@ type readAttachmentArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"Vault-relative path." validate:"omitempty,notepath"`
 	Name string `json:"name,omitempty" jsonschema:"Or its file name, e.g. a.png." validate:"omitempty,notename"`
 }
+
+// checkAcross implements acrossFields: exactly one of path and name.
+func (readAttachmentArgs) checkAcross(sl validator.StructLevel) { onePathOrName(sl) }
 
 type attachment struct {
 	Path     string    `json:"path" jsonschema:"vault-relative path"`
@@ -37,6 +41,7 @@ var images = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif":
 
 var readAttachment = spec[readAttachmentArgs, attachment]{
 	name:        "obsidian_read_attachment",
+	toolset:     "read",
 	title:       "Read attachment",
 	description: "An attachment's type, size and the notes and canvases embedding it; an image (PNG, JPEG, GIF, WebP; 3.75 MB at most) also as image content.",
 	hints:       hints{readOnly: true, idempotent: true},

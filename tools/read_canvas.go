@@ -79,8 +79,9 @@ const (
 )
 
 var readCanvas = spec[readCanvasArgs, canvasRead]{
-	name:  "obsidian_read_canvas",
-	title: "Read canvas",
+	name:    "obsidian_read_canvas",
+	toolset: "canvas",
+	title:   "Read canvas",
 	description: "Read a canvas (.canvas, JSON Canvas 1.0): its nodes (text, file, link, group; with the group holding each, and missing: true for a file not in the vault) and edges. " +
 		"Change it with obsidian_edit_canvas.",
 	hints: hints{readOnly: true, idempotent: true},

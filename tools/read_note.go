@@ -44,6 +44,7 @@ type lineRange struct {
 
 var readNote = spec[readNoteArgs, readResult]{
 	name:        "obsidian_read_note",
+	toolset:     "read",
 	title:       "Read note",
 	description: "Read a note's exact Markdown, or only a `section` (heading path) or `lines`. Structured: {path, content, etag, section, lines}. A part over 100 KB is cut (truncated: true); pass its next_cursor as `cursor` to read on.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -33,6 +33,7 @@ type readNotesResult struct {
 
 var readNotes = spec[readNotesArgs, readNotesResult]{
 	name:        "obsidian_read_notes",
+	toolset:     "read",
 	title:       "Read several notes",
 	description: "Read up to 20 notes by `paths` and/or `names`: each with its content and etag, or its own error. Past about 100 KB in all, the rest fail with TOO_LARGE.",
 	hints:       hints{readOnly: true, idempotent: true},

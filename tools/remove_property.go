@@ -15,6 +15,7 @@ type removePropertyArgs struct {
 
 var removeProperty = spec[removePropertyArgs, note.Edited]{
 	name:        "obsidian_remove_property",
+	toolset:     "edit",
 	title:       "Remove property",
 	description: "Remove one frontmatter property; every other byte stays. Returns {path, etag, changed}.",
 	hints:       hints{destructive: true, idempotent: true},

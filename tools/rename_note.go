@@ -14,6 +14,8 @@ type renameNoteArgs struct {
 
 var renameNote = spec[renameNoteArgs, note.Moved]{
 	name:        "obsidian_rename_note",
+	toolset:     "files",
+	confirm:     always,
 	title:       "Rename note",
 	description: "Rename a note in its folder, keeping its extension. Links to it are kept working. FILE_EXISTS if the name is taken. Returns {from, to, links}.",
 	hints:       hints{idempotent: true},

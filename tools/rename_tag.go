@@ -36,6 +36,7 @@ type failedNote struct {
 
 var renameTag = spec[renameTagArgs, tagRenamed]{
 	name:        "obsidian_rename_tag",
+	toolset:     "edit",
 	title:       "Rename tag everywhere",
 	description: "Rename a tag in every note (frontmatter lists and inline #tags, nested tags included). Try `dry_run` first. Notes that cannot be written are listed in `failed`. Returns {from, to, notes, uses, paths, failed}.",
 	hints:       hints{destructive: true, idempotent: true},

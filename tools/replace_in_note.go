@@ -34,6 +34,7 @@ type replaceResult struct {
 
 var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
 	name:        "obsidian_replace_in_note",
+	toolset:     "edit",
 	title:       "Find and replace in note",
 	description: "Replace `find` (exact text, or RE2 with `regex`) by `replace` in a note. `find` must match once unless `all`; several matches fail naming their lines. `dry_run` returns the diff only. Returns {path, etag, changed, replacements, lines, diff}.",
 	hints:       hints{destructive: true},

@@ -15,6 +15,7 @@ type searchNotesArgs struct {
 
 var searchNotes = spec[searchNotesArgs, note.SearchResult]{
 	name:        "obsidian_search_notes",
+	toolset:     "read",
 	title:       "Search notes",
 	description: "Ranked full-text search of the vault's notes; title, aliases, tags and headings weigh most. Query syntax as in Obsidian: \"phrase\", -word, OR, path:, tag:, [property:value]. Results: path, score, matching lines with <mark></mark>. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},

@@ -20,6 +20,7 @@ type setPropertyArgs struct {
 
 var setProperty = spec[setPropertyArgs, note.Edited]{
 	name:        "obsidian_set_property",
+	toolset:     "edit",
 	title:       "Set property",
 	description: "Set one frontmatter property, typed (text, number, checkbox, date, list), keeping the others' order, comments and quoting. Returns {path, etag, changed}.",
 	hints:       hints{idempotent: true},

@@ -23,11 +23,22 @@ type hints struct {
 	readOnly, destructive, idempotent bool
 }
 
-// spec describes one tool; build turns it into a server.ServerTool.
+// spec describes one tool, with every fact about it: what it is called
+// and says, its hints, its toolset, whether it needs the user's
+// confirmation, and its handler (A may add a rule across its fields:
+// acrossFields). build turns it into a server.ServerTool; the registry's
+// lists (toolsets, confirmations) are derived from the specs.
 type spec[A, R any] struct {
 	name, title, description string
 	hints                    hints
-	run                      func(ctx context.Context, v Vault, args A) (R, error)
+	// toolset is the one toolset the tool belongs to (Toolsets).
+	toolset string
+	// confirm, when set, says whether a call with these arguments
+	// deletes, overwrites, moves or renames: a transport that confirms
+	// with the user in its own way holds such a call back
+	// (NeedsConfirmation).
+	confirm func(args map[string]any) bool
+	run     func(ctx context.Context, v Vault, args A) (R, error)
 	// raw makes R itself the structured content, with text as the text
 	// block, instead of the envelope (whose text block is its data
 	// rendered, see render).
@@ -42,7 +53,37 @@ type spec[A, R any] struct {
 	media func(R) []mcp.Content
 }
 
+// entry is a tool of the registry, whatever its argument and result
+// types.
+type entry interface {
+	build(vault Vault, v *validator.Validate) server.ServerTool
+	facts() facts
+}
+
+// facts are what the registry's lists need of a tool.
+type facts struct {
+	name, toolset string
+	confirm       func(args map[string]any) bool
+}
+
+func (s spec[A, R]) facts() facts { return facts{s.name, s.toolset, s.confirm} }
+
+// always is the confirmation rule of a tool every call of which needs it.
+func always(map[string]any) bool { return true }
+
+// acrossFields is an argument type with a rule across its fields, which
+// validate tags cannot say (exactly one of two, say); build registers it.
+type acrossFields interface {
+	checkAcross(sl validator.StructLevel)
+}
+
 func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool {
+	var zero A
+	if _, ok := any(zero).(acrossFields); ok {
+		v.RegisterStructValidation(func(sl validator.StructLevel) {
+			sl.Current().Interface().(acrossFields).checkAcross(sl)
+		}, zero)
+	}
 	opts := []mcp.ToolOption{
 		mcp.WithToolTitle(s.title),
 		mcp.WithDescription(s.description),
@@ -116,46 +157,23 @@ func (h hints) annotation() mcp.ToolAnnotation {
 	return a
 }
 
-// All is the registry: every tool, in the order tools/list presents them.
+// registry is every tool, in the order tools/list presents them.
+func registry() []entry {
+	return []entry{
+		createNote, readNote, appendToNote, prependToNote, deleteNote, moveNote, renameNote, openNote, fileInfo,
+		searchNotes, listFiles, readNotes, getOutline, getProperties, getLinks, getBacklinks, listUnresolvedLinks,
+		listOrphans, listTags, listTaggedNotes, listProperties, patchNote, replaceInNote, setProperty, removeProperty,
+		updateTags, renameTag, dailyNote, listTemplates, listTasks, updateTask, readCanvas, editCanvas, readAttachment,
+		queryBase, listCommands, runCommand,
+	}
+}
+
+// All is every tool on vault, in the order tools/list presents them.
 func All(vault Vault) []server.ServerTool {
 	v := newValidator()
-	return []server.ServerTool{
-		createNote.build(vault, v),
-		readNote.build(vault, v),
-		appendToNote.build(vault, v),
-		prependToNote.build(vault, v),
-		deleteNote.build(vault, v),
-		moveNote.build(vault, v),
-		renameNote.build(vault, v),
-		openNote.build(vault, v),
-		fileInfo.build(vault, v),
-		searchNotes.build(vault, v),
-		listFiles.build(vault, v),
-		readNotes.build(vault, v),
-		getOutline.build(vault, v),
-		getProperties.build(vault, v),
-		getLinks.build(vault, v),
-		getBacklinks.build(vault, v),
-		listUnresolvedLinks.build(vault, v),
-		listOrphans.build(vault, v),
-		listTags.build(vault, v),
-		listTaggedNotes.build(vault, v),
-		listProperties.build(vault, v),
-		patchNote.build(vault, v),
-		replaceInNote.build(vault, v),
-		setProperty.build(vault, v),
-		removeProperty.build(vault, v),
-		updateTags.build(vault, v),
-		renameTag.build(vault, v),
-		dailyNote.build(vault, v),
-		listTemplates.build(vault, v),
-		listTasks.build(vault, v),
-		updateTask.build(vault, v),
-		readCanvas.build(vault, v),
-		editCanvas.build(vault, v),
-		readAttachment.build(vault, v),
-		queryBase.build(vault, v),
-		listCommands.build(vault, v),
-		runCommand.build(vault, v),
+	var out []server.ServerTool
+	for _, e := range registry() {
+		out = append(out, e.build(vault, v))
 	}
+	return out
 }

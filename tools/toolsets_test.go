@@ -14,7 +14,10 @@ func TestToolsets(t *testing.T) {
 	all := All(Vault{})
 	seen := map[string]string{}
 	for _, ts := range Toolsets {
-		for _, name := range ts.Tools {
+		if len(ToolsetTools(ts.Name)) == 0 {
+			t.Errorf("toolset %s has no tool", ts.Name)
+		}
+		for _, name := range ToolsetTools(ts.Name) {
 			if other, dup := seen[name]; dup {
 				t.Errorf("%s is in %s and %s", name, other, ts.Name)
 			}

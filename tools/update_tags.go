@@ -23,6 +23,7 @@ type tagsUpdated struct {
 
 var updateTags = spec[updateTagsArgs, tagsUpdated]{
 	name:        "obsidian_update_tags",
+	toolset:     "edit",
 	title:       "Add or remove tags",
 	description: "Add tags to a note's frontmatter and remove tags from it (frontmatter and inline). Returns {path, etag, changed, added, removed}.",
 	hints:       hints{destructive: true, idempotent: true},

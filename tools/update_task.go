@@ -18,8 +18,9 @@ type updateTaskArgs struct {
 }
 
 var updateTask = spec[updateTaskArgs, note.Edited]{
-	name:  "obsidian_update_task",
-	title: "Update task",
+	name:    "obsidian_update_task",
+	toolset: "tasks",
+	title:   "Update task",
 	description: "Complete, uncomplete or toggle one task (by `line` or `block`) as the Tasks plugin does: ✅ date added or removed; a 🔁 task gets its next occurrence. " +
 		"To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note. Returns {path, etag, changed}.",
 	hints: hints{idempotent: false},
