@@ -5,7 +5,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build test lint golden docs bench fuzz bundle tidy-check install-check clean
+.PHONY: help build check test lint golden docs bench fuzz bundle tidy-check install-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -13,7 +13,10 @@ help: ## list targets
 build: ## build bin/obsidian-mcp with the version stamped in
 	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/obsidian-mcp ./cmd/obsidian-mcp
 
-test: ## the test suite, with the race detector (what CI runs)
+check: ## everything CI runs (.ci/run), installing the npm clients, Chromium and curl it needs
+	bash .ci/run
+
+test: ## the test suite with the race detector (Go alone; make check adds the outside clients)
 	go test -race ./...
 
 lint: ## gofmt, go vet and staticcheck

@@ -524,6 +524,7 @@ var clientsDir = filepath.Join("..", "..", "scripts", "clients")
 // scripts/clients, which TestMain installs when it is not (installClients).
 func node(t *testing.T) string {
 	t.Helper()
+	outside(t)
 	bin, err := filepath.Abs(filepath.Join(clientsDir, "node_modules", ".bin", "node"))
 	if err == nil {
 		_, err = os.Stat(bin)
