@@ -13,8 +13,8 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
-// The Bridge Protocol v1 and MCP-over-HTTP examples of
-// seeds/bridge-protocol-v1-and-mcp-http.md, replayed with curl as written
+// The Bridge Protocol v1 and MCP-over-HTTP examples of the plugin's
+// contract (README, "Over HTTP"), replayed with curl as written
 // (only the tool name and the note's path adapted), and their documented
 // answers checked.
 

@@ -9,8 +9,8 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
-// The envelope API (seeds/envelope-http-api-contract.md), through curl as
-// the contract's examples are written (tool names and arguments adapted):
+// The envelope API (README, "Over HTTP"), through curl as the
+// contract's examples are written (tool names and arguments adapted):
 // HTTP 200 always, the envelope's required fields, both request forms,
 // need_confirm until _confirm, AUTH_REQUIRED, and the health fields.
 

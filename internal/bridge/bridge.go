@@ -1,7 +1,7 @@
 // Package bridge is `obsidian-mcp bridge`: a stdio MCP server whose tools
 // are those of an HTTP server (the ObsiScripta plugin, or our own
 // `obsidian-mcp serve`), reached through internal/bridge/upstream, as the stdio
-// bridge contract describes (seeds/stdio-bridge-plan.ja.md).
+// bridge contract describes (the README's bridge section).
 //
 // It serves stdio at once, whatever the server's state, through the
 // protocol core (internal/transport/stdio: answers drained at end of input,

@@ -1,6 +1,6 @@
 // Package gateway is `obsidian-mcp gateway`: many vaults and stdio MCP
-// servers behind one HTTP endpoint, each a namespace, as
-// seeds/namespaced-http-sse-bridge-api.md describes. This file is its
+// servers behind one HTTP endpoint, each a namespace, as the README's
+// gateway section describes. This file is its
 // configuration: a YAML file whose every error names its line and the fix.
 package gateway
 

@@ -3,7 +3,7 @@
 // the stdio bridge, the gateway's vault namespaces). It sits on mcp-go's
 // MCPServer, which dispatches methods to tools and resources, and decides
 // once what mcp-go leaves to each transport or gets wrong for us
-// (mcp-go-notes.md):
+// (docs/mcp-go.md):
 //
 //   - typed errors: a handler's Coded error is answered with its own code,
 //     message and data, where mcp-go would answer -32603; the answer is

@@ -12,7 +12,7 @@ import (
 
 // Coded is an error that chooses the JSON-RPC error its request is
 // answered with. mcp-go answers every handler error with -32603 and no data
-// (mcp-go-notes.md §2); a handler that returns a Coded error (our
+// (docs/mcp-go.md §2); a handler that returns a Coded error (our
 // errors.Error, or a bridged server's own error) gets its code, message and
 // data to the client on every transport.
 type Coded interface {

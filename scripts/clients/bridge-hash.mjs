@@ -1,6 +1,6 @@
 // bridge-hash.mjs computes the Bridge Protocol v1 tool-set hash the way the
-// contract's reference code does (seeds/stdio-bridge-plan.ja.md: deepSort,
-// localeCompare by name, JSON.stringify, SHA-256 hex), as an independent
+// contract's reference code does (deepSort, localeCompare by name,
+// JSON.stringify, SHA-256 hex; README, "Over HTTP"), as an independent
 // check of the server's own hash. It reads GET /bridge/v1/tools's answer on
 // stdin and prints the hash.
 import { createHash } from "node:crypto";

@@ -1,5 +1,5 @@
 // Package upstream is the client side of the HTTP servers the stdio bridge
-// stands in front of (seeds/stdio-bridge-plan.ja.md): the Bridge Protocol
+// stands in front of (the README's bridge section): the Bridge Protocol
 // v1 (/bridge/v1) and MCP over HTTP (/mcp), as the ObsiScripta plugin and
 // `obsidian-mcp serve` offer them, and the contract's auto mode that tries
 // MCP first and falls back to v1 for good.

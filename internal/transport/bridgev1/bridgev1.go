@@ -1,5 +1,5 @@
 // Package bridgev1 serves the Bridge Protocol v1 (the ObsiScripta Bridge
-// plugin's HTTP API, seeds/bridge-protocol-v1-and-mcp-http.md) under
+// plugin's HTTP API, as the README's serve section describes) under
 // /bridge/v1: GET /health, GET /tools with the tool set's hash, and POST
 // /tools/{name}/call. Tool failures are 200 answers with success false;
 // HTTP statuses are for transport, validation and routing failures, in the

@@ -1,4 +1,4 @@
-// Package envelope serves the envelope API (seeds/envelope-http-api-contract.md):
+// Package envelope serves the envelope API (the README's serve section):
 // POST /v1/mcp (and /mcp for a body that is not JSON-RPC) with list_tools
 // and call_tool in the direct (name/args) and params forms, answered with
 // HTTP 200 always and a JSON envelope (ok, summary, result, error_detail,
