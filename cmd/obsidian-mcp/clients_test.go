@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
@@ -466,11 +467,8 @@ func TestGoSDKCloseWithCallsInFlight(t *testing.T) {
 			outcomes[i] = goOutcome(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "obsidian_file_info", Arguments: map[string]any{"path": "A.md"}}))
 		})
 	}
-	for deadline := time.Now().Add(20 * time.Second); len(f.Calls()) == 0; time.Sleep(time.Millisecond) { // the server is running the calls
-		if time.Now().After(deadline) {
-			t.Fatalf("no call reached the CLI within 20 s (stderr %s)", stderr)
-		}
-	}
+	// The server is running the calls.
+	testenv.Eventually(t, 20*time.Second, "a call reaching the CLI", func() bool { return len(f.Calls()) > 0 })
 	if err := cs.Close(); err != nil { // waits for the process to exit
 		t.Errorf("close: %v (stderr %s)", err, stderr)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // These tests run real server processes on one vault and look at the
@@ -91,18 +93,6 @@ func found(t *testing.T, cs *mcp.ClientSession, query string) []string {
 	return out
 }
 
-// waitFor polls until ok holds, for at most a minute.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within a minute", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -129,7 +119,7 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 	if got, want := found(t, first, "zebrafinch"), zebras(n); !slices.Equal(got, want) {
 		t.Fatalf("first search found %v, want %v", got, want)
 	}
-	waitFor(t, "the index saved", func() bool { return fileExists(snapshot) })
+	testenv.Eventually(t, time.Minute, "the index saved", func() bool { return fileExists(snapshot) })
 	_ = first.Close()
 
 	// While no server runs, an editor changes the vault.
@@ -204,7 +194,7 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 		}
 		wg.Wait()
 		if round == 0 {
-			waitFor(t, "the index saved", func() bool { return fileExists(snapshot) })
+			testenv.Eventually(t, time.Minute, "the index saved", func() bool { return fileExists(snapshot) })
 			built := 0
 			for _, l := range logs {
 				built += strings.Count(l.String(), "search index built")
@@ -283,7 +273,7 @@ func killWhileSaving(t *testing.T, n int) bool {
 	if got, want := found(t, next, "zebrafinch"), zebras(n); !slices.Equal(got, want) {
 		t.Errorf("after the kill found %d notes, want %d", len(got), len(want))
 	}
-	waitFor(t, "the index saved and the leftover cleared", func() bool {
+	testenv.Eventually(t, time.Minute, "the index saved and the leftover cleared", func() bool {
 		tmp, _ := filepath.Glob(filepath.Join(index, "snapshot-*.tmp"))
 		return len(tmp) == 0 && fileExists(filepath.Join(index, "snapshot"))
 	})
@@ -302,7 +292,7 @@ func TestIndexOfReadOnlyVault(t *testing.T) {
 	if got := found(t, cs, "zebrafinch"); len(got) != 2 {
 		t.Errorf("found %v", got)
 	}
-	waitFor(t, "the index saved in the cache folder", func() bool {
+	testenv.Eventually(t, time.Minute, "the index saved in the cache folder", func() bool {
 		m, _ := filepath.Glob(filepath.Join(cache, "obsidian-mcp", "index", "*", "snapshot"))
 		return len(m) == 1
 	})
@@ -361,7 +351,7 @@ func searchDuringBuild(t *testing.T, n int) bool {
 		t.Errorf("progress notifications %v; want some for first-search, out of %d", progress, n)
 	}
 	mu.Unlock()
-	waitFor(t, "the whole index", func() bool {
+	testenv.Eventually(t, time.Minute, "the whole index", func() bool {
 		d, _ := toolCall(t, cs, "obsidian_search_notes", map[string]any{"query": "zebrafinch"})
 		return d != nil && d["partial"] == nil && d["total"] == float64(len(zebras(n)))
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -181,7 +182,7 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 	for id := 1; id <= vaultserver.Workers; id++ {
 		call(id, fmt.Sprintf("Running %d.md", id))
 	}
-	waitFor(t, "every worker to run a CLI", func() bool { return len(f.Calls()) == vaultserver.Workers })
+	testenv.Eventually(t, 20*time.Second, "every worker to run a CLI", func() bool { return len(f.Calls()) == vaultserver.Workers })
 	queued := vaultserver.Workers + 1
 	call(queued, "Queued.md")
 	cancelReq := func(id int) {
@@ -241,7 +242,7 @@ func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, vaultserv
 func startHungCall(t *testing.T, f *obsidiantest.Fake, in io.Writer) {
 	t.Helper()
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
-	waitFor(t, "the CLI to start", func() bool { return len(processesOf(f.Bin)) > 0 })
+	testenv.Eventually(t, 20*time.Second, "the CLI to start", func() bool { return len(processesOf(f.Bin)) > 0 })
 }
 
 // awaitServe waits for Serve to return nil. The minute is a hang guard,
@@ -317,17 +318,6 @@ func processesOf(bin string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // documentedCodes are the JSON-RPC codes in the README's error table.

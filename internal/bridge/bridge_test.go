@@ -20,6 +20,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // standIn is a scripted HTTP server as the bridge meets them: MCP at /mcp
@@ -217,7 +218,7 @@ func (l *logs) count(s string) int { return strings.Count(l.String(), s) }
 // waitFor returns once the bridge has logged s.
 func (l *logs) waitFor(t *testing.T, s string) {
 	t.Helper()
-	eventually(t, "the log line "+s, func() bool { return l.count(s) > 0 })
+	testenv.Eventually(t, 10*time.Second, "the log line "+s, func() bool { return l.count(s) > 0 })
 }
 
 // waitPolls returns once the bridge has polled the server n more times:
@@ -226,7 +227,7 @@ func (l *logs) waitFor(t *testing.T, s string) {
 func (l *logs) waitPolls(t *testing.T, n int) {
 	t.Helper()
 	from := l.count("polled the server's tools")
-	eventually(t, fmt.Sprintf("%d polls", n), func() bool { return l.count("polled the server's tools") >= from+n })
+	testenv.Eventually(t, 10*time.Second, fmt.Sprintf("%d polls", n), func() bool { return l.count("polled the server's tools") >= from+n })
 }
 
 // client is a stdio client of a running bridge: it writes requests and
@@ -410,18 +411,6 @@ func (c *client) toolNames() []string {
 	return names
 }
 
-// eventually polls cond for up to 10 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // newBridge makes a bridge to s over transport ("mcp", "v1" or "auto"),
 // polling fast; run serves it (its first contact finds s up).
 func newBridge(t *testing.T, s *standIn, transport string, l *logs, o Options) *Bridge {
@@ -474,7 +463,7 @@ func TestListChangedOncePerChange(t *testing.T) {
 				t.Fatalf("tools = %v", got)
 			}
 			s.setTools(tool("a", "first"), tool("b", "second"))
-			eventually(t, "list_changed after a tool was added", func() bool {
+			testenv.Eventually(t, 10*time.Second, "list_changed after a tool was added", func() bool {
 				return c.notifications("notifications/tools/list_changed") == 1 && l.count("tools changed") == 1
 			})
 			if got := c.toolNames(); fmt.Sprint(got) != "[a b]" {
@@ -492,7 +481,7 @@ func TestListChangedOncePerChange(t *testing.T) {
 				t.Errorf("a reordering was taken for a change:\n%s", l.String())
 			}
 			s.setTools(tool("b", "second, reworded"))
-			eventually(t, "list_changed after a description changed and a tool went", func() bool { return c.notifications("notifications/tools/list_changed") == 2 })
+			testenv.Eventually(t, 10*time.Second, "list_changed after a description changed and a tool went", func() bool { return c.notifications("notifications/tools/list_changed") == 2 })
 			l.waitPolls(t, 3)
 			if n := c.notifications("notifications/tools/list_changed"); n != 2 {
 				t.Errorf("%d list_changed for 2 changes", n)
@@ -628,7 +617,7 @@ func TestServerGoesAwayAndComesBack(t *testing.T) {
 				t.Errorf("call while down: %q isError=%v", text, isErr)
 			}
 			s.start(t, addr)
-			eventually(t, "the bridge saw the server again", func() bool { return l.count("answers again") == 1 })
+			testenv.Eventually(t, 10*time.Second, "the bridge saw the server again", func() bool { return l.count("answers again") == 1 })
 			if text, isErr := c.callText("echo", map[string]any{"x": 1}); isErr || !strings.Contains(text, `{"x":1}`) {
 				t.Errorf("call after the return: %q isError=%v", text, isErr)
 			}
@@ -638,7 +627,7 @@ func TestServerGoesAwayAndComesBack(t *testing.T) {
 			s.stop()
 			s.setTools(tool("echo", "echo"), tool("new", "new"))
 			s.start(t, addr)
-			eventually(t, "list_changed for the restarted server's new tool", func() bool { return c.notifications("notifications/tools/list_changed") == 1 })
+			testenv.Eventually(t, 10*time.Second, "list_changed for the restarted server's new tool", func() bool { return c.notifications("notifications/tools/list_changed") == 1 })
 			if s.callCount("echo") != 1 {
 				t.Errorf("echo ran %d times for 1 call that reached it", s.callCount("echo"))
 			}
@@ -686,7 +675,7 @@ func TestStartsAtOnce(t *testing.T) {
 			}
 			l.waitFor(t, "the server still does not answer; trying every 50ms")
 			s.start(t, addr)
-			eventually(t, "list_changed once the server answers", func() bool { return c.notifications("notifications/tools/list_changed") == 1 })
+			testenv.Eventually(t, 10*time.Second, "list_changed once the server answers", func() bool { return c.notifications("notifications/tools/list_changed") == 1 })
 			if got := c.toolNames(); fmt.Sprint(got) != "[echo]" {
 				t.Errorf("tools once the server answers: %v", got)
 			}
@@ -754,7 +743,7 @@ func TestCancellationForwarded(t *testing.T) {
 	id := c.start("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}})
 	<-started
 	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": id, "reason": "user"}})
-	eventually(t, "the HTTP request was aborted and the server told", func() bool { return aborted.Load() == 1 && s.cancels.Load() == 1 })
+	testenv.Eventually(t, 10*time.Second, "the HTTP request was aborted and the server told", func() bool { return aborted.Load() == 1 && s.cancels.Load() == 1 })
 	if text, isErr := c.callText("echo", map[string]any{}); isErr || text != "ok" {
 		t.Errorf("next call: %q %v", text, isErr)
 	}
@@ -899,7 +888,7 @@ func TestManyCallsWhileToolsChange(t *testing.T) {
 			t.Errorf("call %d: %s", i, ans["result"])
 		}
 	}
-	eventually(t, "both changes notified", func() bool { return c.notifications("notifications/tools/list_changed") >= 1 })
+	testenv.Eventually(t, 10*time.Second, "both changes notified", func() bool { return c.notifications("notifications/tools/list_changed") >= 1 })
 	c.mu.Lock()
 	answers := map[string]int{}
 	for _, m := range c.got {

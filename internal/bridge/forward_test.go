@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge/upstream"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
@@ -91,7 +92,7 @@ func TestForwardsPromptsAndResources(t *testing.T) {
 	s.AddPrompt(mcp.NewPrompt("later"), func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return mcp.NewGetPromptResult("later", nil), nil
 	})
-	eventually(t, "prompts/list_changed", func() bool { return c.notifications("notifications/prompts/list_changed") == 1 })
+	testenv.Eventually(t, 10*time.Second, "prompts/list_changed", func() bool { return c.notifications("notifications/prompts/list_changed") == 1 })
 	if got := string(c.request("prompts/list", nil)["result"]); !strings.Contains(got, `"name":"later"`) {
 		t.Errorf("prompts/list after the change: %s", got)
 	}

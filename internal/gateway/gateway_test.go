@@ -19,6 +19,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // The gateway's HTTP faces on a real loopback listener, with a small
@@ -600,11 +601,7 @@ func TestStopFinishesCalls(t *testing.T) {
 	do(t, http.MethodPost, r.api+string(end.data), call(5, "slow", `{}`))
 	<-r.ts.started
 	r.stop()
-	for deadline := time.Now().Add(5 * time.Second); !r.g.isStopping(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not stopping")
-		}
-	}
+	testenv.Eventually(t, 5*time.Second, "the gateway stopping", r.g.isStopping)
 	if resp, _ := do(t, http.MethodPost, r.api+"/mcp/notes", call(6, "echo", `{}`)); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a request while stopping: %d", resp.StatusCode)
 	}

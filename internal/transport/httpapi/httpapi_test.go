@@ -19,6 +19,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // fixture is an MCP server with three tools behind a Server on a real
@@ -36,11 +37,7 @@ type fixture struct {
 // server's handler.
 func (f *fixture) waitCall(t *testing.T) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); f.calls.Load() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no call reached the server within 10 s")
-		}
-	}
+	testenv.Eventually(t, 10*time.Second, "a call reaching the server", func() bool { return f.calls.Load() > 0 })
 }
 
 func newFixture(t *testing.T, opts Options) *fixture {
@@ -349,12 +346,11 @@ func TestStalledReaderFreesItsSlot(t *testing.T) {
 	f.waitCall(t)
 	// The stalled call holds the only slot until its bound and margin
 	// (2.1 s from its start, or as soon as its answer is encoded if that
-	// is later: under -race on a busy machine, seconds later). A request
-	// sent once the bound is reached waits two seconds for the slot, and
-	// is answered BUSY while the slot is still held; asked again, it is
-	// answered once the slot is freed, long before the deadline, while
-	// the stalled reader still holds its connection.
-	time.Sleep(2 * time.Second)
+	// is later: under -race on a busy machine, seconds later). Each
+	// request waits up to two seconds for the slot and is answered BUSY
+	// while it is still held; asked again, one is answered once the slot
+	// is freed, long before the deadline, while the stalled reader still
+	// holds its connection. No sleep: the retries are the wait.
 	start := time.Now()
 	deadline := start.Add(30 * time.Second)
 	for {
