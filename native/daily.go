@@ -75,7 +75,7 @@ func (v *Engine) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, 
 	}
 	if req.Op == note.DailyRead {
 		p, start, _ := v.periodNote(req.Date, req.Period)
-		if err := CheckWritable("date", p); err != nil {
+		if err := note.ValidateWritable("date", p); err != nil {
 			return note.Daily{}, err
 		}
 		c, err := v.Read(ctx, note.ByPath(p))
@@ -113,7 +113,7 @@ func (v *Engine) EnsureDaily(ctx context.Context, date time.Time) (p string, cre
 // template unless it exists.
 func (v *Engine) ensurePeriod(ctx context.Context, date time.Time, period string) (p string, start time.Time, created bool, err error) {
 	p, start, tpl := v.periodNote(date, period)
-	if err := CheckWritable("date", p); err != nil {
+	if err := note.ValidateWritable("date", p); err != nil {
 		return p, start, false, err
 	}
 	created, err = v.createDaily(ctx, start, p, tpl)

@@ -13,7 +13,6 @@ package native
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -177,7 +176,7 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 	if msg := note.CheckPath(loc.Path); msg != "" {
 		return "", "", invalid("path", msg)
 	}
-	if hidden(loc.Path) {
+	if note.InDotFolder(loc.Path) {
 		return "", "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
 	}
@@ -191,7 +190,7 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 	if err := v.Policy().Resolving(resolved).CheckRead(loc.Path); err != nil {
 		return "", "", err
 	}
-	if real != loc.Path && hidden(real) {
+	if real != loc.Path && note.InDotFolder(real) {
 		return "", "", errors.E(errors.FileNotFound, "note not found: %s (it is a symlink to %s, inside a hidden folder that is not part of the vault)", loc.Path, real).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them, through symlinks either.")
 	}
@@ -204,65 +203,6 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 			WithHint("Pass the path of a file inside it, with its extension.")
 	}
 	return loc.Path, real, nil
-}
-
-// CheckWritable checks a path a tool is about to create or move a note
-// to: a safe vault-relative path (INVALID_PARAMS naming field otherwise)
-// outside the hidden folders Obsidian keeps for itself (PERMISSION_DENIED).
-func CheckWritable(field, p string) error {
-	if msg := note.CheckPath(p); msg != "" {
-		return invalid(field, msg)
-	}
-	if msg := note.CheckBounds(p); msg != "" {
-		return invalid(field, msg)
-	}
-	if seg, ok := spacedSegment(p); ok {
-		return invalid(field, fmt.Sprintf("%q starts or ends with a space; Obsidian trims link text, so no link could reach this note (and Windows cannot store such names): remove the space", seg))
-	}
-	if hidden(p) {
-		return errors.E(errors.PermissionDenied, "refused to write %s: names starting with '.' (such as .obsidian/ and .trash/) belong to Obsidian, not to the vault's notes", p).
-			WithHint("Choose a path whose folders and file name do not start with '.'.").With("path", p)
-	}
-	return nil
-}
-
-// spacedSegment finds a folder name or file stem that starts or ends with
-// white space (found by fuzzing link rewriting: a note moved to " .md" had
-// its backlinks rewritten to "[[ ]]", which is no link at all).
-func spacedSegment(p string) (string, bool) {
-	segs := strings.Split(p, "/")
-	segs[len(segs)-1] = note.Stem(segs[len(segs)-1])
-	for _, seg := range segs {
-		if seg != strings.TrimSpace(seg) {
-			return seg, true
-		}
-	}
-	return "", false
-}
-
-// CheckDestination checks a move's `to`: a folder or a full path.
-func CheckDestination(to string) error {
-	if msg := note.CheckFolder(to); msg != "" {
-		return invalid("to", msg)
-	}
-	return nil
-}
-
-// CheckNewName checks a rename's new file name.
-func CheckNewName(name string) error {
-	if msg := note.CheckNewName(name); msg != "" {
-		return invalid("new_name", msg)
-	}
-	return nil
-}
-
-func hidden(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return true
-		}
-	}
-	return false
 }
 
 func invalid(field, msg string) *errors.Error {
@@ -279,7 +219,7 @@ func FileError(err error, p string) error {
 		return errors.E(errors.FileNotFound, "note not found: %s", p).WithCause(err).
 			WithHint("Check the path (exact, vault-relative, with extension) or use `name` to resolve it like a wikilink.")
 	case errors.Is(err, fs.ErrExist):
-		return Exists(p)
+		return note.Exists(p)
 	case errors.Is(err, atomicfile.ErrBusy):
 		return busy(err, p)
 	case errors.Is(err, atomicfile.ErrNotRegular):
@@ -324,11 +264,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// Exists is the FILE_EXISTS error for p.
-func Exists(p string) *errors.Error {
-	return errors.E(errors.FileExists, "a note already exists at %s; nothing was changed", p).With("path", p)
 }
 
 // linkFormat reads Obsidian's "New link format" from .obsidian/app.json.

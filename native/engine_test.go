@@ -376,13 +376,13 @@ func TestCheckWritableSpacedNames(t *testing.T) {
 		"a b/c d.md":      false,
 		"Note. md":        false, // the extension is " md": odd, but linkable as [[Note. md]]
 	} {
-		err := CheckWritable("path", p)
+		err := note.ValidateWritable("path", p)
 		if got := err != nil; got != bad {
-			t.Errorf("CheckWritable(%q) = %v, want refused: %v", p, err, bad)
+			t.Errorf("note.ValidateWritable(%q) = %v, want refused: %v", p, err, bad)
 			continue
 		}
 		if bad && errors.From(err).Kind != errors.InvalidParams {
-			t.Errorf("CheckWritable(%q): kind %s, want INVALID_PARAMS", p, errors.From(err).Kind)
+			t.Errorf("note.ValidateWritable(%q): kind %s, want INVALID_PARAMS", p, errors.From(err).Kind)
 		}
 	}
 }

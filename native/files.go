@@ -197,7 +197,7 @@ func (v *Engine) readFolder(dir string, mod time.Time) (*folder, error) {
 			// not walked (no cycles).
 			if fi, err := v.root.Stat(p); err == nil && fi.Mode().IsRegular() {
 				real := v.RealPath(p)
-				if hidden(real) {
+				if note.InDotFolder(real) {
 					continue
 				}
 				f.files = append(f.files, p)

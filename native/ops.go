@@ -23,7 +23,7 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 		return note.Created{}, err
 	}
 	target := req.Target()
-	if err := CheckWritable(req.TargetField(), target); err != nil {
+	if err := note.ValidateWritable(req.TargetField(), target); err != nil {
 		return note.Created{}, err
 	}
 	data := []byte(req.Content)
@@ -43,7 +43,7 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 	// Through a symlink (a linked note, or a linked folder on the way),
 	// the file written is the one the link names; the link stays.
 	real := v.RealPath(target)
-	if real != target && hidden(real) {
+	if real != target && note.InDotFolder(real) {
 		return note.Created{}, errors.E(errors.PermissionDenied, "refused to write %s: it leads through a symlink to %s, inside a hidden folder that belongs to Obsidian", target, real).
 			With("path", target).WithHint("Choose a path that is not a symlink into .obsidian/, .trash/ or another folder starting with '.'.")
 	}
@@ -214,7 +214,7 @@ func (v *Engine) rename(from, to string) error {
 // Move moves the note to a folder or a full new path and rewrites the
 // links that pointed at it.
 func (v *Engine) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	if err := CheckDestination(to); err != nil {
+	if err := note.ValidateDestination(to); err != nil {
 		return note.Moved{}, err
 	}
 	p, err := v.locate(ctx, loc)
@@ -227,7 +227,7 @@ func (v *Engine) Move(ctx context.Context, loc note.Locator, to string) (note.Mo
 // Rename renames the note in its folder, keeping its extension, and
 // rewrites the links that pointed at it.
 func (v *Engine) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	if err := CheckNewName(newName); err != nil {
+	if err := note.ValidateNewName(newName); err != nil {
 		return note.Moved{}, err
 	}
 	p, err := v.locate(ctx, loc)
@@ -241,7 +241,7 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	if to == from {
 		return note.Moved{From: from, To: to, Links: &note.LinkChanges{Paths: []string{}}}, nil
 	}
-	if err := CheckWritable(field, to); err != nil {
+	if err := note.ValidateWritable(field, to); err != nil {
 		return note.Moved{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -272,7 +272,7 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	defer func() { j.finish(complete) }()
 	if err := v.rename(from, to); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return note.Moved{}, Exists(to)
+			return note.Moved{}, note.Exists(to)
 		}
 		return note.Moved{}, FileError(err, from)
 	}

@@ -127,7 +127,7 @@ func checkIntent(in intent) string {
 			return "names no move"
 		}
 		for from, to := range in.Moves {
-			if CheckWritable("from", from) != nil || CheckWritable("to", to) != nil {
+			if note.ValidateWritable("from", from) != nil || note.ValidateWritable("to", to) != nil {
 				return fmt.Sprintf("names a path no note may have (%q → %q)", from, to)
 			}
 		}
@@ -136,7 +136,7 @@ func checkIntent(in intent) string {
 			return fmt.Sprintf("names a tag that is not one (%q → %q)", in.From, in.To)
 		}
 		for _, p := range in.Paths {
-			if CheckWritable("paths", p) != nil {
+			if note.ValidateWritable("paths", p) != nil {
 				return fmt.Sprintf("names a path no note may have (%q)", p)
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
@@ -61,7 +60,7 @@ func argSafe(content string) bool {
 // Create creates a note and never clobbers or side-copies one.
 func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
 	target := req.Target()
-	if err := native.CheckWritable(req.TargetField(), target); err != nil {
+	if err := note.ValidateWritable(req.TargetField(), target); err != nil {
 		return note.Created{}, err
 	}
 	if !req.Overwrite {
@@ -106,7 +105,7 @@ func (b *Backend) Create(ctx context.Context, req note.CreateRequest) (note.Crea
 		if _, derr := b.CLI.Run(ctx, "delete", "path="+got, "permanent"); derr != nil {
 			b.Logger.Warn("could not remove the side copy Obsidian created", "path", got, "err", derr)
 		}
-		return note.Created{}, native.Exists(target)
+		return note.Created{}, note.Exists(target)
 	}
 	// Any other difference is Obsidian's spelling of the same path (Unicode
 	// normalisation, say): report the path it used.
@@ -289,7 +288,7 @@ func (b *Backend) Delete(ctx context.Context, loc note.Locator, permanent bool) 
 
 // Move moves the note to a folder or full path; Obsidian updates links.
 func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	if err := native.CheckDestination(to); err != nil {
+	if err := note.ValidateDestination(to); err != nil {
 		return note.Moved{}, err
 	}
 	p, err := b.locate(ctx, loc)
@@ -297,7 +296,7 @@ func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.M
 		return note.Moved{}, err
 	}
 	dest := note.MoveTarget(p, to)
-	if err := native.CheckWritable("to", dest); err != nil {
+	if err := note.ValidateWritable("to", dest); err != nil {
 		return note.Moved{}, err
 	}
 	return b.relocate(ctx, p, dest, "move", "to="+dest)
@@ -305,7 +304,7 @@ func (b *Backend) Move(ctx context.Context, loc note.Locator, to string) (note.M
 
 // Rename renames the note in its folder, keeping its extension.
 func (b *Backend) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	if err := native.CheckNewName(newName); err != nil {
+	if err := note.ValidateNewName(newName); err != nil {
 		return note.Moved{}, err
 	}
 	p, err := b.locate(ctx, loc)
@@ -313,7 +312,7 @@ func (b *Backend) Rename(ctx context.Context, loc note.Locator, newName string) 
 		return note.Moved{}, err
 	}
 	dest := note.RenameTarget(p, newName)
-	if err := native.CheckWritable("new_name", dest); err != nil {
+	if err := note.ValidateWritable("new_name", dest); err != nil {
 		return note.Moved{}, err
 	}
 	return b.relocate(ctx, p, dest, "rename", "name="+path.Base(dest))
@@ -446,7 +445,7 @@ func (b *Backend) mustNotExist(ctx context.Context, p string) error {
 	_, err := b.info(ctx, p)
 	switch e := errors.From(err); {
 	case err == nil:
-		return native.Exists(p)
+		return note.Exists(p)
 	case e.Kind == errors.FileNotFound:
 		return nil
 	default:

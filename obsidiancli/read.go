@@ -10,7 +10,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
-	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
@@ -150,7 +149,7 @@ func (b *Backend) List(ctx context.Context, req note.ListRequest) (note.Listing,
 	for _, f := range folders {
 		isFolder[f] = true
 	}
-	return native.ListEntries(req, files, folders, func(p string) (note.Entry, bool) {
+	return note.ListEntries(req, files, folders, func(p string) (note.Entry, bool) {
 		if isFolder[p] {
 			return note.Entry{Path: p, Type: "folder"}, true
 		}
