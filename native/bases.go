@@ -77,17 +77,3 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 	return res, nil
 }
 
-// Commands need the app: the folder has none.
-func (v *Engine) Commands(context.Context, string) ([]note.Command, error) {
-	return nil, needsApp("Obsidian's commands")
-}
-
-// RunCommand needs the app.
-func (v *Engine) RunCommand(context.Context, string) (note.CommandRun, error) {
-	return note.CommandRun{}, needsApp("running an Obsidian command")
-}
-
-func needsApp(what string) *errors.Error {
-	return errors.E(errors.Unsupported, "%s needs the Obsidian app, and this server is working on the vault folder without it", what).
-		WithHint("Start Obsidian with its command line interface enabled, and run the server with --backend auto (the default) or --backend cli.")
-}

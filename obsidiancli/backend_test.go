@@ -11,6 +11,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
 func newBackend(t *testing.T, sc obsidiantest.Scenario) (*Backend, *obsidiantest.Fake) {
@@ -22,13 +23,14 @@ func newBackend(t *testing.T, sc obsidiantest.Scenario) (*Backend, *obsidiantest
 // routed is --backend cli as the server wires it: the router over this
 // backend, with the folder the app reports, where it reads, edits, and
 // writes what the CLI cannot carry. Tests of the whole go through it.
-func routed(t *testing.T, sc obsidiantest.Scenario) (*backend.Router, *obsidiantest.Fake) {
+func routed(t *testing.T, sc obsidiantest.Scenario) (tools.Vault, *obsidiantest.Fake) {
 	t.Helper()
 	f := obsidiantest.Install(t, sc)
 	r := &backend.Router{Mode: backend.CLI, Logger: discard()}
-	r.App = &Backend{CLI: newClient(f), Logger: discard(), Policy: r.Policy}
+	app := &Backend{CLI: newClient(f), Logger: discard(), Policy: r.Policy}
+	r.App = backend.AppOf(app)
 	t.Cleanup(func() { _ = r.Close() })
-	return r, f
+	return r.Vault(), f
 }
 
 // adversarial is content the CLI cannot carry through argv unchanged.
@@ -65,7 +67,7 @@ func TestCreateAndReadLossless(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			b, f := routed(t, obsidiantest.Scenario{})
-			got, err := b.Create(t.Context(), note.CreateRequest{Path: "Notes/" + name, Content: content})
+			got, err := b.Notes.Create(t.Context(), note.CreateRequest{Path: "Notes/" + name, Content: content})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,12 +77,12 @@ func TestCreateAndReadLossless(t *testing.T) {
 			if disk, _ := f.Note(got.Path); disk != content {
 				t.Errorf("on disk %q…, want %q…", trunc(disk), trunc(content))
 			}
-			read, err := b.Read(t.Context(), note.ByPath(got.Path))
+			read, err := b.Notes.Read(t.Context(), note.ByPath(got.Path))
 			if err != nil || read.Content != content {
 				t.Errorf("Read = %q…, %v; want the exact bytes", trunc(read.Content), err)
 			}
 			// Appending adversarial content keeps every byte as well.
-			if _, err := b.Append(t.Context(), note.ByPath(got.Path), content, false); err != nil {
+			if _, err := b.Notes.Append(t.Context(), note.ByPath(got.Path), content, false); err != nil {
 				t.Fatal(err)
 			}
 			want := string(note.Append([]byte(content), []byte(content), false))
@@ -160,11 +162,11 @@ func TestCreateOverwrite(t *testing.T) {
 	t.Parallel()
 	b, f := routed(t, obsidiantest.Scenario{})
 	f.WriteNote("Plan.md", "original")
-	got, err := b.Create(t.Context(), note.CreateRequest{Path: "Plan", Content: "new", Overwrite: true})
+	got, err := b.Notes.Create(t.Context(), note.CreateRequest{Path: "Plan", Content: "new", Overwrite: true})
 	if err != nil || !got.Overwrote {
 		t.Fatalf("Create = %+v, %v; want overwrote", got, err)
 	}
-	got, err = b.Create(t.Context(), note.CreateRequest{Path: "Plan", Content: `new \ direct`, Overwrite: true})
+	got, err = b.Notes.Create(t.Context(), note.CreateRequest{Path: "Plan", Content: `new \ direct`, Overwrite: true})
 	if err != nil || !got.Overwrote {
 		t.Fatalf("direct Create = %+v, %v; want overwrote", got, err)
 	}
@@ -199,18 +201,18 @@ func TestReadThroughCLIWhenFolderUnreachable(t *testing.T) {
 	b, f := routed(t, obsidiantest.Scenario{ReportedPath: "/nonexistent/vault", Noise: true})
 	for _, content := range []string{"no final newline", "final newline\n", "\n\nleading blank lines\n", "Error: a note about errors"} {
 		f.WriteNote("n.md", content)
-		got, err := b.Read(t.Context(), note.ByPath("n.md"))
+		got, err := b.Notes.Read(t.Context(), note.ByPath("n.md"))
 		if err != nil || got.Content != content {
 			t.Errorf("Read = %q, %v; want %q", got.Content, err, content)
 		}
 	}
-	_, err := b.Read(t.Context(), note.ByPath("missing.md"))
+	_, err := b.Notes.Read(t.Context(), note.ByPath("missing.md"))
 	if kindOf(err) != errors.FileNotFound {
 		t.Errorf("missing: err = %v, want FILE_NOT_FOUND", err)
 	}
 	// Content the CLI cannot carry needs the folder: a clear refusal, no write.
 	f.WriteNote("n.md", "keep")
-	_, err = b.Append(t.Context(), note.ByPath("n.md"), `a \ b`, false)
+	_, err = b.Notes.Append(t.Context(), note.ByPath("n.md"), `a \ b`, false)
 	if e := errors.From(err); e == nil || e.Kind != errors.Unsupported || !strings.Contains(e.Message, "/nonexistent/vault") {
 		t.Errorf("append needing the folder: err = %v, want UNSUPPORTED naming the folder", err)
 	}
@@ -222,14 +224,14 @@ func TestReadThroughCLIWhenFolderUnreachable(t *testing.T) {
 	up := func(s string) note.Change {
 		return func(cur []byte) ([]byte, error) { return append(cur, s...), nil }
 	}
-	res, err := b.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up(" more"))
+	res, err := b.Edit.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up(" more"))
 	if disk, _ := f.Note("n.md"); err != nil || disk != "keep more" || res.ETag != note.ETag([]byte(disk)) || !res.Changed {
 		t.Errorf("edit through the app: %+v, %v; note %q", res, err, disk)
 	}
-	if _, err := b.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up("!")); kindOf(err) != errors.RevisionConflict {
+	if _, err := b.Edit.Edit(t.Context(), note.ByPath("n.md"), note.ETag([]byte("keep")), up("!")); kindOf(err) != errors.RevisionConflict {
 		t.Errorf("stale if_match: err = %v, want REVISION_CONFLICT", err)
 	}
-	if _, err := b.Edit(t.Context(), note.ByPath("n.md"), "", up(`\`)); kindOf(err) != errors.Unsupported {
+	if _, err := b.Edit.Edit(t.Context(), note.ByPath("n.md"), "", up(`\`)); kindOf(err) != errors.Unsupported {
 		t.Errorf("edit with a backslash: err = %v, want UNSUPPORTED", err)
 	}
 	if disk, _ := f.Note("n.md"); disk != "keep more" {
@@ -277,10 +279,10 @@ func TestAppendPrependSameBytesEitherWay(t *testing.T) {
 	for _, inline := range []bool{false, true} {
 		for _, content := range []string{"plain", `back\slash`} {
 			f.WriteNote("n.md", start)
-			if _, err := b.Prepend(t.Context(), note.ByPath("n.md"), content, inline); err != nil {
+			if _, err := b.Notes.Prepend(t.Context(), note.ByPath("n.md"), content, inline); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b.Append(t.Context(), note.ByPath("n.md"), content, inline); err != nil {
+			if _, err := b.Notes.Append(t.Context(), note.ByPath("n.md"), content, inline); err != nil {
 				t.Fatal(err)
 			}
 			want := note.Append(note.Prepend([]byte(start), []byte(content), inline), []byte(content), inline)
@@ -289,11 +291,11 @@ func TestAppendPrependSameBytesEitherWay(t *testing.T) {
 			}
 		}
 	}
-	_, err := b.Append(t.Context(), note.ByPath("missing.md"), "x", false)
+	_, err := b.Notes.Append(t.Context(), note.ByPath("missing.md"), "x", false)
 	if kindOf(err) != errors.FileNotFound {
 		t.Errorf("append to missing: %v", err)
 	}
-	_, err = b.Append(t.Context(), note.ByPath("missing.md"), `\x`, false)
+	_, err = b.Notes.Append(t.Context(), note.ByPath("missing.md"), `\x`, false)
 	if kindOf(err) != errors.FileNotFound {
 		t.Errorf("direct append to missing: %v", err)
 	}
@@ -381,7 +383,7 @@ func TestReadFolderIsAClearError(t *testing.T) {
 	t.Parallel()
 	b, f := routed(t, obsidiantest.Scenario{})
 	f.WriteNote("Projects/Plan.md", "x")
-	_, err := b.Read(t.Context(), note.ByPath("Projects"))
+	_, err := b.Notes.Read(t.Context(), note.ByPath("Projects"))
 	if e := errors.From(err); e == nil || e.Kind != errors.FileNotFound || !strings.Contains(e.Message, "Projects is a folder") {
 		t.Errorf("reading a folder: %v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
-	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
 
 // The read side through the app's own commands, for a vault whose folder
@@ -90,11 +89,9 @@ func (b *Backend) Search(ctx context.Context, req note.SearchRequest) (note.Sear
 			if len(byFile[c.File]) == 3 {
 				break
 			}
-			text := m.Text
-			if req.Mode != note.SearchRegex {
-				text = vaultindex.Highlight(req.Query, text)
-			}
-			byFile[c.File] = append(byFile[c.File], note.Snippet{Line: m.Line, Text: text})
+			// Unmarked: the router marks the query's words
+			// (backend.routedSearch).
+			byFile[c.File] = append(byFile[c.File], note.Snippet{Line: m.Line, Text: m.Text})
 		}
 	}
 	for i, p := range page {

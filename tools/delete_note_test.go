@@ -58,7 +58,7 @@ func TestPermanentDeleteIsConfirmed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			fb, ask := &fakeBackend{}, &asker{can: tc.can, yes: tc.yes}
-			v := On(fb)
+			v := on(fb)
 			v.Ask = ask
 			var st = findIn(t, All(v), "obsidian_delete_note")
 			_, err := call(t, st, tc.args)

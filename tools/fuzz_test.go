@@ -33,7 +33,7 @@ func FuzzArguments(f *testing.F) {
 	// One tool set for every input (building it takes milliseconds);
 	// inputs run one at a time, so the guard is reset for each.
 	b := &guard{}
-	tools := All(On(b))
+	tools := All(on(b))
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		if !json.Valid([]byte(args)) {
 			t.Skip() // mcp-go hands tools only arguments from a well-formed message

@@ -177,9 +177,9 @@ type toolCase struct {
 	wantMsg    string
 }
 
-func findTool(t *testing.T, name string, b Everything) server.ServerTool {
+func findTool(t *testing.T, name string, b any) server.ServerTool {
 	t.Helper()
-	return findIn(t, All(On(b)), name)
+	return findIn(t, All(on(b)), name)
 }
 
 func findIn(t *testing.T, all []server.ServerTool, name string) server.ServerTool {
@@ -405,4 +405,12 @@ func (f *fakeBackend) Daily(_ context.Context, r note.DailyRequest) (note.Daily,
 		d.Bytes = len(r.Content)
 	}
 	return d, err
+}
+
+// on is the Vault of b's capabilities, confirming through the client as
+// the server does.
+func on(b any) Vault {
+	v := VaultOf(b)
+	v.Ask = Elicit{}
+	return v
 }

@@ -14,7 +14,7 @@ import (
 func TestReadOnly(t *testing.T) {
 	t.Parallel()
 	fb := &fakeBackend{}
-	all := ReadOnly(All(On(fb)), "--read-only")
+	all := ReadOnly(All(on(fb)), "--read-only")
 	var listed mcp.ListToolsResult
 	reads := 0
 	for _, st := range all {

@@ -92,7 +92,7 @@ func TestRegistryInvariants(t *testing.T) {
 	t.Parallel()
 	snake := regexp.MustCompile(`^obsidian_[a-z]+(_[a-z]+)*$`)
 	seen := map[string]bool{}
-	for _, st := range All(On(&fakeBackend{})) {
+	for _, st := range All(on(&fakeBackend{})) {
 		tool := st.Tool
 		t.Run(tool.Name, func(t *testing.T) {
 			// A fake of its own: edits change what the fake's notes hold.
@@ -175,7 +175,7 @@ func TestRegistryInvariants(t *testing.T) {
 // `go test ./tools -update` after an intended change and review the diff.
 func TestToolSnapshots(t *testing.T) {
 	t.Parallel()
-	for _, st := range All(On(&fakeBackend{})) {
+	for _, st := range All(on(&fakeBackend{})) {
 		got, err := json.MarshalIndent(st.Tool, "", "  ")
 		if err != nil {
 			t.Fatal(err)

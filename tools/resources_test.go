@@ -27,7 +27,7 @@ func (m *manyNotes) List(_ context.Context, r note.ListRequest) (note.Listing, e
 
 func TestNoteResources(t *testing.T) {
 	t.Parallel()
-	r := Resources(On(&manyNotes{}))
+	r := Resources(on(&manyNotes{}))
 	var uris []string
 	cursor, pages := "", 0
 	for {
@@ -52,7 +52,7 @@ func TestNoteResources(t *testing.T) {
 	}
 	// Read goes through the template's handler, by exact path.
 	fb := &fakeBackend{content: "# Hi"}
-	rd := Resources(On(fb))
+	rd := Resources(on(fb))
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = NoteURI("My Folder/a b.md")
 	got, err := rd.Template.Handler(t.Context(), req)

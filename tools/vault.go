@@ -76,7 +76,8 @@ type Editor interface {
 // leave half done: the native engine journals it, and the next start
 // completes it. It is optional; without it (no vault folder on this
 // machine), or when it answers ErrNoBulk, a tag is renamed note by note.
-// *backend.Guard, *backend.Router and *native.Engine implement it.
+// The native engine implements it; the server reaches it through the
+// router and the policy guards (internal/backend).
 type TagRenamer interface {
 	RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error)
 }
@@ -145,26 +146,22 @@ type Vault struct {
 	Tags TagRenamer
 }
 
-// Everything is a backend that provides every capability.
-type Everything interface {
-	Notes
-	Searcher
-	Lister
-	LinkGraph
-	Metadata
-	Editor
-	DailyNotes
-	TemplateLister
-	TaskLister
-	BaseQuerier
-	Commander
-}
-
-// On is the Vault served entirely by b.
-func On(b Everything) Vault {
-	v := Vault{Notes: b, Search: b, Files: b, Graph: b, Meta: b, Edit: b, Daily: b, Templates: b, Tasks: b, Bases: b, Commands: b, Ask: Elicit{}}
-	if tr, ok := b.(TagRenamer); ok {
-		v.Tags = tr
-	}
+// VaultOf is the Vault of the capabilities b has (each field b does not
+// implement stays nil): for a backend that serves everything it has
+// itself, and for tests.
+func VaultOf(b any) Vault {
+	var v Vault
+	v.Notes, _ = b.(Notes)
+	v.Search, _ = b.(Searcher)
+	v.Files, _ = b.(Lister)
+	v.Graph, _ = b.(LinkGraph)
+	v.Meta, _ = b.(Metadata)
+	v.Edit, _ = b.(Editor)
+	v.Daily, _ = b.(DailyNotes)
+	v.Templates, _ = b.(TemplateLister)
+	v.Tasks, _ = b.(TaskLister)
+	v.Bases, _ = b.(BaseQuerier)
+	v.Commands, _ = b.(Commander)
+	v.Tags, _ = b.(TagRenamer)
 	return v
 }

@@ -38,22 +38,53 @@ const (
 	Native Mode = "native"
 )
 
-// App is the CLI backend as the router needs it.
-type App interface {
-	tools.Everything
-	// VaultPath is where the app says its vault folder is.
-	VaultPath(ctx context.Context) (string, error)
-	// DailyPath is where a daily note is, or would be created.
+// PeriodPaths say where the note of a period is, or would be created,
+// before it is read or written.
+type PeriodPaths interface {
+	// DailyPath is where the daily note of date is.
 	DailyPath(ctx context.Context, date time.Time) (string, error)
-	// PeriodPath is where the note of a period is, or would be created.
+	// PeriodPath is where the note of the period (note.Day, note.Week…)
+	// that holds date is.
 	PeriodPath(ctx context.Context, date time.Time, period string) (string, error)
 }
 
-// Router implements tools.Notes by routing every call per Mode.
+// AppPaths are what the router asks the app of places: its vault
+// folder, and its periodic notes'.
+type AppPaths interface {
+	PeriodPaths
+	// VaultPath is where the app says its vault folder is.
+	VaultPath(ctx context.Context) (string, error)
+}
+
+// App is the Obsidian app through its CLI (obsidiancli.Backend), as the
+// router reaches it: the capabilities it serves, tools.VaultOf the
+// backend, and its places.
+type App struct {
+	tools.Vault
+	Paths AppPaths
+}
+
+// AppOf is the App of b, an obsidiancli.Backend.
+func AppOf(b AppPaths) *App { return &App{Vault: tools.VaultOf(b), Paths: b} }
+
+// side is one backend as a routed call reaches it.
+type side struct {
+	mode Mode // CLI or Native
+	tools.Vault
+	paths PeriodPaths
+}
+
+func (r *Router) appSide() side { return side{mode: CLI, Vault: r.App.Vault, paths: r.App.Paths} }
+
+func folderSide(v *native.Engine) side { return side{mode: Native, Vault: tools.VaultOf(v), paths: v} }
+
+// Router routes every call of the capabilities both backends have per
+// Mode (Vault); what one backend alone has is served by it (folderOnly,
+// appOnly).
 type Router struct {
 	Mode Mode
 	// App serves calls through Obsidian; nil in native mode.
-	App App
+	App *App
 	// Folder is the vault folder given by the user; nil to rely on what
 	// the app reports. Its owner closes it.
 	Folder *native.Engine
@@ -125,7 +156,7 @@ func (r *Router) folder(ctx context.Context) (*native.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := r.App.VaultPath(ctx)
+	dir, err := r.App.Paths.VaultPath(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +218,7 @@ func unreachable(err error) bool {
 
 // serve runs one call. op names it in logs; fallback is false for calls
 // only the app can do (open).
-func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call func(tools.Everything) (R, error)) (R, error) {
+func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call func(side) (R, error)) (R, error) {
 	var zero R
 	switch {
 	case r.Mode == Native:
@@ -197,16 +228,16 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 				WithHint("Set --vault-path / OBSIDIAN_VAULT_PATH.")
 		}
 		r.Logger.Debug("call served", "op", op, "backend", Native)
-		return call(v)
+		return call(folderSide(v))
 	case r.Mode == CLI:
 		return orFolder(ctx, r, op, call)
 	case fallback && r.appDown():
 		// markDown is only ever set once the folder is known.
 		v := r.native()
 		r.Logger.Debug("call served", "op", op, "backend", Native)
-		return call(v)
+		return call(folderSide(v))
 	}
-	res, err := call(r.App)
+	res, err := call(r.appSide())
 	if !unreachable(err) {
 		r.markDown(false)
 		r.learn(ctx)
@@ -226,13 +257,13 @@ func serve[R any](ctx context.Context, r *Router, op string, fallback bool, call
 	r.markDown(true)
 	r.Logger.Info("Obsidian is not answering; serving calls from the vault folder", "dir", v.Dir(), "reason", errors.From(err).Kind)
 	r.Logger.Debug("call served", "op", op, "backend", Native)
-	return call(v)
+	return call(folderSide(v))
 }
 
 // orFolder runs a call on the app, and on the folder what the app cannot
 // carry.
-func orFolder[R any](ctx context.Context, r *Router, op string, call func(tools.Everything) (R, error)) (R, error) {
-	res, err := call(r.App)
+func orFolder[R any](ctx context.Context, r *Router, op string, call func(side) (R, error)) (R, error) {
+	res, err := call(r.appSide())
 	if errors.Is(err, note.ErrNeedsFolder) {
 		return fromFolder(ctx, r, op, err, call)
 	}
@@ -242,7 +273,7 @@ func orFolder[R any](ctx context.Context, r *Router, op string, call func(tools.
 
 // fromFolder serves from the folder a call the app said it cannot carry
 // (why), or says that it needs a folder this server does not have.
-func fromFolder[R any](ctx context.Context, r *Router, op string, why error, call func(tools.Everything) (R, error)) (R, error) {
+func fromFolder[R any](ctx context.Context, r *Router, op string, why error, call func(side) (R, error)) (R, error) {
 	v, err := r.folder(ctx)
 	if v == nil {
 		e := *errors.From(why)
@@ -251,17 +282,17 @@ func fromFolder[R any](ctx context.Context, r *Router, op string, why error, cal
 		return zero, &e
 	}
 	r.Logger.Debug("call served", "op", op, "backend", Native, "why", "the CLI cannot carry it")
-	return call(v)
+	return call(folderSide(v))
 }
 
 // preferFolder runs a call on the folder when there is one (given,
 // learned, or asked of the app now), and as serve does otherwise.
-func preferFolder[R any](ctx context.Context, r *Router, op string, call func(tools.Everything) (R, error)) (R, error) {
+func preferFolder[R any](ctx context.Context, r *Router, op string, call func(side) (R, error)) (R, error) {
 	if r.Mode != Native && !r.appDown() {
 		v, err := r.folder(ctx)
 		if v != nil {
 			r.Logger.Debug("call served", "op", op, "backend", Native)
-			return call(v)
+			return call(folderSide(v))
 		}
 		if unreachable(err) {
 			// The app was just asked where its folder is and could not
@@ -278,7 +309,7 @@ func preferFolder[R any](ctx context.Context, r *Router, op string, call func(to
 }
 
 // Learn asks the app where the vault folder is, if that is not known yet
-// and the app is not known to be down (a Guard's Prepare). Unlike learn, it
+// and the app is not known to be down (a Gate's Prepare). Unlike learn, it
 // waits for the answer even when another call is asking too.
 func (r *Router) Learn(ctx context.Context) {
 	if r.Mode != Native && r.App != nil && r.native() == nil && !r.appDown() {
@@ -319,150 +350,4 @@ func withWayOut(err error) error {
 	e := *errors.From(err)
 	e.Hint += " Or set --vault-path / OBSIDIAN_VAULT_PATH to the vault's folder, and the server works on the notes without the app."
 	return &e
-}
-
-// Create implements tools.Notes.
-func (r *Router) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
-	return serve(ctx, r, "create", true, func(b tools.Everything) (note.Created, error) {
-		res, err := b.Create(ctx, req)
-		if _, folder := b.(*native.Engine); folder && err == nil && req.Open && r.App != nil && !r.appDown() {
-			// Written to the folder (the CLI could not carry it); the app
-			// still shows it. The note is written, so failing now would
-			// invite a retry that finds it existing: report it not opened.
-			if _, oerr := r.App.Open(ctx, note.ByPath(res.Path), false); oerr != nil {
-				r.Logger.Warn("note created but not opened", "path", res.Path, "err", oerr)
-			} else {
-				res.Opened = true
-			}
-		}
-		return res, err
-	})
-}
-
-// Read implements tools.Notes.
-func (r *Router) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
-	return preferFolder(ctx, r, "read", func(b tools.Everything) (note.Content, error) { return b.Read(ctx, loc) })
-}
-
-// Append implements tools.Notes.
-func (r *Router) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return serve(ctx, r, "append", true, func(b tools.Everything) (note.Written, error) { return b.Append(ctx, loc, content, inline) })
-}
-
-// Prepend implements tools.Notes.
-func (r *Router) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	return serve(ctx, r, "prepend", true, func(b tools.Everything) (note.Written, error) { return b.Prepend(ctx, loc, content, inline) })
-}
-
-// Delete implements tools.Notes.
-func (r *Router) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
-	return serve(ctx, r, "delete", true, func(b tools.Everything) (note.Deleted, error) { return b.Delete(ctx, loc, permanent) })
-}
-
-// Move implements tools.Notes.
-func (r *Router) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	return serve(ctx, r, "move", true, func(b tools.Everything) (note.Moved, error) { return b.Move(ctx, loc, to) })
-}
-
-// Rename implements tools.Notes.
-func (r *Router) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	return serve(ctx, r, "rename", true, func(b tools.Everything) (note.Moved, error) { return b.Rename(ctx, loc, newName) })
-}
-
-// Open implements tools.Notes. Only the app can show a note, so it never
-// falls back.
-func (r *Router) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
-	return serve(ctx, r, "open", false, func(b tools.Everything) (note.Opened, error) { return b.Open(ctx, loc, newTab) })
-}
-
-// FileInfo implements tools.Notes.
-func (r *Router) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
-	return serve(ctx, r, "file_info", true, func(b tools.Everything) (note.Info, error) { return b.FileInfo(ctx, loc) })
-}
-
-// Search implements tools.Searcher.
-func (r *Router) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
-	return preferFolder(ctx, r, "search", func(b tools.Everything) (note.SearchResult, error) { return b.Search(ctx, req) })
-}
-
-// List implements tools.Lister.
-func (r *Router) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
-	return preferFolder(ctx, r, "list", func(b tools.Everything) (note.Listing, error) { return b.List(ctx, req) })
-}
-
-// Links implements tools.LinkGraph.
-func (r *Router) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	return preferFolder(ctx, r, "links", func(b tools.Everything) (note.Links, error) { return b.Links(ctx, loc) })
-}
-
-// Backlinks implements tools.LinkGraph.
-func (r *Router) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	return preferFolder(ctx, r, "backlinks", func(b tools.Everything) (note.Backlinks, error) { return b.Backlinks(ctx, loc) })
-}
-
-// Unresolved implements tools.LinkGraph.
-func (r *Router) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	return preferFolder(ctx, r, "unresolved", func(b tools.Everything) ([]note.Unresolved, error) { return b.Unresolved(ctx) })
-}
-
-// Orphans implements tools.LinkGraph.
-func (r *Router) Orphans(ctx context.Context) ([]string, error) {
-	return preferFolder(ctx, r, "orphans", func(b tools.Everything) ([]string, error) { return b.Orphans(ctx) })
-}
-
-// Tags implements tools.Metadata.
-func (r *Router) Tags(ctx context.Context) ([]note.TagCount, error) {
-	return preferFolder(ctx, r, "tags", func(b tools.Everything) ([]note.TagCount, error) { return b.Tags(ctx) })
-}
-
-// Tagged implements tools.Metadata.
-func (r *Router) Tagged(ctx context.Context, tag string) ([]string, error) {
-	return preferFolder(ctx, r, "tagged", func(b tools.Everything) ([]string, error) { return b.Tagged(ctx, tag) })
-}
-
-// Properties implements tools.Metadata.
-func (r *Router) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	return preferFolder(ctx, r, "properties", func(b tools.Everything) ([]note.PropertyStat, error) { return b.Properties(ctx) })
-}
-
-// Edit implements tools.Editor.
-func (r *Router) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	return preferFolder(ctx, r, "edit", func(b tools.Everything) (note.Edited, error) { return b.Edit(ctx, loc, ifMatch, change) })
-}
-
-// Daily implements tools.DailyNotes.
-func (r *Router) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	return serve(ctx, r, "daily", true, func(b tools.Everything) (note.Daily, error) { return b.Daily(ctx, req) })
-}
-
-// DailyPath is where the daily note of date is, or would be created.
-func (r *Router) DailyPath(ctx context.Context, date time.Time) (string, error) {
-	return serve(ctx, r, "daily path", true, func(b tools.Everything) (string, error) {
-		d, ok := b.(dailyPather)
-		if !ok {
-			return "", errors.E(errors.Internal, "this backend cannot say where the daily note is")
-		}
-		return d.DailyPath(ctx, date)
-	})
-}
-
-// PeriodPath is where the note of the period that holds date is, or would
-// be created.
-func (r *Router) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
-	return serve(ctx, r, "period path", true, func(b tools.Everything) (string, error) {
-		d, ok := b.(dailyPather)
-		if !ok {
-			return "", errors.E(errors.Internal, "this backend cannot say where the periodic note is")
-		}
-		return d.PeriodPath(ctx, date, period)
-	})
-}
-
-// RenameTag implements tools.TagRenamer on the vault folder, when it is
-// known: the app's edits of notes go through the folder too.
-func (r *Router) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
-	if v := r.native(); v != nil {
-		return v.RenameTag(ctx, from, to, paths)
-	}
-	return note.TagRename{}, tools.ErrNoBulk
 }

@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -13,33 +12,18 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
-// dailyPather says where the daily note of a date is, before it is read
-// or written.
-type dailyPather interface {
-	DailyPath(ctx context.Context, date time.Time) (string, error)
-	// PeriodPath is where the note of the period (note.Day, note.Week…)
-	// that holds date is.
-	PeriodPath(ctx context.Context, date time.Time, period string) (string, error)
-}
-
-// Guarded is what a Guard stands in front of.
-type Guarded interface {
-	tools.Everything
-	dailyPather
-}
-
-// Guard applies the folder policy to every vault operation, whichever
-// backend serves it and whichever tool or transport asks: a tool reaches
-// the vault only through these methods, so a tool added later is held to
-// the policy without knowing of it.
+// Gate applies the folder policy to every vault operation, whichever
+// backend serves it and whichever tool or transport asks: Wrap puts a
+// small guard in front of each capability of a Vault, and a tool reaches
+// the vault only through them, so a tool added later is held to the
+// policy without knowing of it.
 //
 // The backends leave hidden notes out of every answer about the vault
-// (listings, search, tags, links: see native.WithPolicy); the guard refuses
-// a call that names a hidden note, or would change a note the policy does
-// not let the server change, before the backend is asked, and drops from
-// every answer any hidden path that would still come back.
-type Guard struct {
-	Next Guarded
+// (listings, search, tags, links: see native.WithPolicy); the guards
+// refuse a call that names a hidden note, or would change a note the
+// policy does not let the server change, before the backend is asked, and
+// drop from every answer any hidden path that would still come back.
+type Gate struct {
 	// Policy is the policy in force for a call (the vault's ignore file
 	// may change between calls).
 	Policy func(ctx context.Context) *policy.Policy
@@ -49,10 +33,36 @@ type Guard struct {
 	// anything else has needed the folder; one-note reads do too when
 	// rules are set, so that a path is judged by the file it reaches.
 	Prepare func(ctx context.Context)
+	// info resolves a locator to its note (the unguarded Notes.FileInfo).
+	info func(ctx context.Context, loc note.Locator) (note.Info, error)
+}
+
+// Wrap is v with each capability behind its guard; paths says where a
+// periodic note is, for the daily guard. Ask is kept as it is.
+func (g *Gate) Wrap(v tools.Vault, paths PeriodPaths) tools.Vault {
+	g.info = v.Notes.FileInfo
+	out := tools.Vault{
+		Notes:     guardNotes{g, v.Notes},
+		Search:    guardSearch{g, v.Search},
+		Files:     guardFiles{g, v.Files},
+		Graph:     guardGraph{g, v.Graph},
+		Meta:      guardMeta{g, v.Meta},
+		Edit:      guardEdit{g, v.Edit},
+		Daily:     guardDaily{g, v.Daily, paths},
+		Templates: guardTemplates{g, v.Templates},
+		Tasks:     guardTasks{g, v.Tasks},
+		Bases:     guardBases{g, v.Bases},
+		Commands:  guardCommands{g, v.Commands},
+		Ask:       v.Ask,
+	}
+	if v.Tags != nil {
+		out.Tags = guardTags{g, v.Tags}
+	}
+	return out
 }
 
 // writePolicy is the policy for a write.
-func (g *Guard) writePolicy(ctx context.Context) *policy.Policy {
+func (g *Gate) writePolicy(ctx context.Context) *policy.Policy {
 	if g.Prepare != nil {
 		g.Prepare(ctx)
 	}
@@ -61,7 +71,7 @@ func (g *Guard) writePolicy(ctx context.Context) *policy.Policy {
 
 // read refuses a locator naming a hidden path. A name is resolved by the
 // backend among visible notes only.
-func (g *Guard) read(pol *policy.Policy, loc note.Locator) error {
+func (g *Gate) read(pol *policy.Policy, loc note.Locator) error {
 	if loc.Path == "" {
 		return nil
 	}
@@ -70,14 +80,14 @@ func (g *Guard) read(pol *policy.Policy, loc note.Locator) error {
 
 // write resolves loc to the note's path and refuses it unless the policy
 // lets the server change it. The call then goes to that exact path.
-func (g *Guard) write(ctx context.Context, loc note.Locator) (*policy.Policy, note.Locator, error) {
+func (g *Gate) write(ctx context.Context, loc note.Locator) (*policy.Policy, note.Locator, error) {
 	pol := g.writePolicy(ctx)
 	if !pol.Restricts() {
 		return pol, loc, nil
 	}
 	p := loc.Path
 	if p == "" {
-		info, err := g.Next.FileInfo(ctx, loc)
+		info, err := g.info(ctx, loc)
 		if err != nil {
 			return pol, loc, err
 		}
@@ -87,24 +97,29 @@ func (g *Guard) write(ctx context.Context, loc note.Locator) (*policy.Policy, no
 	return pol, loc, pol.CheckWrite(p)
 }
 
-// Create implements tools.Notes.
-func (g *Guard) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
-	if err := g.writePolicy(ctx).CheckWrite(req.Target()); err != nil {
+// guardNotes holds tools.Notes to the policy.
+type guardNotes struct {
+	g    *Gate
+	next tools.Notes
+}
+
+func (n guardNotes) Create(ctx context.Context, req note.CreateRequest) (note.Created, error) {
+	if err := n.g.writePolicy(ctx).CheckWrite(req.Target()); err != nil {
 		return note.Created{}, err
 	}
-	return g.Next.Create(ctx, req)
+	return n.next.Create(ctx, req)
 }
 
 // Read implements tools.Notes.
-func (g *Guard) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
-	c, _, err := readNote(ctx, g, loc, g.Next.Read, func(c note.Content) string { return c.Path })
+func (n guardNotes) Read(ctx context.Context, loc note.Locator) (note.Content, error) {
+	c, _, err := readNote(ctx, n.g, loc, n.next.Read, func(c note.Content) string { return c.Path })
 	return c, err
 }
 
 // readNote holds a call on one note to the policy: loc's path before it,
 // and after it the path of the note found (a name may resolve to a hidden
 // note). The policy comes back for what the answer names besides.
-func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(context.Context, note.Locator) (T, error), path func(T) string) (T, *policy.Policy, error) {
+func readNote[T any](ctx context.Context, g *Gate, loc note.Locator, call func(context.Context, note.Locator) (T, error), path func(T) string) (T, *policy.Policy, error) {
 	var none T
 	// With rules set, the folder is learned first here too: the policy
 	// judges a path by the file it reaches through symlinks, which only
@@ -127,58 +142,63 @@ func readNote[T any](ctx context.Context, g *Guard, loc note.Locator, call func(
 }
 
 // Append implements tools.Notes.
-func (g *Guard) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	_, loc, err := g.write(ctx, loc)
+func (n guardNotes) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	_, loc, err := n.g.write(ctx, loc)
 	if err != nil {
 		return note.Written{}, err
 	}
-	return g.Next.Append(ctx, loc, content, inline)
+	return n.next.Append(ctx, loc, content, inline)
 }
 
 // Prepend implements tools.Notes.
-func (g *Guard) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	_, loc, err := g.write(ctx, loc)
+func (n guardNotes) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
+	_, loc, err := n.g.write(ctx, loc)
 	if err != nil {
 		return note.Written{}, err
 	}
-	return g.Next.Prepend(ctx, loc, content, inline)
+	return n.next.Prepend(ctx, loc, content, inline)
 }
 
-// Edit implements tools.Editor.
-func (g *Guard) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	_, loc, err := g.write(ctx, loc)
+// guardEdit holds tools.Editor to the policy.
+type guardEdit struct {
+	g    *Gate
+	next tools.Editor
+}
+
+func (e guardEdit) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
+	_, loc, err := e.g.write(ctx, loc)
 	if err != nil {
 		return note.Edited{}, err
 	}
-	return g.Next.Edit(ctx, loc, ifMatch, change)
+	return e.next.Edit(ctx, loc, ifMatch, change)
 }
 
 // Delete implements tools.Notes.
-func (g *Guard) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
-	_, loc, err := g.write(ctx, loc)
+func (n guardNotes) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
+	_, loc, err := n.g.write(ctx, loc)
 	if err != nil {
 		return note.Deleted{}, err
 	}
-	return g.Next.Delete(ctx, loc, permanent)
+	return n.next.Delete(ctx, loc, permanent)
 }
 
 // Move implements tools.Notes: the note must be one the server may
 // change, and so must the place it goes to.
-func (g *Guard) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
-	return g.relocate(ctx, loc, func(from string) string { return note.MoveTarget(from, to) },
-		func(loc note.Locator) (note.Moved, error) { return g.Next.Move(ctx, loc, to) })
+func (n guardNotes) Move(ctx context.Context, loc note.Locator, to string) (note.Moved, error) {
+	return n.relocate(ctx, loc, func(from string) string { return note.MoveTarget(from, to) },
+		func(loc note.Locator) (note.Moved, error) { return n.next.Move(ctx, loc, to) })
 }
 
 // Rename implements tools.Notes, as Move.
-func (g *Guard) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
-	return g.relocate(ctx, loc, func(from string) string { return note.RenameTarget(from, newName) },
-		func(loc note.Locator) (note.Moved, error) { return g.Next.Rename(ctx, loc, newName) })
+func (n guardNotes) Rename(ctx context.Context, loc note.Locator, newName string) (note.Moved, error) {
+	return n.relocate(ctx, loc, func(from string) string { return note.RenameTarget(from, newName) },
+		func(loc note.Locator) (note.Moved, error) { return n.next.Rename(ctx, loc, newName) })
 }
 
 // relocate checks a move of the note at loc to target(its path), then
 // runs it on the exact path.
-func (g *Guard) relocate(ctx context.Context, loc note.Locator, target func(string) string, run func(note.Locator) (note.Moved, error)) (note.Moved, error) {
-	pol, loc, err := g.write(ctx, loc)
+func (n guardNotes) relocate(ctx context.Context, loc note.Locator, target func(string) string, run func(note.Locator) (note.Moved, error)) (note.Moved, error) {
+	pol, loc, err := n.g.write(ctx, loc)
 	if err != nil {
 		return note.Moved{}, err
 	}
@@ -191,51 +211,61 @@ func (g *Guard) relocate(ctx context.Context, loc note.Locator, target func(stri
 }
 
 // Open implements tools.Notes.
-func (g *Guard) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
-	pol := g.Policy(ctx)
-	if err := g.read(pol, loc); err != nil {
+func (n guardNotes) Open(ctx context.Context, loc note.Locator, newTab bool) (note.Opened, error) {
+	pol := n.g.Policy(ctx)
+	if err := n.g.read(pol, loc); err != nil {
 		return note.Opened{}, err
 	}
 	if loc.Path == "" && pol.Hides() {
 		// Resolve first: the app would show a hidden note to the user
 		// before its path could be checked.
-		info, err := g.FileInfo(ctx, loc)
+		info, err := n.FileInfo(ctx, loc)
 		if err != nil {
 			return note.Opened{}, err
 		}
 		loc = note.ByPath(info.Path)
 	}
-	return g.Next.Open(ctx, loc, newTab)
+	return n.next.Open(ctx, loc, newTab)
 }
 
 // FileInfo implements tools.Notes.
-func (g *Guard) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
-	info, _, err := readNote(ctx, g, loc, g.Next.FileInfo, func(i note.Info) string { return i.Path })
+func (n guardNotes) FileInfo(ctx context.Context, loc note.Locator) (note.Info, error) {
+	info, _, err := readNote(ctx, n.g, loc, n.next.FileInfo, func(i note.Info) string { return i.Path })
 	return info, err
 }
 
 // visible is items less those of the notes the policy hides; path names
 // an item's note.
-func visible[T any](ctx context.Context, g *Guard, items []T, path func(T) string) []T {
+func visible[T any](ctx context.Context, g *Gate, items []T, path func(T) string) []T {
 	if pol := g.Policy(ctx); pol.Hides() {
 		return slices.DeleteFunc(items, func(it T) bool { return pol.Hidden(path(it)) })
 	}
 	return items
 }
 
-// Search implements tools.Searcher.
-func (g *Guard) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
-	res, err := g.Next.Search(ctx, req)
+// guardSearch holds tools.Searcher to the policy.
+type guardSearch struct {
+	g    *Gate
+	next tools.Searcher
+}
+
+func (q guardSearch) Search(ctx context.Context, req note.SearchRequest) (note.SearchResult, error) {
+	res, err := q.next.Search(ctx, req)
 	if err == nil {
-		res.Hits = visible(ctx, g, res.Hits, func(h note.Hit) string { return h.Path })
+		res.Hits = visible(ctx, q.g, res.Hits, func(h note.Hit) string { return h.Path })
 	}
 	return res, err
 }
 
-// List implements tools.Lister.
-func (g *Guard) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
-	res, err := g.Next.List(ctx, req)
-	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+// guardFiles holds tools.Lister to the policy.
+type guardFiles struct {
+	g    *Gate
+	next tools.Lister
+}
+
+func (f guardFiles) List(ctx context.Context, req note.ListRequest) (note.Listing, error) {
+	res, err := f.next.List(ctx, req)
+	if pol := f.g.Policy(ctx); err == nil && pol.Hides() {
 		// Folders are the backend's to judge: a hidden folder may lead
 		// to visible notes (policy.Folders).
 		res.Entries = slices.DeleteFunc(res.Entries, func(e note.Entry) bool { return e.Type == "file" && pol.Hidden(e.Path) })
@@ -243,10 +273,15 @@ func (g *Guard) List(ctx context.Context, req note.ListRequest) (note.Listing, e
 	return res, err
 }
 
-// Links implements tools.LinkGraph: a link to a hidden note is shown as
-// it is written, leading nowhere.
-func (g *Guard) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
-	res, pol, err := readNote(ctx, g, loc, g.Next.Links, func(l note.Links) string { return l.Path })
+// guardGraph holds tools.LinkGraph to the policy: a link to a hidden
+// note is shown as it is written, leading nowhere.
+type guardGraph struct {
+	g    *Gate
+	next tools.LinkGraph
+}
+
+func (l guardGraph) Links(ctx context.Context, loc note.Locator) (note.Links, error) {
+	res, pol, err := readNote(ctx, l.g, loc, l.next.Links, func(l note.Links) string { return l.Path })
 	if err != nil {
 		return note.Links{}, err
 	}
@@ -259,8 +294,8 @@ func (g *Guard) Links(ctx context.Context, loc note.Locator) (note.Links, error)
 }
 
 // Backlinks implements tools.LinkGraph.
-func (g *Guard) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
-	res, pol, err := readNote(ctx, g, loc, g.Next.Backlinks, func(b note.Backlinks) string { return b.Path })
+func (l guardGraph) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks, error) {
+	res, pol, err := readNote(ctx, l.g, loc, l.next.Backlinks, func(b note.Backlinks) string { return b.Path })
 	if err != nil {
 		return note.Backlinks{}, err
 	}
@@ -271,9 +306,9 @@ func (g *Guard) Backlinks(ctx context.Context, loc note.Locator) (note.Backlinks
 }
 
 // Unresolved implements tools.LinkGraph.
-func (g *Guard) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	res, err := g.Next.Unresolved(ctx)
-	if pol := g.Policy(ctx); err == nil && pol.Hides() {
+func (l guardGraph) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
+	res, err := l.next.Unresolved(ctx)
+	if pol := l.g.Policy(ctx); err == nil && pol.Hides() {
 		for i := range res {
 			res[i].Sources = slices.DeleteFunc(res[i].Sources, func(r note.LinkRef) bool { return pol.Hidden(r.Path) })
 		}
@@ -282,41 +317,52 @@ func (g *Guard) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
 }
 
 // Orphans implements tools.LinkGraph.
-func (g *Guard) Orphans(ctx context.Context) ([]string, error) {
-	res, err := g.Next.Orphans(ctx)
+func (l guardGraph) Orphans(ctx context.Context) ([]string, error) {
+	res, err := l.next.Orphans(ctx)
 	if err == nil {
-		res = g.Policy(ctx).Files(res)
+		res = l.g.Policy(ctx).Files(res)
 	}
 	return res, err
 }
 
-// Tags implements tools.Metadata. Counts are the backend's, made over the
-// visible notes only.
-func (g *Guard) Tags(ctx context.Context) ([]note.TagCount, error) { return g.Next.Tags(ctx) }
+// guardMeta holds tools.Metadata to the policy. Counts are the
+// backend's, made over the visible notes only.
+type guardMeta struct {
+	g    *Gate
+	next tools.Metadata
+}
+
+func (m guardMeta) Tags(ctx context.Context) ([]note.TagCount, error) { return m.next.Tags(ctx) }
 
 // Tagged implements tools.Metadata.
-func (g *Guard) Tagged(ctx context.Context, tag string) ([]string, error) {
-	res, err := g.Next.Tagged(ctx, tag)
+func (m guardMeta) Tagged(ctx context.Context, tag string) ([]string, error) {
+	res, err := m.next.Tagged(ctx, tag)
 	if err == nil {
-		res = g.Policy(ctx).Files(res)
+		res = m.g.Policy(ctx).Files(res)
 	}
 	return res, err
 }
 
 // Properties implements tools.Metadata.
-func (g *Guard) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	return g.Next.Properties(ctx)
+func (m guardMeta) Properties(ctx context.Context) ([]note.PropertyStat, error) {
+	return m.next.Properties(ctx)
 }
 
-// Daily implements tools.DailyNotes: the daily note's path is found first,
-// and checked as a read or a write.
-func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
-	pol := g.Policy(ctx)
+// guardDaily holds tools.DailyNotes to the policy: the daily note's path
+// is found first, and checked as a read or a write.
+type guardDaily struct {
+	g     *Gate
+	next  tools.DailyNotes
+	paths PeriodPaths
+}
+
+func (d guardDaily) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, error) {
+	pol := d.g.Policy(ctx)
 	if req.Op != note.DailyRead {
-		pol = g.writePolicy(ctx)
+		pol = d.g.writePolicy(ctx)
 	}
 	if pol.Restricts() {
-		p, err := g.Next.PeriodPath(ctx, req.Date, req.Period)
+		p, err := d.paths.PeriodPath(ctx, req.Date, req.Period)
 		if err != nil {
 			return note.Daily{}, err
 		}
@@ -328,83 +374,97 @@ func (g *Guard) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, e
 			return note.Daily{}, err
 		}
 	}
-	return g.Next.Daily(ctx, req)
+	return d.next.Daily(ctx, req)
 }
 
-// DailyPath passes through: a path says nothing of a note's content.
-func (g *Guard) DailyPath(ctx context.Context, date time.Time) (string, error) {
-	return g.Next.DailyPath(ctx, date)
+// guardTasks holds tools.TaskLister to the policy: the tasks of hidden
+// notes are left out.
+type guardTasks struct {
+	g    *Gate
+	next tools.TaskLister
 }
 
-// Tasks implements tools.TaskLister: the tasks of hidden notes are left out.
-func (g *Guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
-	res, err := g.Next.Tasks(ctx, q)
+func (t guardTasks) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
+	res, err := t.next.Tasks(ctx, q)
 	if err == nil {
-		res = visible(ctx, g, res, func(t tasks.Task) string { return t.Path })
+		res = visible(ctx, t.g, res, func(t tasks.Task) string { return t.Path })
 	}
 	return res, err
 }
 
 // TaskSettings passes through: the plugin's settings are no note.
-func (g *Guard) TaskSettings(ctx context.Context) (tasks.Settings, error) {
-	return g.Next.TaskSettings(ctx)
+func (t guardTasks) TaskSettings(ctx context.Context) (tasks.Settings, error) {
+	return t.next.TaskSettings(ctx)
 }
 
-// Commands pass through: listing them reads no note.
-func (g *Guard) Commands(ctx context.Context, filter string) ([]note.Command, error) {
-	return g.Next.Commands(ctx, filter)
+// guardCommands holds tools.Commander to the policy: listing the
+// commands reads no note; running one is refused while a policy is set.
+type guardCommands struct {
+	g    *Gate
+	next tools.Commander
+}
+
+func (c guardCommands) Commands(ctx context.Context, filter string) ([]note.Command, error) {
+	return c.next.Commands(ctx, filter)
 }
 
 // RunCommand is refused while a folder policy restricts what the server
 // may see or change: a command acts on the whole vault, outside it.
-func (g *Guard) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
-	if g.Policy(ctx).Restricts() {
+func (c guardCommands) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
+	if c.g.Policy(ctx).Restricts() {
 		return note.CommandRun{}, errors.E(errors.PermissionDenied, "Obsidian commands act on the whole vault, outside the folder policy this server keeps (--read-paths, --write-paths, --deny-paths, .mcpignore); none is run while one is set").
 			WithHint("Run the command in Obsidian yourself, or serve without a folder policy.")
 	}
-	return g.Next.RunCommand(ctx, id)
+	return c.next.RunCommand(ctx, id)
 }
 
-// QueryBase implements tools.BaseQuerier: a hidden base is refused like a
-// hidden note, and hidden files are left out of its rows.
-func (g *Guard) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
-	res, _, err := readNote(ctx, g, loc, func(ctx context.Context, loc note.Locator) (bases.Result, error) {
-		return g.Next.QueryBase(ctx, loc, view)
+// guardBases holds tools.BaseQuerier to the policy: a hidden base is
+// refused like a hidden note, and hidden files are left out of its rows.
+type guardBases struct {
+	g    *Gate
+	next tools.BaseQuerier
+}
+
+func (q guardBases) QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error) {
+	res, _, err := readNote(ctx, q.g, loc, func(ctx context.Context, loc note.Locator) (bases.Result, error) {
+		return q.next.QueryBase(ctx, loc, view)
 	}, func(r bases.Result) string { return r.Path })
 	if err == nil {
-		if g.Policy(ctx).Restricts() && slices.ContainsFunc(res.Rows, func(r bases.Row) bool { return r.Path == "" }) {
+		if q.g.Policy(ctx).Restricts() && slices.ContainsFunc(res.Rows, func(r bases.Row) bool { return r.Path == "" }) {
 			return bases.Result{}, errors.E(errors.PermissionDenied, "the app's answer does not say which file each row is, so the folder policy cannot be kept; nothing is shown").
 				WithHint("Give the server the vault folder (--vault-path), where bases are evaluated natively.")
 		}
-		res.Rows = visible(ctx, g, res.Rows, func(r bases.Row) string { return r.Path })
+		res.Rows = visible(ctx, q.g, res.Rows, func(r bases.Row) string { return r.Path })
 		res.Total = len(res.Rows)
 	}
 	return res, err
 }
 
-// Templates implements tools.TemplateLister: hidden templates are left out.
-func (g *Guard) Templates(ctx context.Context) (note.Templates, error) {
-	res, err := g.Next.Templates(ctx)
+// guardTemplates holds tools.TemplateLister to the policy: hidden
+// templates are left out.
+type guardTemplates struct {
+	g    *Gate
+	next tools.TemplateLister
+}
+
+func (t guardTemplates) Templates(ctx context.Context) (note.Templates, error) {
+	res, err := t.next.Templates(ctx)
 	if err == nil {
-		res.Templates = visible(ctx, g, res.Templates, func(t note.Template) string { return t.Path })
+		res.Templates = visible(ctx, t.g, res.Templates, func(t note.Template) string { return t.Path })
 	}
 	return res, err
 }
 
-// PeriodPath passes through, as DailyPath.
-func (g *Guard) PeriodPath(ctx context.Context, date time.Time, period string) (string, error) {
-	return g.Next.PeriodPath(ctx, date, period)
+// guardTags holds tools.TagRenamer to the policy: the notes the policy
+// does not let the server change are listed as failed, and the rest
+// renamed as one edit by the backend.
+type guardTags struct {
+	g    *Gate
+	next tools.TagRenamer
 }
 
-// RenameTag implements tools.TagRenamer: the notes the policy does not
-// let the server change are listed as failed, and the rest renamed as one
-// edit by the backend, when it can (tools.ErrNoBulk otherwise).
-func (g *Guard) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
-	tr, ok := g.Next.(tools.TagRenamer)
-	if !ok {
-		return note.TagRename{}, tools.ErrNoBulk
-	}
-	pol := g.writePolicy(ctx)
+func (t guardTags) RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error) {
+	pol := t.g.writePolicy(ctx)
 	var allowed []string
 	var refused []note.FailedNote
 	for _, p := range paths {
@@ -414,7 +474,7 @@ func (g *Guard) RenameTag(ctx context.Context, from, to string, paths []string) 
 		}
 		allowed = append(allowed, p)
 	}
-	res, err := tr.RenameTag(ctx, from, to, allowed)
+	res, err := t.next.RenameTag(ctx, from, to, allowed)
 	res.Failed = append(refused, res.Failed...)
 	return res, err
 }

@@ -34,46 +34,48 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // A subject is a backend under test, built on a vault folder.
 type subject struct {
 	name string
-	new  func(t *testing.T, dir string) tools.Everything
+	new  func(t *testing.T, dir string) tools.Vault
 	// readSideOnly subjects run only the scenarios marked readSide.
 	readSideOnly bool
 }
 
 var subjects = []subject{
-	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "native", new: func(t *testing.T, dir string) tools.Vault {
 		v, err := native.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = v.Close() })
-		return v
+		// As --backend native wires it: the folder, and what needs the
+		// app refused as such.
+		return (&backend.Router{Mode: backend.Native, Folder: v, Logger: discard}).Vault()
 	}},
 	// --backend cli: the app, with the folder it reports (the router reads
 	// and edits there, and writes there what the CLI cannot carry).
-	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "cli", new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
-		return cliRouter(t, f, nil)
+		return cliRouter(t, f, nil).Vault()
 	}},
 	// The app on a vault folder this machine cannot open (the CLI reports
 	// a path elsewhere, as from WSL): the read side goes through the CLI's
 	// own commands.
-	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
+	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
-		return cliRouter(t, f, nil)
+		return cliRouter(t, f, nil).Vault()
 	}},
-	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
 		v, err := native.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = v.Close() })
-		return &backend.Router{
+		return (&backend.Router{
 			Mode:   backend.Auto,
-			App:    &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard},
+			App:    backend.AppOf(&obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard}),
 			Folder: v,
 			Logger: discard,
-		}
+		}).Vault()
 	}},
 }
 
@@ -81,7 +83,7 @@ var subjects = []subject{
 // mode over the CLI backend, holding it to the router's policy.
 func cliRouter(t *testing.T, f *obsidiantest.Fake, rules *policy.Policy) *backend.Router {
 	r := &backend.Router{Mode: backend.CLI, Rules: rules, Logger: discard}
-	r.App = &obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard, Policy: r.Policy}
+	r.App = backend.AppOf(&obsidiancli.Backend{CLI: &obsidiancli.Client{Bin: f.Bin, Timeout: 20 * time.Second, Logger: discard}, Logger: discard, Policy: r.Policy})
 	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
@@ -105,7 +107,7 @@ var baseVault = map[string]string{
 type scenario struct {
 	name  string
 	setup func(t *testing.T, dir string) // extra preparation
-	call  func(ctx context.Context, b tools.Everything) (any, error)
+	call  func(ctx context.Context, b tools.Vault) (any, error)
 	// want is the result; fields a backend may leave unset (links,
 	// trash_path, times) are compared only through check.
 	want any
@@ -261,7 +263,7 @@ var scenarios = append([]scenario{
 		call:  tool("obsidian_set_property", `{"path":"Edit/Odd.md","key":"due","value":"2026-12-01","type":"date"}`),
 		files: map[string]string{"Edit/Odd.md": strings.Replace(odd, "tags: [a,  b]\r\n", "tags: [a,  b]\r\ndue: 2026-12-01\r\n", 1)}},
 	{name: "set then remove a property gives the note back", setup: write("Edit/Odd.md", odd),
-		call: func(ctx context.Context, b tools.Everything) (any, error) {
+		call: func(ctx context.Context, b tools.Vault) (any, error) {
 			if _, err := tool("obsidian_set_property", `{"path":"Edit/Odd.md","key":"rank","value":3}`)(ctx, b); err != nil {
 				return nil, err
 			}
@@ -388,12 +390,12 @@ var scenarios = append([]scenario{
 	{name: "a canvas's text is searched and its file nodes are backlinks",
 		setup: write("Boards/Map.canvas", "{\n\t\"nodes\":[\n\t\t{\"id\":\"t\",\"type\":\"text\",\"text\":\"the zeppelin launch\",\"x\":0,\"y\":0,\"width\":250,\"height\":60},\n"+
 			"\t\t{\"id\":\"f\",\"type\":\"file\",\"file\":\"Projects/Plan.md\",\"x\":0,\"y\":100,\"width\":400,\"height\":400}\n\t],\n\t\"edges\":[]\n}"),
-		call: func(ctx context.Context, b tools.Everything) (any, error) {
-			res, err := b.Search(ctx, note.SearchRequest{Query: "zeppelin", Limit: 5})
+		call: func(ctx context.Context, b tools.Vault) (any, error) {
+			res, err := b.Search.Search(ctx, note.SearchRequest{Query: "zeppelin", Limit: 5})
 			if err != nil {
 				return nil, err
 			}
-			bl, err := b.Backlinks(ctx, note.ByPath("Projects/Plan.md"))
+			bl, err := b.Graph.Backlinks(ctx, note.ByPath("Projects/Plan.md"))
 			return []any{res.Hits, bl}, err
 		},
 		check: func(t *testing.T, subject string, got any, _ string) {
@@ -660,16 +662,16 @@ var scenarios = append([]scenario{
 			{Path: "Projects/Index.md", Line: 1}, {Path: "Projects/Index.md", Line: 2},
 			{Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}, {Path: "Welcome.md", Line: 5}}}},
 	{readSide: true, name: "backlinks of a missing note", call: backlinks(note.ByName("Nope")), kind: errors.FileNotFound},
-	{readSide: true, name: "unresolved", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
+	{readSide: true, name: "unresolved", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Unresolved(ctx) },
 		wants: map[string]any{"cli-remote": []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{}}}},
 		want:  []note.Unresolved{{Target: "Missing note", Count: 1, Sources: []note.LinkRef{{Path: "Refs/Links.md", Line: 1}}}}},
-	{readSide: true, name: "orphans", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
+	{readSide: true, name: "orphans", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Orphans(ctx) },
 		want: []string{"Daily/2026-11-21.md", "Other/Dup.md", "Projects/Index.md", "Refs/Links.md", "Refs/Tagged.md", "Templates/Meeting.md"}},
-	{readSide: true, name: "tags, nested and never in code", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
+	{readSide: true, name: "tags, nested and never in code", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Tags(ctx) },
 		want: []note.TagCount{{Tag: "inline", Count: 1}, {Tag: "proj", Count: 1}, {Tag: "proj/alpha", Count: 1}}},
-	{readSide: true, name: "tagged notes", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "PROJ") },
+	{readSide: true, name: "tagged notes", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Tagged(ctx, "PROJ") },
 		want: []string{"Refs/Tagged.md"}},
-	{readSide: true, name: "property names", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
+	{readSide: true, name: "property names", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Properties(ctx) },
 		want: []note.PropertyStat{{Name: "status", Count: 1, Types: []string{"text"}}, {Name: "tags", Count: 1, Types: []string{"list"}}, {Name: "title", Count: 1, Types: []string{"text"}}}},
 }, blockScenarios()...)
 
@@ -725,28 +727,28 @@ func blockScenarios() []scenario {
 	)
 }
 
-func search(q, folder string) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) {
-		return b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Folder: folder, Limit: 20})
+func search(q, folder string) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) {
+		return b.Search.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Folder: folder, Limit: 20})
 	}
 }
 
-func searchRegex(q string) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) {
-		return b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchRegex, Limit: 20})
+func searchRegex(q string) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) {
+		return b.Search.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchRegex, Limit: 20})
 	}
 }
 
-func list(req note.ListRequest) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.List(ctx, req) }
+func list(req note.ListRequest) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Files.List(ctx, req) }
 }
 
-func outLinks(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Links(ctx, loc) }
+func outLinks(loc note.Locator) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Links(ctx, loc) }
 }
 
-func backlinks(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Backlinks(ctx, loc) }
+func backlinks(loc note.Locator) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Backlinks(ctx, loc) }
 }
 
 // wantEntries checks a listing's paths (space-separated) and total; files
@@ -887,9 +889,9 @@ const odd = "\ufeff---\r\ntitle: \"Odd\" # keep me\r\nstatus: 'draft'\r\ntags: [
 
 // tool calls a tool through its handler, on the subject as the server
 // would: for the edit side, whose logic lives in the tools.
-func tool(name, args string) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) {
-		for _, st := range tools.All(tools.On(b)) {
+func tool(name, args string) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) {
+		for _, st := range tools.All(b) {
 			if st.Tool.Name == name {
 				req := mcp.CallToolRequest{}
 				req.Params.Name = name
@@ -905,42 +907,42 @@ func tool(name, args string) func(context.Context, tools.Everything) (any, error
 	}
 }
 
-func read(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Read(ctx, loc) }
+func read(loc note.Locator) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Read(ctx, loc) }
 }
 
-func create(req note.CreateRequest) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Create(ctx, req) }
+func create(req note.CreateRequest) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Create(ctx, req) }
 }
 
-func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Append(ctx, loc, content, inline) }
+func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Append(ctx, loc, content, inline) }
 }
 
-func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) {
-		return b.Prepend(ctx, loc, content, inline)
+func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) {
+		return b.Notes.Prepend(ctx, loc, content, inline)
 	}
 }
 
-func del(loc note.Locator, permanent bool) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Delete(ctx, loc, permanent) }
+func del(loc note.Locator, permanent bool) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Delete(ctx, loc, permanent) }
 }
 
-func move(loc note.Locator, to string) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Move(ctx, loc, to) }
+func move(loc note.Locator, to string) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Move(ctx, loc, to) }
 }
 
-func rename(loc note.Locator, name string) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Rename(ctx, loc, name) }
+func rename(loc note.Locator, name string) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Rename(ctx, loc, name) }
 }
 
-func open(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.Open(ctx, loc, false) }
+func open(loc note.Locator) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Open(ctx, loc, false) }
 }
 
-func info(loc note.Locator) func(context.Context, tools.Everything) (any, error) {
-	return func(ctx context.Context, b tools.Everything) (any, error) { return b.FileInfo(ctx, loc) }
+func info(loc note.Locator) func(context.Context, tools.Vault) (any, error) {
+	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.FileInfo(ctx, loc) }
 }
 
 // newVault writes baseVault into a fresh folder.
@@ -1088,7 +1090,7 @@ func TestReadSideFresh(t *testing.T) {
 			ctx := t.Context()
 			hits := func(q string) []string {
 				t.Helper()
-				r, err := b.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Limit: 20})
+				r, err := b.Search.Search(ctx, note.SearchRequest{Query: q, Mode: note.SearchText, Limit: 20})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -1114,7 +1116,7 @@ func TestReadSideFresh(t *testing.T) {
 			if got := hits("cucumber"); !reflect.DeepEqual(got, []string{"New/Veg.md"}) {
 				t.Errorf("after an edit: %q", got)
 			}
-			bl, err := b.Backlinks(ctx, note.ByPath("Welcome.md"))
+			bl, err := b.Graph.Backlinks(ctx, note.ByPath("Welcome.md"))
 			if err != nil || bl.Total != 2 {
 				t.Errorf("backlinks of Welcome.md after the create: %+v %v", bl, err)
 			}
@@ -1124,7 +1126,7 @@ func TestReadSideFresh(t *testing.T) {
 			if got := hits("cucumber"); got != nil {
 				t.Errorf("after a delete: still %q", got)
 			}
-			tags, err := b.Tags(ctx)
+			tags, err := b.Meta.Tags(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1133,7 +1135,7 @@ func TestReadSideFresh(t *testing.T) {
 					t.Errorf("the deleted note's tag is still counted: %+v", tags)
 				}
 			}
-			if bl, err := b.Backlinks(ctx, note.ByPath("Welcome.md")); err != nil || bl.Total != 1 {
+			if bl, err := b.Graph.Backlinks(ctx, note.ByPath("Welcome.md")); err != nil || bl.Total != 1 {
 				t.Errorf("backlinks of Welcome.md after the delete: %+v %v", bl, err)
 			}
 		})

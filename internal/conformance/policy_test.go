@@ -23,7 +23,7 @@ import (
 )
 
 // The folder policy on every backend, as the server wires it: the backend
-// (or the router in front of the app) behind a backend.Guard.
+// (or the router in front of the app) behind a backend.Gate.
 
 const (
 	denyRule  = "--deny-paths Private/**"
@@ -58,13 +58,13 @@ func cliClient(bin string) *obsidiancli.Client {
 }
 
 // guarded is the router behind a guard, as internal/app builds it.
-func guarded(r *backend.Router) tools.Everything {
+func guarded(r *backend.Router) tools.Vault {
 	r.Logger = discard
-	return &backend.Guard{Next: r, Policy: r.Policy, Prepare: r.Learn}
+	return (&backend.Gate{Policy: r.Policy, Prepare: r.Learn}).Wrap(r.Vault(), r)
 }
 
 var policySubjects = []subject{
-	{name: "native", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "native", new: func(t *testing.T, dir string) tools.Vault {
 		v, err := native.Open(dir, native.WithPolicy(rules(t)))
 		if err != nil {
 			t.Fatal(err)
@@ -73,19 +73,19 @@ var policySubjects = []subject{
 		return guarded(&backend.Router{Mode: backend.Native, Folder: v, Rules: rules(t)})
 	}},
 	// The folder learned from the app: its .mcpignore applies too.
-	{name: "cli", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "cli", new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir})
 		pol := rules(t)
 		return guarded(cliRouter(t, f, pol))
 	}},
 	// No folder on this machine: the configured rules only, and what the
 	// app counts over every note is refused.
-	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Everything {
+	{name: "cli-remote", readSideOnly: true, new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, ReportedPath: filepath.Join(t.TempDir(), "elsewhere")})
 		pol := rules(t)
 		return guarded(cliRouter(t, f, pol))
 	}},
-	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Everything {
+	{name: "auto-app-closed", new: func(t *testing.T, dir string) tools.Vault {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: dir, NotRunning: true})
 		pol := rules(t)
 		v, err := native.Open(dir, native.WithPolicy(pol))
@@ -94,7 +94,7 @@ var policySubjects = []subject{
 		}
 		t.Cleanup(func() { _ = v.Close() })
 		r := &backend.Router{Mode: backend.Auto, Folder: v, Rules: pol, Logger: discard}
-		r.App = &obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Policy: r.Policy}
+		r.App = backend.AppOf(&obsidiancli.Backend{CLI: cliClient(f.Bin), Logger: discard, Policy: r.Policy})
 		return guarded(r)
 	}},
 }
@@ -182,16 +182,16 @@ var policyScenarios = []scenario{
 	{readSide: true, name: "backlinks leave denied notes out", call: backlinks(note.ByPath("Projects/Plan.md")), check: nothingHidden},
 	{readSide: true, name: "a link to a denied note leads nowhere", call: outLinks(note.ByPath("Refs/ToSecret.md")),
 		want: note.Links{Path: "Refs/ToSecret.md", Links: []note.OutLink{{Target: "Secret", Line: 1}}}},
-	{readSide: true, name: "tags leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tags(ctx) },
+	{readSide: true, name: "tags leave denied notes out", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Tags(ctx) },
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported},
 		want:  []note.TagCount{{Tag: "inline", Count: 1}, {Tag: "proj", Count: 1}, {Tag: "proj/alpha", Count: 1}, {Tag: "public", Count: 1}}},
-	{readSide: true, name: "tagged notes leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "public") },
+	{readSide: true, name: "tagged notes leave denied notes out", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Tagged(ctx, "public") },
 		want: []string{"Inbox/A.md"}},
-	{readSide: true, name: "properties leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Properties(ctx) },
+	{readSide: true, name: "properties leave denied notes out", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Properties(ctx) },
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
-	{readSide: true, name: "orphans leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Orphans(ctx) },
+	{readSide: true, name: "orphans leave denied notes out", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Orphans(ctx) },
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
-	{readSide: true, name: "unresolved links leave denied notes out", call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Unresolved(ctx) },
+	{readSide: true, name: "unresolved links leave denied notes out", call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Graph.Unresolved(ctx) },
 		kinds: map[string]errors.Kind{"cli-remote": errors.Unsupported}, check: nothingHidden},
 
 	// Writing.
@@ -312,7 +312,7 @@ var symlinkScenarios = []scenario{
 		// app resolves them (cli-remote has no such scenario).
 		call: read(note.ByName("s")), kind: errors.FileNotFound},
 	{name: "tags leave a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
-		call: func(ctx context.Context, b tools.Everything) (any, error) { return b.Tagged(ctx, "secret") }, want: []string{}},
+		call: func(ctx context.Context, b tools.Vault) (any, error) { return b.Meta.Tagged(ctx, "secret") }, want: []string{}},
 	{name: "listing leaves a linked denied note out", setup: symlinkIn("Inbox/s.md", "../Private/Secret.md"),
 		call: list(note.ListRequest{Folder: "Inbox", Limit: 100}),
 		check: func(t *testing.T, _ string, got any, _ string) {

@@ -106,19 +106,21 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
 		FolderOptions: folderOptions(cfg, logger)}
 	if cfg.Backend != backend.Native {
-		router.App = &obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy}
+		router.App = backend.AppOf(&obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy})
 	}
-	// Every tool reaches the vault through the guard, which holds it to
+	// Every tool reaches the vault through the guards, which hold it to
 	// the folder policy (--read-paths, --write-paths, --deny-paths and the
 	// vault's .mcpignore).
-	guard := &backend.Guard{Next: router, Policy: router.Policy, Prepare: router.Learn}
+	gate := &backend.Gate{Policy: router.Policy, Prepare: router.Learn}
+	routed := router.Vault()
+	routed.Ask = tools.Elicit{}
 	st.router = router
 	closeFolder := st.close
 	st.close = func() {
 		_ = router.Close() // the folder learned from the app, if any
 		closeFolder()
 	}
-	st.vault = tools.On(guard)
+	st.vault = gate.Wrap(routed, router)
 	longest := cfg.Timeout
 	for _, d := range cfg.CommandTimeouts {
 		longest = max(longest, d)
