@@ -23,6 +23,7 @@ var etag0 = note.ETag([]byte(defaultContent))
 const taskNote = "- [ ] call\n"
 
 // examples are valid arguments for every tool, with every argument given.
+// A tool's test file may add its own (in an init).
 var examples = map[string]string{
 	"obsidian_create_note":           `{"path":"a.md","content":"x","template":"T","overwrite":true,"open":true,"if_match":"` + etag0 + `"}`,
 	"obsidian_read_note":             `{"path":"a.md"}`,
