@@ -160,7 +160,7 @@ func (h hints) annotation() mcp.ToolAnnotation {
 // registry is every tool, in the order tools/list presents them.
 func registry() []entry {
 	return []entry{
-		createNote, readNote, appendToNote, prependToNote, deleteNote, moveNote, renameNote, openNote, fileInfo,
+		createNote, readNote, appendToNote, prependToNote, deleteNote, moveNote, renameNote, openNote, fileInfo, noteStatsTool,
 		searchNotes, listFiles, readNotes, getOutline, getProperties, getLinks, getBacklinks, listUnresolvedLinks,
 		listOrphans, listTags, listTaggedNotes, listProperties, patchNote, replaceInNote, setProperty, removeProperty,
 		updateTags, renameTag, dailyNote, listTemplates, listTasks, updateTask, readCanvas, editCanvas, readAttachment,
