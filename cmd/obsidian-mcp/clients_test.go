@@ -227,6 +227,7 @@ var everyTool = []step{
 	{Tool: "obsidian_list_files", Arguments: map[string]any{"recursive": true, "ext": "md"}, check: wantAt("[Inbox/Idea.md Notes/Seed.md]", "items", "*paths")},
 	{Tool: "obsidian_read_notes", Arguments: map[string]any{"paths": []string{"Notes/Seed.md"}, "names": []string{"Nope"}}, check: wantAt("FILE_NOT_FOUND", "notes", 1, "error", "errorCode")},
 	{Tool: "obsidian_get_outline", Arguments: map[string]any{"name": "Seed"}, check: wantAt("Seed", "headings", 0, "text")},
+	{Tool: "obsidian_note_stats", Arguments: map[string]any{"name": "Seed"}, check: wantData("words", 7)},
 	{Tool: "obsidian_get_properties", Arguments: map[string]any{"path": "Notes/Seed.md"}, check: wantAt("draft", "properties", 1, "value")},
 	{Tool: "obsidian_get_links", Arguments: map[string]any{"path": "Notes/Seed.md"}, check: wantAt("false", "links", 1, "resolved")},
 	{Tool: "obsidian_get_backlinks", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantAt("Notes/Seed.md", "items", 0, "path")},
