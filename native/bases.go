@@ -76,4 +76,3 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 	res.Path = p
 	return res, nil
 }
-

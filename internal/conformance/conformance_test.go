@@ -916,7 +916,9 @@ func create(req note.CreateRequest) func(context.Context, tools.Vault) (any, err
 }
 
 func appendTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Vault) (any, error) {
-	return func(ctx context.Context, b tools.Vault) (any, error) { return b.Notes.Append(ctx, loc, content, inline) }
+	return func(ctx context.Context, b tools.Vault) (any, error) {
+		return b.Notes.Append(ctx, loc, content, inline)
+	}
 }
 
 func prependTo(loc note.Locator, content string, inline bool) func(context.Context, tools.Vault) (any, error) {
