@@ -1,0 +1,198 @@
+package layout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// root is the repository, from this package's folder.
+var root = filepath.Join("..", "..")
+
+// maxLines bounds a non-test Go file: past it, a file holds more than one
+// idea, and a reader has to scroll to find which.
+const maxLines = 500
+
+// TestFileSize fails for a non-test Go file over maxLines lines: split it
+// where its ideas part.
+func TestFileSize(t *testing.T) {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(data), "\n"); n > maxLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines, over %d: split it where its ideas part", rel, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// processSetters change what every goroutine of the process sees: the
+// collector, the scheduler, the environment, the working folder, the
+// default logger, signal handling.
+var processSetters = map[string]bool{
+	"debug.SetGCPercent": true, "debug.SetMemoryLimit": true, "debug.SetMaxThreads": true, "debug.SetMaxStack": true,
+	"runtime.GOMAXPROCS": true, "os.Setenv": true, "os.Unsetenv": true, "os.Clearenv": true, "os.Chdir": true,
+	"slog.SetDefault": true, "log.SetOutput": true, "log.SetFlags": true, "log.SetPrefix": true,
+	"signal.Notify": true, "signal.NotifyContext": true, "signal.Ignore": true, "signal.Reset": true, "syscall.Umask": true,
+}
+
+// TestProcessPolicyInWiring fails when a library package changes a
+// process-wide setting: that is the program's choice, made in its wiring
+// (package main, internal/app), never a side effect of using a package
+// (vaultindex once set the collector's pace itself). internal/obsidiantest
+// is test support: it sets GORACE for the fakes a test binary starts.
+// runtime.GOMAXPROCS(0) only reads.
+func TestProcessPolicyInWiring(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") ||
+				rel == "internal/app" || rel == "internal/obsidiantest" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			name := pkg.Name + "." + sel.Sel.Name
+			if !processSetters[name] {
+				return true
+			}
+			if lit, ok := call.Args[0].(*ast.BasicLit); name == "runtime.GOMAXPROCS" && len(call.Args) == 1 && ok && lit.Value == "0" {
+				return true
+			}
+			t.Errorf("%s: %s in a library package: a process-wide setting is the program's choice; take it as an option and set it in internal/app", fset.Position(call.Pos()), name)
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// module is the module path every package of ours has.
+const module = "github.com/obsidian-mcp/obsidian-mcp/"
+
+// denied are imports the packages' own documentation rules out: the two
+// backends are siblings that share only note and the domain packages;
+// tools know no backend or transport; the domain packages know no
+// backend, tool or server.
+var denied = map[string][]string{
+	"obsidiancli": {"native", "vaultindex", "internal/backend", "tools"},
+	"native":      {"obsidiancli", "internal/backend", "tools"},
+	"tools":       {"native", "obsidiancli", "internal/backend", "internal/transport", "internal/vaultserver", "internal/app"},
+}
+
+// domain packages import no package of the module but each other.
+var domain = []string{"note", "metadata", "links", "patch", "policy", "tasks", "canvas", "bases", "errors"}
+
+// TestNoSidewaysImports fails for an import the packages' documentation
+// denies (obsidiancli once imported native for its path checks and
+// vaultindex for its highlighting).
+func TestNoSidewaysImports(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			ours, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for owner, deny := range denied {
+				if pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
+					continue
+				}
+				for _, d := range deny {
+					if ours == d || strings.HasPrefix(ours, d+"/") {
+						t.Errorf("%s imports %s: %s and %s are kept apart", fset.Position(imp.Pos()), ours, owner, d)
+					}
+				}
+			}
+			if isDomain(pkg) && !isDomain(ours) {
+				t.Errorf("%s imports %s: the domain packages (%s) import only each other", fset.Position(imp.Pos()), ours, strings.Join(domain, ", "))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isDomain(pkg string) bool {
+	for _, d := range domain {
+		if pkg == d || strings.HasPrefix(pkg, d+"/") {
+			return true
+		}
+	}
+	return false
+}
