@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -73,35 +75,37 @@ func withVault(raw json.RawMessage, names []string) json.RawMessage {
 }
 
 // pickVault finds the vault a call names and takes its argument out, so
-// that the vault's own tool sees the arguments it knows.
+// that the vault's own tool sees the arguments it knows. The arguments are
+// scanned and the vault's member cut out of their bytes, not decoded: the
+// tool's bind is their one decode (besides mcp-go's, docs/mcp-go.md §3).
 func pickVault(names []string, req mcp.CallToolRequest) (int, mcp.CallToolRequest, error) {
 	raw := []byte(req.Params.RawArguments)
 	if len(raw) == 0 && req.Params.Arguments != nil {
 		raw, _ = json.Marshal(req.Params.Arguments)
 	}
-	var args map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &args) != nil || args == nil {
+	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
 		return 0, req, nil // the tool itself says what is wrong
 	}
-	v, ok := args["vault"]
-	if !ok {
+	v := gjson.GetBytes(raw, "vault")
+	if !v.Exists() {
 		return 0, req, nil
 	}
-	var name string
-	if json.Unmarshal(v, &name) != nil {
+	if v.Type != gjson.String {
 		return 0, req, errors.InvalidFields(errors.Field{Field: "vault", Message: "must be a vault's name: one of " + strings.Join(names, ", ")})
 	}
 	i := -1
 	for j, n := range names {
-		if strings.EqualFold(n, name) {
+		if strings.EqualFold(n, v.Str) {
 			i = j
 		}
 	}
 	if i < 0 {
 		return 0, req, errors.InvalidFields(errors.Field{Field: "vault", Message: "is no vault of this server: use one of " + strings.Join(names, ", ")})
 	}
-	delete(args, "vault")
-	rest, _ := json.Marshal(args)
+	rest, err := sjson.DeleteBytes(raw, "vault")
+	if err != nil {
+		return 0, req, errors.InvalidFields(errors.Field{Field: "arguments", Message: "must be a JSON object"})
+	}
 	req.Params.RawArguments, req.Params.Arguments = rest, nil
 	return i, req, nil
 }

@@ -128,7 +128,7 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 
 // call forwards one tool call: once, bounded by CallTimeout. A failure of
 // the transport is an isError result in words; the server's JSON-RPC error
-// is passed on (onError).
+// is passed on as it is (protocol.ToolFailure).
 func (b *Bridge) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	name := req.Params.Name
@@ -154,7 +154,7 @@ func (b *Bridge) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 		return result(res), nil
 	case errors.As(err, &re):
 		b.o.Logger.Info("tool call", "tool", name, "duration", elapsed, "outcome", "error", "code", re.Code, "message", re.Message)
-		return nil, err
+		return protocol.ToolFailure(re), nil
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		b.o.Logger.Warn("tool call", "tool", name, "duration", elapsed, "outcome", "timeout")
 		return errorResult(fmt.Sprintf("Error: %s did not answer %s within %s (--call-timeout)", b.o.Target(), name, b.o.CallTimeout)), nil

@@ -27,7 +27,11 @@ func (c *Caller) answer(ctx context.Context, method string, params, v any) error
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", method, err)
 	}
-	out, err := json.Marshal(c.Server.HandleMessage(ctx, msg))
+	res := c.Server.HandleMessage(ctx, msg)
+	if e, ok := toolFailure(res); ok {
+		return e
+	}
+	out, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encoding the answer to %s: %w", method, err)
 	}

@@ -194,6 +194,10 @@ func (c *Core) handle(ctx context.Context, id json.RawMessage, raw []byte) []byt
 // render encodes mcp-go's answer, or ours where the request failed with a
 // Coded error or the Substitute takes it.
 func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, forced bool) []byte {
+	if e, ok := toolFailure(res); ok && !forced {
+		f = &Failure{Method: mcp.MethodToolsCall, Err: e}
+		res = nil
+	}
 	failed := res == nil || forced
 	switch res.(type) {
 	case mcp.JSONRPCError, *mcp.JSONRPCError:

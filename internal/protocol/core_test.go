@@ -39,6 +39,9 @@ func newFixture(t *testing.T, opts protocol.Options) *fixture {
 	s.AddTool(mcp.NewTool("missing"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.E(errors.FileNotFound, "no note at A.md").With("path", "A.md")
 	})
+	s.AddTool(mcp.NewTool("failed"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return protocol.ToolFailure(errors.E(errors.FileExists, "a note already exists at B.md").With("path", "B.md")), nil
+	})
 	s.AddTool(mcp.NewTool("plain"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, fmt.Errorf("an error of no kind")
 	})
@@ -155,6 +158,8 @@ func TestAnswers(t *testing.T) {
 		{call(`"abc"`, "echo", `{"text":"hi"}`), `{"jsonrpc":"2.0","id":"abc","result":{"content":[{"type":"text","text":"hi"}]}}`},
 		// A typed error keeps its code and data, where mcp-go says -32603.
 		{call(`7`, "missing", `{}`), `{"jsonrpc":"2.0","id":7,"error":{"code":-32003,"message":"no note at A.md","data":{"errorCode":"FILE_NOT_FOUND","hint":"Check the path (exact, vault-relative`},
+		// A failure carried back in the handler's result: the same.
+		{call(`14`, "failed", `{}`), `{"jsonrpc":"2.0","id":14,"error":{"code":-32000,"message":"a note already exists at B.md","data":{"errorCode":"FILE_EXISTS"`},
 		{call(`"x"`, "plain", `{}`), `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"an error of no kind"}}`},
 		{call(`8`, "panic", `{}`), `"id":8,"error":{"code":-32603`},
 		{call(`9`, "nope", `{}`), `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"tool 'nope' not found: tool not found"}}`},
@@ -372,5 +377,36 @@ func TestDefer(t *testing.T) {
 	close(release)
 	if got := string(receive(t, reply, "the call")); !strings.Contains(got, "registered in time") {
 		t.Errorf("the call did not wait for the deferred work: %s", got)
+	}
+}
+
+// TestToolFailureNeedsNoHook: a tool's failure returned as ToolFailure is
+// answered with its own code and data by a core, and by the in-process
+// Caller, on a server without the core's hooks: it comes back in the
+// result, not through the OnError hook and a context slot. A plain error
+// on that server is mcp-go's -32603.
+func TestToolFailureNeedsNoHook(t *testing.T) {
+	s := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("failed"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return protocol.ToolFailure(errors.E(errors.FileExists, "a note already exists at B.md")), nil
+	})
+	s.AddTool(mcp.NewTool("plain"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.E(errors.FileExists, "a note already exists at B.md")
+	})
+	_, err := (&protocol.Caller{Server: s}).Call(t.Context(), "failed", map[string]any{})
+	if e := errors.From(err); err == nil || e.Kind != errors.FileExists {
+		t.Errorf("Caller: %v, want FILE_EXISTS", err)
+	}
+	sess, err := protocol.New(s, protocol.Options{}).Open("s", func([]byte) error { return nil }, protocol.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	for tool, want := range map[string]string{"failed": `"code":-32000,"message":"a note already exists at B.md","data":{"errorCode":"FILE_EXISTS"`, "plain": `"code":-32603`} {
+		got := make(chan []byte, 1)
+		sess.Receive(t.Context(), []byte(call(`1`, tool, `{}`)), func(b []byte) { got <- b })
+		if out := string(receive(t, got, tool)); !strings.Contains(out, want) {
+			t.Errorf("%s: %s, want %s", tool, out, want)
+		}
 	}
 }

@@ -27,8 +27,43 @@ type Failure struct {
 	Err     error
 }
 
+// ToolFailure is what a tool handler returns for a call that failed with
+// err, in place of the error: mcp-go (v1.2.1) answers every error a tool
+// handler returns with -32603 and no data (docs/mcp-go.md §2), but hands
+// the handler's result back unchanged, so the failure rides back in it and
+// the core answers with err's own code, message and data. Its text is the
+// message, for a face that shows results as they are.
+func ToolFailure(err Coded) *mcp.CallToolResult {
+	_, msg, _ := err.JSONRPCError()
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(msg)}, IsError: true, StructuredContent: failedCall{err}}
+}
+
+// failedCall marks a ToolFailure.
+type failedCall struct{ err Coded }
+
+// MarshalJSON writes the error object, should a result carrying one ever
+// be encoded as it is.
+func (f failedCall) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"success": false, "error": Object(f.err)})
+}
+
+// toolFailure is the Coded error a ToolFailure in res carries.
+func toolFailure(res mcp.JSONRPCMessage) (Coded, bool) {
+	r, ok := res.(mcp.JSONRPCResponse)
+	if !ok {
+		return nil, false
+	}
+	ctr, ok := r.Result.(*mcp.CallToolResult)
+	if !ok || ctr == nil {
+		return nil, false
+	}
+	f, ok := ctr.StructuredContent.(failedCall)
+	return f.err, ok
+}
+
 // Hooks adds to h what the core needs of every server it dispatches to: the
-// OnError hook that keeps a failed request's error for its answer. Build
+// OnError hook that keeps a failed request's error for its answer (a
+// failure outside a tool's result: a resource, a prompt, a panic). Build
 // the server with these hooks.
 func Hooks(h *server.Hooks) { h.AddOnError(onError) }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tidwall/gjson"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
@@ -246,7 +247,7 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	for _, o := range st.others {
 		listReadOnly = listReadOnly && o.cfg.ReadOnly
 	}
-	s := newServer(st.cfg.ToolErrors, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
+	s := newServer(st.cfg.ToolErrors, len(st.others) > 0, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
 	st.prompts.attach(s)
 	add := func() { s.AddTools(st.tools()...) }
@@ -316,7 +317,7 @@ func toolSet(vault tools.Vault, readOnly bool, rule string) []server.ServerTool 
 
 // newServer is the MCP server without tools: the notes as resources, hooks
 // and options.
-func newServer(toolErrors string, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, listingPrompts func(context.Context)) *server.MCPServer {
+func newServer(toolErrors string, several bool, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, listingPrompts func(context.Context)) *server.MCPServer {
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
 	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { listingPrompts(ctx) })
@@ -342,7 +343,7 @@ func newServer(toolErrors string, logger *slog.Logger, version string, vault too
 		server.WithResourceCapabilities(false, false),
 		server.WithPromptCapabilities(true), // the vault's prompt notes come and go
 		server.WithHooks(hooks),
-		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors)),
+		server.WithToolHandlerMiddleware(callMiddleware(logger, toolErrors, several)),
 		server.WithInstructions(instructions),
 		server.WithTitle("Obsidian"),
 	)
@@ -350,16 +351,19 @@ func newServer(toolErrors string, logger *slog.Logger, version string, vault too
 	return s
 }
 
-// callMiddleware logs every call, recovers panics, and renders failures:
-// typed errors for the wire layer to carry (protocol), or isError results.
-func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMiddleware {
+// callMiddleware logs every call (with the vault it names, on a server of
+// several), recovers panics, and renders failures: typed errors for the
+// wire layer to carry (protocol.ToolFailure), or isError results.
+func callMiddleware(logger *slog.Logger, toolErrors string, several bool) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			start := time.Now()
 			tool := req.Params.Name
 			logger := logger
-			if v := vaultArg(req); v != "" {
-				logger = logger.With("vault_arg", v) // which of several vaults
+			if several {
+				if v := vaultArg(req); v != "" {
+					logger = logger.With("vault_arg", v) // which of several vaults
+				}
 			}
 			defer func() {
 				if r := recover(); r != nil {
@@ -385,7 +389,7 @@ func callMiddleware(logger *slog.Logger, toolErrors string) server.ToolHandlerMi
 					res, err = errorResult(e), nil
 					return
 				}
-				res, err = nil, e
+				res, err = protocol.ToolFailure(e), nil
 			}()
 			if ctx.Err() != nil {
 				// Cancelled or timed out before the handler started.
@@ -414,15 +418,13 @@ func errorResult(e *errors.Error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
 }
 
-// vaultArg is the vault a call names, of a server of several, or "".
+// vaultArg is the vault a call names, of a server of several, or "": a
+// scan of the arguments' bytes for the one member, not a decode.
 func vaultArg(req mcp.CallToolRequest) string {
-	var args struct {
-		Vault string `json:"vault"`
-	}
 	if len(req.Params.RawArguments) > 0 {
-		_ = json.Unmarshal(req.Params.RawArguments, &args)
-	} else if m, ok := req.Params.Arguments.(map[string]any); ok {
-		args.Vault, _ = m["vault"].(string)
+		return gjson.GetBytes(req.Params.RawArguments, "vault").Str
 	}
-	return args.Vault
+	m, _ := req.Params.Arguments.(map[string]any)
+	v, _ := m["vault"].(string)
+	return v
 }
