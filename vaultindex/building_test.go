@@ -169,3 +169,44 @@ func TestOneBuildsOthersWait(t *testing.T) {
 	ixA.Close()
 	ixB.Close()
 }
+
+// lateSnapshot is a store in which another process's snapshot appears
+// between this process's first look for one (none yet) and its taking of
+// the build lock: the other built the index, saved it and let go of the
+// lock in between.
+type lateSnapshot struct {
+	*memStore
+	snapshot []byte
+}
+
+func (s *lateSnapshot) TryBuild() (func(), bool) {
+	s.set(s.snapshot)
+	return s.memStore.TryBuild()
+}
+
+// TestSnapshotSavedJustBeforeTheBuildLockIsLoaded: a process that finds
+// no snapshot, then gets the build lock because another process has just
+// saved its snapshot and let go, loads that snapshot and reads no note,
+// instead of building the index a second time.
+func TestSnapshotSavedJustBeforeTheBuildLockIsLoaded(t *testing.T) {
+	t.Parallel()
+	const n = 3000
+	files := bigVault(n)
+	other := newStore()
+	first := New(slowSource{files}, WithStore(other, "vault"), WithPatience(0))
+	if _, err := first.Tags(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitPublished(t, other)
+	first.Close()
+	late := &lateSnapshot{memStore: newStore(), snapshot: other.bytes()}
+	src := &counted{Source: slowSource{files}}
+	ix := New(src, WithStore(late, "vault"), WithPatience(0))
+	defer ix.Close()
+	if _, err := ix.Tags(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if read := src.reads.Load(); read != 0 {
+		t.Errorf("%d notes read: the index was built again beside the snapshot saved meanwhile", read)
+	}
+}

@@ -108,6 +108,20 @@ func (ix *Index) claimBuild(ctx context.Context, b *building, stale []string, fi
 	release, mine := coord.TryBuild()
 	if mine {
 		k.release = release
+		// Another process may have built the index and saved it between
+		// this one's first look for a snapshot and now (it lets go of
+		// the lock once its snapshot is saved): look again, or this one
+		// builds it a second time (seen with four servers started at
+		// once on a busy machine).
+		if ix.count == 0 {
+			ix.load()
+			if ix.count > 0 {
+				stale = ix.takeOut(files, nil)
+				b.base.Store(int64(ix.count))
+				b.total.Store(int64(len(stale)))
+				return stale, true
+			}
+		}
 		return stale, false
 	}
 	ix.logger.Info("another obsidian-mcp process is indexing this vault; waiting for its index")
