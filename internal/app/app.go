@@ -52,11 +52,15 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return unknownCommand(std.Err, args[0])
 	}
 	serve := len(args) > 0 && args[0] == "serve"
-	parse, usage := vaultserver.ParseConfig, vaultserver.Usage
+	var cfg ServeConfig
+	var err error
+	usage := vaultserver.Usage
 	if serve {
-		args, parse, usage = args[1:], vaultserver.ParseServeConfig, vaultserver.ServeUsage
+		args, usage = args[1:], ServeUsage
+		cfg, err = ParseServeConfig(args, getenv)
+	} else {
+		cfg.Config, err = vaultserver.ParseConfig(args, getenv)
 	}
-	cfg, err := parse(args, getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(std.Out, usage())
@@ -74,7 +78,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	if serve {
 		err = ServeHTTP(ctx, cfg, logger, version, nil)
 	} else {
-		err = Serve(ctx, cfg, std.In, std.Out, logger, version)
+		err = Serve(ctx, cfg.Config, std.In, std.Out, logger, version)
 	}
 	if err != nil {
 		logger.Error("server stopped", "err", err)

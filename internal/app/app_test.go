@@ -111,7 +111,7 @@ func TestTakenPortSaysWhatToDo(t *testing.T) {
 	}
 	defer ln.Close()
 	vault := t.TempDir()
-	cfg, err := vaultserver.ParseServeConfig([]string{"--backend", "native", "--vault-path", vault, "--listen", ln.Addr().String()}, func(string) string { return "" })
+	cfg, err := ParseServeConfig([]string{"--backend", "native", "--vault-path", vault, "--listen", ln.Addr().String()}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

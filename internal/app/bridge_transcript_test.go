@@ -26,13 +26,13 @@ import (
 func TestBridgeTranscript(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	fixture(f)
-	cfg := testConfig(f)
+	cfg := ServeConfig{Config: testConfig(f)}
 	cfg.HTTP.Listen = "127.0.0.1:0"
 	logs := &obsidiantest.Buffer{}
 	logger := NewLogger(logs, slog.LevelDebug)
 
 	// start runs serve until the returned stop is called.
-	start := func(cfg vaultserver.Config) (string, func()) {
+	start := func(cfg ServeConfig) (string, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		addr := make(chan net.Addr, 1)
 		done := make(chan error, 1)

@@ -112,7 +112,7 @@ func errorsMarkdown() string {
 	return b.String()
 }
 
-func configMarkdown() string { return settings.Table(vaultserver.Specs()) }
+func configMarkdown() string { return settings.Table(append(vaultserver.Specs(), ServeSpecs()...)) }
 
 func bridgeMarkdown() string { return settings.Table(bridge.Specs()) }
 

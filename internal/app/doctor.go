@@ -27,10 +27,10 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		return gateway.Doctor(ctx, args[1:], getenv, r, version, vaultNamespaceCheck(getenv, m))
 	}
 	// Doctor takes serve's settings too, to check them.
-	cfg, err := vaultserver.ParseServeConfig(args, getenv)
+	cfg, err := ParseServeConfig(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+vaultserver.ServeUsage())
+		fmt.Fprint(out, "Usage: obsidian-mcp doctor [flags]\n       obsidian-mcp doctor --bridge [bridge flags]\n       obsidian-mcp doctor --gateway [gateway.yaml]\n\nChecks the setup the same flags and environment would give the server (or the bridge, or the gateway), and prints how to fix what is wrong.\n\n"+ServeUsage())
 		return 0
 	}
-	return vaultserver.Doctor(ctx, cfg, err, r, version, m)
+	return vaultserver.Doctor(ctx, cfg.Config, err, r, version, m, httpSection(cfg.HTTP))
 }

@@ -24,7 +24,7 @@ func serveForTest(t *testing.T, env map[string]string) string {
 		t.Fatal(err)
 	}
 	args := []string{"--backend", "native", "--vault-path", dir, "--listen", "127.0.0.1:0"}
-	cfg, err := vaultserver.ParseServeConfig(args, func(k string) string { return env[k] })
+	cfg, err := ParseServeConfig(args, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,16 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
-// nsWords puts the namespace's YAML keys for the stdio server's variables
-// in the vault checks' words (yamlNames does its flags).
+// nsWords puts the namespace's YAML keys for the stdio server's settings
+// in the words of doctor's vault checks, which are written for the
+// command line (the settings themselves are read with the YAML keys:
+// namespaceConfig).
 var nsWords = strings.NewReplacer(
 	"OBSIDIAN_VAULT_PATH (--vault-path)", "vault_path", "OBSIDIAN_VAULT (--vault)", "vault",
 	"OBSIDIAN_VAULT_PATH", "vault_path", "OBSIDIAN_VAULT", "vault",
 	"OBSIDIAN_BIN (--obsidian-bin)", "OBSIDIAN_BIN in the gateway's environment",
+	" (see --help)", "", " or OBSIDIAN_VAULT_PATH", "", "--vault-path", "vault_path", "--vault", "vault", "--backend", "backend",
+	"--read-only", "read_only", "--read-paths", "read_paths", "--write-paths", "write_paths", "--deny-paths", "deny_paths",
 )
 
 // vaultNamespaceCheck checks a vault namespace as doctor checks the
@@ -27,7 +31,7 @@ func vaultNamespaceCheck(getenv func(string) string, m vaultserver.Machine) gate
 		ok := checkVaultNamespace(ctx, n, getenv, &doctor.Report{Out: &out, Executable: m.Executable}, m)
 		// The checks speak of the stdio server's settings; here they are
 		// the namespace's keys.
-		fmt.Fprint(r.Out, yamlNames.Replace(nsWords.Replace(out.String())))
+		fmt.Fprint(r.Out, nsWords.Replace(out.String()))
 		return ok
 	}
 }

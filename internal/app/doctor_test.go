@@ -381,7 +381,7 @@ func TestDoctor(t *testing.T) {
 			// with the same settings on the same machine, a call works
 			// exactly when doctor said ready.
 			getenv := func(k string) string { return s.env[k] }
-			if cfg, err := vaultserver.ParseServeConfig(s.args, getenv); err == nil {
+			if cfg, err := ParseServeConfig(s.args, getenv); err == nil {
 				if cfg.ObsidianBin == "" {
 					// doctor's machine: where its finder finds the CLI.
 					if found, _, err := s.finder.Find(""); err == nil {
@@ -390,7 +390,7 @@ func TestDoctor(t *testing.T) {
 						cfg.ObsidianBin = filepath.Join(t.TempDir(), "no-obsidian-here")
 					}
 				}
-				if works, answer := serverWorks(t, cfg, cmp.Or(s.probe, "doctor-probe.md")); works != (code == 0) {
+				if works, answer := serverWorks(t, cfg.Config, cmp.Or(s.probe, "doctor-probe.md")); works != (code == 0) {
 					t.Errorf("doctor exit %d, but a real start's call worked=%v: %.300s", code, works, answer)
 				}
 			}

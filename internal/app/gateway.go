@@ -24,13 +24,18 @@ var gatewayEnv = map[string]bool{
 	"OBSIDIAN_BIN": true, "OBSIDIAN_MCP_TIMEOUT": true, "OBSIDIAN_MCP_COMMAND_TIMEOUTS": true, "OBSIDIAN_MCP_TOOL_ERRORS": true,
 }
 
-// vaultArgs are the stdio server's flags for a vault namespace, so that
-// its settings are read and checked exactly as the server's own.
-func vaultArgs(n gateway.Namespace) []string {
-	var args []string
+// yamlKeys are the YAML keys of a vault namespace, by the server's flag.
+var yamlKeys = map[string]string{"vault-path": "vault_path", "vault": "vault", "backend": "backend", "read-only": "read_only",
+	"read-paths": "read_paths", "write-paths": "write_paths", "deny-paths": "deny_paths"}
+
+// namespaceConfig is a vault namespace's settings, read and checked as the
+// stdio server reads its own, named in errors by their YAML keys, with
+// what the machine's environment may give.
+func namespaceConfig(n gateway.Namespace, getenv func(string) string) (vaultserver.Config, error) {
+	given := map[string]string{}
 	add := func(flag, v string) {
 		if v != "" {
-			args = append(args, "--"+flag+"="+v)
+			given[flag] = v
 		}
 	}
 	add("vault-path", n.VaultPath)
@@ -43,32 +48,31 @@ func vaultArgs(n gateway.Namespace) []string {
 	}
 	add("backend", backend)
 	if n.ReadOnly {
-		args = append(args, "--read-only")
+		given["read-only"] = "true"
 	}
 	add("read-paths", strings.Join(n.ReadPaths, ","))
 	add("write-paths", strings.Join(n.WritePaths, ","))
 	add("deny-paths", strings.Join(n.DenyPaths, ","))
-	return args
-}
-
-// yamlNames words the server's setting errors with the YAML keys.
-var yamlNames = strings.NewReplacer(" (see --help)", "", " or OBSIDIAN_VAULT_PATH", "", "--vault-path", "vault_path", "--vault", "vault", "--backend", "backend",
-	"--read-only", "read_only", "--read-paths", "read_paths", "--write-paths", "write_paths", "--deny-paths", "deny_paths")
-
-// namespaceConfig is a vault namespace's settings, read as the stdio
-// server reads its own, with what the machine's environment may give.
-func namespaceConfig(n gateway.Namespace, getenv func(string) string) (vaultserver.Config, error) {
 	env := func(k string) string {
 		if gatewayEnv[k] {
 			return getenv(k)
 		}
 		return ""
 	}
-	cfg, err := vaultserver.ParseConfig(vaultArgs(n), env)
+	key := func(flag string) string { return cmpOr(yamlKeys[flag], flag) }
+	cfg, err := vaultserver.ConfigFrom(given, key, env)
 	if err != nil {
-		return cfg, errors.New(yamlNames.Replace(strings.ReplaceAll(err.Error(), "\n", "; ")))
+		// One line: the gateway names the namespace before it.
+		return cfg, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return cfg, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // openVault serves a vault namespace in this process.

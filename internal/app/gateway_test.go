@@ -45,11 +45,12 @@ func TestGatewayVaultSettings(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %s without flags", c.ns, err, c.want)
 		}
 	}
-	if got := vaultArgs(gateway.Namespace{VaultPath: dir}); !strings.Contains(strings.Join(got, " "), "--backend=native") {
-		t.Errorf("a folder alone is not served natively: %v", got)
+	none := func(string) string { return "" }
+	if cfg, err := namespaceConfig(gateway.Namespace{VaultPath: dir}, none); err != nil || cfg.Backend != "native" {
+		t.Errorf("a folder alone is not served natively: %v, %v", cfg.Backend, err)
 	}
-	if got := vaultArgs(gateway.Namespace{VaultPath: dir, Vault: "Work"}); strings.Contains(strings.Join(got, " "), "--backend") {
-		t.Errorf("a folder and a name get a backend: %v", got)
+	if cfg, err := namespaceConfig(gateway.Namespace{VaultPath: dir, Vault: "Work"}, none); err != nil || cfg.Backend != "auto" {
+		t.Errorf("a folder and a name get backend %v, %v; want the default", cfg.Backend, err)
 	}
 	v, err := open(gateway.Namespace{Name: "ok", VaultPath: dir})
 	if err != nil {

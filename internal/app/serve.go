@@ -20,9 +20,9 @@ import (
 // policy and error contract, over HTTP on cfg.HTTP.Listen, until ctx ends
 // (SIGINT/SIGTERM); calls in flight then finish. ready, when set, learns
 // the address once the server listens.
-func ServeHTTP(ctx context.Context, cfg vaultserver.Config, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
+func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
 	cfg.IndexBuildHook = relaxGCForBuild
-	st, err := vaultserver.Open(cfg, logger)
+	st, err := vaultserver.Open(cfg.Config, logger)
 	if err != nil {
 		return err
 	}

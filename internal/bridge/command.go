@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,93 +47,84 @@ const (
 	TransportV1   = "v1"
 )
 
-type option struct {
-	flag, env, def, help string
-	// set applies v; a warning means v was replaced by the default.
-	set func(c *Config, v string) (warning string, err error)
-}
-
-func (o option) spec() settings.Spec {
-	return settings.Spec{Flag: o.flag, Env: o.env, Default: o.def, Help: o.help}
-}
-
-func options() []option {
-	return []option{
-		{"host", "OBSIDIAN_MCP_HOST", "127.0.0.1", "The server's host.",
-			func(c *Config, v string) (string, error) {
+// rows are the bridge's settings.
+func rows() []settings.Row[Config] {
+	return []settings.Row[Config]{
+		{Flag: "host", Env: "OBSIDIAN_MCP_HOST", Default: "127.0.0.1", Help: "The server's host.",
+			Set: func(c *Config, v string) error {
 				v = strings.TrimSpace(v)
 				if v == "" || strings.ContainsAny(v, "/ ?#@") {
-					return "", fmt.Errorf("must be a host name or address, e.g. 127.0.0.1")
+					return fmt.Errorf("must be a host name or address, e.g. 127.0.0.1")
 				}
 				c.Host = strings.Trim(v, "[]")
-				return "", nil
+				return nil
 			}},
-		{"port", "OBSIDIAN_MCP_PORT", "3000", "The server's port. An invalid value is reported and 3000 is used, as the bridge contract asks.",
-			func(c *Config, v string) (string, error) {
+		{Flag: "port", Env: "OBSIDIAN_MCP_PORT", Default: "3000", Help: "The server's port. An invalid value is reported and 3000 is used, as the bridge contract asks.",
+			Set: func(c *Config, v string) error {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
 				if err != nil || n < 1 || n > 65535 {
 					c.Port = 3000
-					return fmt.Sprintf("%q is not a port (1-65535); using 3000", v), nil
+					return settings.Warning(fmt.Sprintf("%q is not a port (1-65535); using 3000", v))
 				}
 				c.Port = n
-				return "", nil
+				return nil
 			}},
-		{"url", "OBSIDIAN_MCP_URL", "", "The server's MCP endpoint as a whole URL, e.g. `http://127.0.0.1:3000/mcp` or any MCP Streamable HTTP server; wins over host and port. The Bridge Protocol v1 is looked for beside it (the URL without its final `/mcp`).",
-			func(c *Config, v string) (string, error) {
+		{Flag: "url", Env: "OBSIDIAN_MCP_URL", Default: "", Help: "The server's MCP endpoint as a whole URL, e.g. `http://127.0.0.1:3000/mcp` or any MCP Streamable HTTP server; wins over host and port. The Bridge Protocol v1 is looked for beside it (the URL without its final `/mcp`).",
+			Set: func(c *Config, v string) error {
 				if v = strings.TrimSpace(v); v == "" {
-					return "", nil
+					return nil
 				}
 				if _, err := endpointURL(v); err != nil {
-					return "", err
+					return err
 				}
 				c.URL = v
-				return "", nil
+				return nil
 			}},
-		{"url-file", "OBSIDIAN_MCP_URL_FILE", "", "A file holding the server's URL, as `obsidian-mcp serve --url-file` writes it. It is read at start and again whenever the server cannot be reached, so a server restarted on another port is found again.",
-			func(c *Config, v string) (string, error) { c.URLFile = strings.TrimSpace(v); return "", nil }},
-		{"transport", "OBSIDIAN_MCP_TRANSPORT", TransportAuto, "`auto` (MCP over HTTP first, the Bridge Protocol v1 if the server has no MCP), `mcp` or `v1`. An invalid value is reported and `auto` is used.",
-			func(c *Config, v string) (string, error) {
+		{Flag: "url-file", Env: "OBSIDIAN_MCP_URL_FILE", Default: "", Help: "A file holding the server's URL, as `obsidian-mcp serve --url-file` writes it. It is read at start and again whenever the server cannot be reached, so a server restarted on another port is found again.",
+			Set: func(c *Config, v string) error { c.URLFile = strings.TrimSpace(v); return nil }},
+		{Flag: "transport", Env: "OBSIDIAN_MCP_TRANSPORT", Default: TransportAuto, Help: "`auto` (MCP over HTTP first, the Bridge Protocol v1 if the server has no MCP), `mcp` or `v1`. An invalid value is reported and `auto` is used.",
+			Set: func(c *Config, v string) error {
 				switch t := strings.ToLower(strings.TrimSpace(v)); t {
 				case TransportAuto, TransportMCP, TransportV1:
 					c.Transport = t
-					return "", nil
+					return nil
 				}
 				c.Transport = TransportAuto
-				return fmt.Sprintf("%q is not auto, mcp or v1; using auto", v), nil
+				return settings.Warning(fmt.Sprintf("%q is not auto, mcp or v1; using auto", v))
 			}},
-		{"api-key-file", "OBSIDIAN_MCP_API_KEY_FILE", "", "A file holding the server's API key (its first line).",
-			func(c *Config, v string) (string, error) {
+		{Flag: "api-key-file", Env: "OBSIDIAN_MCP_API_KEY_FILE", Default: "", Help: "A file holding the server's API key (its first line).",
+			Set: func(c *Config, v string) error {
 				if v == "" {
-					return "", nil
+					return nil
 				}
 				data, err := os.ReadFile(v)
 				if err != nil {
-					return "", fmt.Errorf("cannot be read: %v", err)
+					return fmt.Errorf("cannot be read: %v", err)
 				}
 				key, _, _ := strings.Cut(string(data), "\n")
 				if c.APIKey = strings.TrimSpace(key); c.APIKey == "" {
-					return "", fmt.Errorf("holds no key")
+					return fmt.Errorf("holds no key")
 				}
-				return "", nil
+				return nil
 			}},
-		{"", "OBSIDIAN_MCP_API_KEY", "", "The server's API key (environment only). It is sent as `X-ObsiScripta-Api-Key` to MCP over HTTP, never to the Bridge Protocol v1, which has none. `--api-key-file` wins.",
-			func(c *Config, v string) (string, error) {
+		{Flag: "", Env: "OBSIDIAN_MCP_API_KEY", Default: "", Secret: true, Help: "The server's API key (environment only). It is sent as `X-ObsiScripta-Api-Key` to MCP over HTTP, never to the Bridge Protocol v1, which has none. `--api-key-file` wins.",
+			Set: func(c *Config, v string) error {
 				if c.APIKey == "" {
 					c.APIKey = strings.TrimSpace(v)
 				}
-				return "", nil
+				return nil
 			}},
-		{"call-timeout", "OBSIDIAN_MCP_CALL_TIMEOUT", DefaultCallTimeout.String(), "How long one tool call may take before it fails with an `Error:` result: the server's own bound (serve's is twice its CLI timeout plus 5 s) plus a margin. Health checks and tool listings have 5 s.",
-			func(c *Config, v string) (string, error) {
+		{Flag: "call-timeout", Env: "OBSIDIAN_MCP_CALL_TIMEOUT", Default: DefaultCallTimeout.String(), Help: "How long one tool call may take before it fails with an `Error:` result: the server's own bound (serve's is twice its CLI timeout plus 5 s) plus a margin. Health checks and tool listings have 5 s.",
+			Set: func(c *Config, v string) error {
 				d, err := settings.Duration(v)
 				c.CallTimeout = d
-				return "", err
+				return err
 			}},
-		{"log-level", "OBSIDIAN_MCP_LOG_LEVEL", "info", "Log level: `debug`, `info`, `warn` or `error` (stderr only).",
-			func(c *Config, v string) (string, error) {
+		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only).",
+			Set: func(c *Config, v string) error {
 				l, err := settings.LogLevel(v)
 				c.LogLevel = l
-				return "", err
+				return err
 			}},
 	}
 }
@@ -142,29 +132,14 @@ func options() []option {
 // ParseConfig reads the bridge's flags and environment; a flag wins.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	c := Config{}
-	opts := options()
-	vals, ignored, err := settings.Read(specs(opts), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
+	rows := rows()
+	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
 	if err != nil {
 		return c, err
 	}
-	c.Warnings = ignored
-	var errs []error
-	for i, o := range opts {
-		v, source := vals[i].Value, vals[i].Source
-		shown := v
-		if o.env == "OBSIDIAN_MCP_API_KEY" && v != "" {
-			shown = "(set)"
-		}
-		warning, err := o.set(&c, v)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("invalid %s %q: %v", source, shown, err))
-		case warning != "":
-			c.Warnings = append(c.Warnings, source+": "+warning)
-		}
-		c.Settings = append(c.Settings, settings.Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
-	}
-	return c, errors.Join(errs...)
+	set, warnings, err := settings.Apply(rows, vals, &c)
+	c.Settings, c.Warnings = set, append(ignored, warnings...)
+	return c, err
 }
 
 // endpointURL checks an MCP endpoint URL.
@@ -288,15 +263,7 @@ func (u *upstreams) follow(c Config) bool {
 }
 
 // Specs are the bridge's settings, for --help and the README.
-func Specs() []settings.Spec { return specs(options()) }
-
-func specs(opts []option) []settings.Spec {
-	out := make([]settings.Spec, len(opts))
-	for i, o := range opts {
-		out[i] = o.spec()
-	}
-	return out
-}
+func Specs() []settings.Spec { return settings.Specs(rows()) }
 
 // Connect is the upstream side of the bridge c configures, and the options
 // that follow it; the caller adds its own (backoff, poll).

@@ -22,40 +22,44 @@ type CommandConfig struct {
 	Ignored     []string
 }
 
-// Specs are the gateway command's own settings, for --help and the README.
-func Specs() []settings.Spec {
-	return []settings.Spec{
-		{Flag: "config", Env: "OBSIDIAN_MCP_GATEWAY_CONFIG", Default: "gateway.yaml", Help: "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces."},
-		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request."},
-		{Flag: "api-key-file", Env: "OBSIDIAN_MCP_API_KEY_FILE", Help: "A file holding the API key (its first line; at least 16 characters, no spaces). With a key, every request to both listeners must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key` (the dashboard asks for it once), and they may listen beyond loopback; without one, both must listen on loopback."},
-		{Env: "OBSIDIAN_MCP_API_KEY", Help: "The API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins."},
+// rows are the gateway command's own settings.
+func rows() []settings.Row[CommandConfig] {
+	return []settings.Row[CommandConfig]{
+		{Flag: "config", Env: "OBSIDIAN_MCP_GATEWAY_CONFIG", Default: "gateway.yaml", Help: "The gateway's YAML file: listeners, allowed hosts and origins, limits, ping interval, and the namespaces.",
+			Set: func(c *CommandConfig, v string) error { c.File = v; return nil }},
+		{Flag: "log-level", Env: "OBSIDIAN_MCP_LOG_LEVEL", Default: "info", Help: "Log level: `debug`, `info`, `warn` or `error` (stderr only); debug adds a line per request.",
+			Set: func(c *CommandConfig, v string) (err error) { c.LogLevel, err = settings.LogLevel(v); return err }},
+		{Flag: "api-key-file", Env: "OBSIDIAN_MCP_API_KEY_FILE", Help: "A file holding the API key (its first line; at least 16 characters, no spaces). With a key, every request to both listeners must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key` (the dashboard asks for it once), and they may listen beyond loopback; without one, both must listen on loopback.",
+			Set: func(c *CommandConfig, v string) (err error) {
+				if v != "" {
+					c.Key, err = httpapi.ReadKeyFile(v)
+				}
+				return err
+			}},
+		{Env: "OBSIDIAN_MCP_API_KEY", Secret: true, Help: "The API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins.",
+			Set: func(c *CommandConfig, v string) (err error) {
+				if v != "" && !c.Key.Set() {
+					c.Key, err = httpapi.NewKey(v)
+				}
+				return err
+			}},
 	}
 }
+
+// Specs are the gateway command's own settings, for --help and the README.
+func Specs() []settings.Spec { return settings.Specs(rows()) }
 
 // ParseCommand reads the gateway command's flags and environment.
 func ParseCommand(args []string, getenv func(string) string) (CommandConfig, error) {
 	c := CommandConfig{}
-	vals, ignored, err := settings.Read(Specs(), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
+	rows := rows()
+	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
 	if err != nil {
 		return c, err
 	}
-	c.Ignored, c.File = ignored, vals[0].Value
-	var errs []error
-	if c.LogLevel, err = settings.LogLevel(vals[1].Value); err != nil {
-		errs = append(errs, fmt.Errorf("invalid %s %q: %v", vals[1].Source, vals[1].Value, err))
-	}
-	switch file, key := vals[2], vals[3]; {
-	case file.Value != "":
-		if c.Key, err = httpapi.ReadKeyFile(file.Value); err != nil {
-			errs = append(errs, fmt.Errorf("invalid %s %q: %v", file.Source, file.Value, err))
-		}
-	case key.Value != "":
-		if c.Key, err = httpapi.NewKey(key.Value); err != nil {
-			// The key itself is never shown.
-			errs = append(errs, fmt.Errorf("invalid %s: %v", key.Source, err))
-		}
-	}
-	return c, errors.Join(errs...)
+	c.Ignored = ignored
+	_, _, err = settings.Apply(rows, vals, &c)
+	return c, err
 }
 
 // Usage is `obsidian-mcp gateway --help`.

@@ -126,12 +126,15 @@ const module = "github.com/obsidian-mcp/obsidian-mcp/"
 
 // denied are imports the packages' own documentation rules out: the two
 // backends are siblings that share only note and the domain packages;
-// tools know no backend or transport; the domain packages know no
-// backend, tool or server.
+// tools know no backend or transport, nor does the vault's server know a
+// transport; the domain packages know no backend, tool or server.
 var denied = map[string][]string{
 	"obsidiancli": {"native", "vaultindex", "internal/backend", "tools"},
 	"native":      {"obsidiancli", "internal/backend", "tools"},
 	"tools":       {"native", "obsidiancli", "internal/backend", "internal/transport", "internal/vaultserver", "internal/app"},
+	// The vault's server knows no transport: serve's HTTP settings are
+	// the serve command's.
+	"internal/vaultserver": {"internal/transport"},
 }
 
 // domain packages import no package of the module but each other.

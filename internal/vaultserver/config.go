@@ -12,7 +12,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -48,14 +47,8 @@ type Config struct {
 	SearchPatience time.Duration
 	// Policy is the folder policy of --read-paths, --write-paths and
 	// --deny-paths; the vault's .mcpignore adds to it.
-	Policy *policy.Policy
-	// from names the setting being parsed ("--deny-paths" or its
-	// environment variable), so that a policy refusal names what the user
-	// wrote.
-	from        string
+	Policy      *policy.Policy
 	ShowVersion bool
-	// HTTP is the configuration of `obsidian-mcp serve`.
-	HTTP HTTPConfig
 	// Settings says where each option's value came from, in option order.
 	Settings []settings.Setting
 	// Ignored lists environment variables holding unsubstituted placeholders.
@@ -70,22 +63,6 @@ type Config struct {
 	// what it returns as the build ends: the program's process policy
 	// (the collector's pace), which a library does not set (not a flag).
 	IndexBuildHook func() (end func())
-}
-
-// HTTPConfig is how `obsidian-mcp serve` listens and whom it answers.
-type HTTPConfig struct {
-	// Listen is the address: host:port.
-	Listen string
-	// Key, when set, is required on every request.
-	Key httpapi.Key
-	// AllowedHosts are the Host names accepted besides the loopback ones.
-	AllowedHosts []string
-	// CORSOrigins are the browser origins allowed besides loopback ones;
-	// "*" allows any.
-	CORSOrigins []string
-	// URLFile, when set, receives the server's URL once it listens, for
-	// `obsidian-mcp bridge --url-file` to find it on whatever port.
-	URLFile string
 }
 
 // defaultRecheck spares a CLI round trip per call while the app is closed.
@@ -105,75 +82,63 @@ func (c *Config) policy() *policy.Policy {
 	return c.Policy
 }
 
+// NewConfig is a configuration before any setting is applied.
+func NewConfig() Config { return Config{Recheck: defaultRecheck} }
+
 // ParseConfig reads the stdio server's flags from args and, for flags not
 // given, environment variables through getenv. It returns flag.ErrHelp for
 // --help. Every invalid setting is reported, joined, with the best
 // configuration it could make of the rest.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
-	return parseConfig(args, getenv, false)
-}
-
-// ParseServeConfig is ParseConfig for `obsidian-mcp serve`, with the HTTP
-// settings.
-func ParseServeConfig(args []string, getenv func(string) string) (Config, error) {
-	return parseConfig(args, getenv, true)
-}
-
-// commandOptions are the options of the stdio server, or of serve.
-func commandOptions(serve bool) []option {
-	var opts []option
-	for _, o := range options() {
-		if !serveOnly[o.env] || serve {
-			opts = append(opts, o)
-		}
-	}
-	return opts
-}
-
-func parseConfig(args []string, getenv func(string) string, serve bool) (Config, error) {
-	c := Config{Recheck: defaultRecheck}
-	opts := commandOptions(serve)
-	vals, ignored, err := settings.Read(specsOf(opts), args, getenv, &c.ShowVersion, "--help")
+	c := NewConfig()
+	rows := Rows()
+	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "--help")
 	if err != nil {
 		return c, err
 	}
 	c.Ignored = ignored
+	set, _, err := settings.Apply(rows, vals, &c)
+	c.Settings = set
+	return c, errors.Join(err, c.Finish(FlagNames))
+}
+
+// ConfigFrom is the configuration given as values by flag (a gateway's
+// vault namespace, from its YAML), each named by key(flag) in errors, with
+// what getenv gives for the rest: the settings are read and checked
+// exactly as the command line's.
+func ConfigFrom(given map[string]string, key func(flag string) string, getenv func(string) string) (Config, error) {
+	c := NewConfig()
+	rows := Rows()
+	set, _, err := settings.Apply(rows, settings.Given(rows, given, key, getenv), &c)
+	c.Settings = set
+	return c, errors.Join(err, c.Finish(Names{Of: key, SetFolder: key("vault-path")}))
+}
+
+// Names say how errors call the settings: the command line's, or the
+// keys of a file.
+type Names struct {
+	// Of is a setting's name, by flag.
+	Of func(flag string) string
+	// SetFolder says how to give the vault folder.
+	SetFolder string
+}
+
+// FlagNames are the command line's names.
+var FlagNames = Names{Of: func(flag string) string { return "--" + flag }, SetFolder: "--vault-path or OBSIDIAN_VAULT_PATH (see --help)"}
+
+// Finish checks what no single setting can say, naming settings by names.
+func (c *Config) Finish(names Names) error {
 	var errs []error
-	for i, o := range opts {
-		v, source := vals[i].Value, vals[i].Source
-		c.from = source
-		if source == "default" {
-			c.from = o.name()
-		}
-		shown := v
-		if secrets[o.env] && v != "" {
-			shown = "(set)"
-		}
-		if err := o.set(&c, v); err != nil {
-			what := source
-			if source == "default" {
-				what = "default of " + o.name()
-			}
-			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, shown, err))
-		} else if o.flag == "vault-path" {
-			shown = c.VaultPath // absolute, ~ expanded: what the server uses
-		}
-		c.Settings = append(c.Settings, settings.Setting{Flag: o.flag, Env: o.env, Value: shown, Source: source})
-	}
-	c.from = ""
-	if serve && c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
-		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
-	}
 	for _, n := range c.ReadOnlyVaults {
 		if !slices.ContainsFunc(c.Vaults, func(v NamedVault) bool { return strings.EqualFold(v.Name, n) }) {
-			errs = append(errs, fmt.Errorf("--read-only-vaults names %q, which is no vault of --vault name=folder", n))
+			errs = append(errs, fmt.Errorf("%s names %q, which is no vault of %s name=folder", names.Of("read-only-vaults"), n, names.Of("vault")))
 		}
 	}
 	// A folder that was given but is invalid has been reported already.
 	if c.Backend == backend.Native && c.setting("vault-path").Value == "" && len(c.Vaults) == 0 {
-		errs = append(errs, fmt.Errorf("--backend native needs the vault folder: set --vault-path or OBSIDIAN_VAULT_PATH (see --help)"))
+		errs = append(errs, fmt.Errorf("%s native needs the vault folder: set %s", names.Of("backend"), names.SetFolder))
 	}
-	return c, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // setting returns the Setting of the option named flag.
@@ -214,28 +179,7 @@ Each command has its own --help.
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	settings.WriteHelp(&b, specsOf(commandOptions(false)))
-	return b.String()
-}
-
-// ServeUsage is `obsidian-mcp serve --help`: the stdio server's flags and
-// the HTTP ones.
-func ServeUsage() string {
-	var b strings.Builder
-	b.WriteString(`obsidian-mcp serve: the tools of obsidian-mcp over HTTP.
-
-The same tools, backends, folder policy and errors as over stdio, for clients
-that speak HTTP: MCP at /mcp (Streamable HTTP, and HTTP+SSE with /mcp/message),
-the Bridge Protocol v1 at /bridge/v1 (the ObsiScripta plugin's API), and the
-envelope API at /v1/mcp. It listens on loopback only unless an API key is set.
-Logs go to stderr.
-
-Usage:
-  obsidian-mcp serve [flags]
-
-Flags (each may also be set by its environment variable; a flag wins):
-`)
-	settings.WriteHelp(&b, specsOf(commandOptions(true)))
+	settings.WriteHelp(&b, settings.Specs(Rows()))
 	return b.String()
 }
 

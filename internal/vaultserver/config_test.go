@@ -3,16 +3,12 @@ package vaultserver
 import (
 	"flag"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -111,14 +107,14 @@ func TestParseConfig(t *testing.T) {
 
 func TestUsageDocumentsEverything(t *testing.T) {
 	t.Parallel()
-	u, su := Usage(), ServeUsage()
-	for _, o := range options() {
-		if !strings.Contains(su, "--"+o.flag) || !strings.Contains(su, o.env) {
-			t.Errorf("serve's usage lacks --%s / %s", o.flag, o.env)
+	u := Usage()
+	for _, r := range Rows() {
+		if !strings.Contains(u, r.Env) || r.Flag != "" && !strings.Contains(u, "--"+r.Flag) {
+			t.Errorf("the usage lacks %s / %s", r.Name(), r.Env)
 		}
-		if in := strings.Contains(u, o.env); in == serveOnly[o.env] {
-			t.Errorf("the stdio usage has %s: %v, want %v (serve's alone: %v)", o.env, in, !serveOnly[o.env], serveOnly[o.env])
-		}
+	}
+	if strings.Contains(u, "OBSIDIAN_MCP_LISTEN") {
+		t.Error("the stdio usage has serve's settings")
 	}
 	for _, c := range []string{"serve [flags]", "bridge [flags]", "gateway [flags]", "doctor [flags]"} {
 		if !strings.Contains(u, "obsidian-mcp "+c) {
@@ -159,8 +155,8 @@ func TestParseConfigSourcesAndPlaceholders(t *testing.T) {
 			t.Errorf("setting %s = %q, want %q", flag, sources[flag], want)
 		}
 	}
-	if len(c.Settings) != len(commandOptions(false)) {
-		t.Errorf("%d settings for %d options", len(c.Settings), len(commandOptions(false)))
+	if len(c.Settings) != len(Rows()) {
+		t.Errorf("%d settings for %d rows", len(c.Settings), len(Rows()))
 	}
 }
 
@@ -218,63 +214,7 @@ func TestPolicyConfig(t *testing.T) {
 	}
 }
 
-// TestServeConfig: serve's settings; a listener beyond loopback needs an
-// API key; the key is never shown; the stdio server has no such flags.
-func TestServeConfig(t *testing.T) {
-	t.Parallel()
-	none := func(string) string { return "" }
-	c, err := ParseServeConfig(nil, none)
-	if err != nil || c.HTTP.Listen != "127.0.0.1:3000" || c.HTTP.Key.Set() {
-		t.Fatalf("defaults = %+v, %v", c.HTTP, err)
-	}
-	if _, err := ParseServeConfig([]string{"--listen", "0.0.0.0:3000"}, none); err == nil || !strings.Contains(err.Error(), "no API key") {
-		t.Errorf("a non-loopback listener without a key: %v", err)
-	}
-	const key = "0123456789abcdef-key"
-	env := func(k string) string {
-		return map[string]string{"OBSIDIAN_MCP_API_KEY": key, "OBSIDIAN_MCP_CORS_ORIGINS": "https://Chat.example/, *"}[k]
-	}
-	c, err = ParseServeConfig([]string{"--listen", "[::]:8443", "--allowed-hosts", "Notes.lan, vault.local"}, env)
-	if err != nil || !keyIs(c.HTTP.Key, key) || c.HTTP.Listen != "[::]:8443" ||
-		strings.Join(c.HTTP.AllowedHosts, ",") != "notes.lan,vault.local" || strings.Join(c.HTTP.CORSOrigins, ",") != "https://chat.example,*" {
-		t.Fatalf("serve settings = %+v, %v", c.HTTP, err)
-	}
-	for _, s := range c.Settings {
-		if strings.Contains(s.Value, key) {
-			t.Errorf("setting %s shows the key: %q", s.Env, s.Value)
-		}
-	}
-	file := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(file, []byte("from-the-file-0123456789\nignored\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || !keyIs(c.HTTP.Key, "from-the-file-0123456789") {
-		t.Errorf("--api-key-file wins over the environment: %v", err)
-	}
-	for _, bad := range []map[string]string{
-		{"OBSIDIAN_MCP_API_KEY": "short"},
-		{"OBSIDIAN_MCP_LISTEN": "3000"},
-		{"OBSIDIAN_MCP_CORS_ORIGINS": "chat.example"},
-	} {
-		_, err := ParseServeConfig(nil, func(k string) string { return bad[k] })
-		if err == nil {
-			t.Errorf("%v accepted", bad)
-		} else if strings.Contains(err.Error(), "short\"") {
-			t.Errorf("the error shows the key: %v", err)
-		}
-	}
-	if _, err := ParseConfig([]string{"--listen", "127.0.0.1:3000"}, none); err == nil {
-		t.Error("the stdio server accepted serve's --listen")
-	}
-}
-
 // keyIs reports whether k is the key want: a request carrying want passes.
-func keyIs(k httpapi.Key, want string) bool {
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	r.Header.Set("X-Api-Key", want)
-	ok, _ := k.Allows(r)
-	return k.Set() && ok
-}
 
 // TestToolsConfig: --tools takes toolset names, case and spaces ignored;
 // an unknown one is refused naming those that exist.

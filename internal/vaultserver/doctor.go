@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,7 +15,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	doctorpkg "github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
@@ -41,13 +39,16 @@ type Machine struct {
 // wrong in the settings) on this machine. It reports one line per check,
 // ✓ or ✗ with the fix, then the effective configuration and a Claude
 // Desktop entry to paste. It returns 0 when the server could serve tools,
-// 1 when it could not.
-func Doctor(ctx context.Context, cfg Config, cfgErr error, r *doctorpkg.Report, version string, m Machine) int {
+// 1 when it could not. The sections of the command that runs the server
+// (serve's HTTP) follow the server's checks.
+func Doctor(ctx context.Context, cfg Config, cfgErr error, r *doctorpkg.Report, version string, m Machine, sections ...func(*doctorpkg.Report)) int {
 	d := newDoctor(r, m)
 	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", version, runtime.GOOS, runtime.GOARCH, runtime.Version(), cmp.Or(m.Executable, "(path unknown)"))
 	configOK := d.config(cfg, cfgErr)
 	sr := d.server(ctx, cfg, configOK)
-	d.http(cfg)
+	for _, section := range sections {
+		section(r)
+	}
 	d.settings(cfg)
 	d.sampleConfig(cfg, sr.folder.path)
 	if !sr.ready {
@@ -357,34 +358,6 @@ func (d *doctor) policy(cfg Config, folder string) bool {
 	return true
 }
 
-// http reports how `obsidian-mcp serve` would listen with these settings,
-// and whether it could. It does not decide readiness: the stdio server
-// needs none of it.
-func (d *doctor) http(cfg Config) {
-	if cfg.HTTP.Listen == "" {
-		return
-	}
-	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
-	if err != nil {
-		// Not a failure: it may be obsidian-mcp serve itself.
-		d.skip("HTTP (obsidian-mcp serve): %s is taken (%v): if serve is not what runs there, choose a free port with --listen (OBSIDIAN_MCP_LISTEN)", cfg.HTTP.Listen, err)
-		return
-	}
-	_ = ln.Close()
-	if !httpapi.Loopback(cfg.HTTP.Listen) && !cfg.HTTP.Key.Set() {
-		d.skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.HTTP.Listen)
-		return
-	}
-	reach := "loopback only, no API key"
-	if cfg.HTTP.Key.Set() {
-		reach = "every request must carry the API key"
-		if !httpapi.Loopback(cfg.HTTP.Listen) {
-			reach = "reachable from the network; " + reach
-		}
-	}
-	d.ok("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.HTTP.Listen, reach, httpapi.BrowserReach(cfg.HTTP.CORSOrigins, "--cors-origin '*'"))
-}
-
 func permissionFix(goos, dir string) string {
 	fix := "give the user running the server read and write access to " + dir
 	if goos == "darwin" {
@@ -413,8 +386,12 @@ func (d *doctor) settings(cfg Config) {
 // this binary with the settings that differ from the defaults.
 func (d *doctor) sampleConfig(cfg Config, folder string) {
 	env := map[string]string{}
+	stdio := map[string]bool{} // serve's own settings have no place there
+	for _, r := range Rows() {
+		stdio[r.Env] = true
+	}
 	for _, s := range cfg.Settings {
-		if s.Source != "default" && s.Value != "" && !serveOnly[s.Env] {
+		if s.Source != "default" && s.Value != "" && stdio[s.Env] {
 			env[s.Env] = s.Value
 		}
 	}

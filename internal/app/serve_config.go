@@ -1,0 +1,199 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+)
+
+// ServeConfig is `obsidian-mcp serve`'s configuration: the server's, and
+// how it listens and whom it answers.
+type ServeConfig struct {
+	vaultserver.Config
+	HTTP HTTPConfig
+}
+
+// HTTPConfig is how `obsidian-mcp serve` listens and whom it answers.
+type HTTPConfig struct {
+	// Listen is the address: host:port.
+	Listen string
+	// Key, when set, is required on every request.
+	Key httpapi.Key
+	// AllowedHosts are the Host names accepted besides the loopback ones.
+	AllowedHosts []string
+	// CORSOrigins are the browser origins allowed besides loopback ones;
+	// "*" allows any.
+	CORSOrigins []string
+	// URLFile, when set, receives the server's URL once it listens, for
+	// `obsidian-mcp bridge --url-file` to find it on whatever port.
+	URLFile string
+}
+
+// httpRows are serve's own settings.
+func httpRows() []settings.Row[HTTPConfig] {
+	return []settings.Row[HTTPConfig]{
+		{Flag: "listen", Env: "OBSIDIAN_MCP_LISTEN", Default: "127.0.0.1:3000",
+			Help: "`serve`: the address to listen on, host:port. Only loopback (127.0.0.1, ::1, localhost) unless an API key is set.",
+			Set: func(c *HTTPConfig, v string) error {
+				host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be host:port, e.g. 127.0.0.1:3000")
+				}
+				if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+					return fmt.Errorf("the port must be a number from 0 to 65535")
+				}
+				c.Listen = net.JoinHostPort(host, port)
+				return nil
+			}},
+		{Flag: "api-key-file", Env: "OBSIDIAN_MCP_API_KEY_FILE",
+			Help: "`serve`: a file holding the API key (its first line; at least 16 characters, no spaces: `openssl rand -hex 32` makes one). With a key, every request must carry it as `Authorization: Bearer <key>`, `X-Api-Key` or `X-ObsiScripta-Api-Key`, and the server may listen beyond loopback.",
+			Set: func(c *HTTPConfig, v string) error {
+				if v == "" {
+					return nil
+				}
+				key, err := httpapi.ReadKeyFile(v)
+				c.Key = key
+				return err
+			}},
+		{Env: "OBSIDIAN_MCP_API_KEY", Secret: true,
+			Help: "`serve`: the API key itself, as an environment variable (never a flag: a command line is visible to every user of the machine). `--api-key-file` wins.",
+			Set: func(c *HTTPConfig, v string) error {
+				if c.Key.Set() || v == "" {
+					return nil
+				}
+				key, err := httpapi.NewKey(v)
+				c.Key = key
+				return err
+			}},
+		{Flag: "allowed-hosts", Env: "OBSIDIAN_MCP_ALLOWED_HOSTS",
+			Help: "`serve`: comma-separated host names accepted in the `Host` header besides localhost, 127.0.0.1 and ::1 (DNS-rebinding protection), e.g. `notes.lan`.",
+			Set: func(c *HTTPConfig, v string) error {
+				c.AllowedHosts = nil
+				for _, h := range strings.Split(v, ",") {
+					if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+						if strings.ContainsAny(h, "/ ") {
+							return fmt.Errorf("%q is not a host name", h)
+						}
+						c.AllowedHosts = append(c.AllowedHosts, h)
+					}
+				}
+				return nil
+			}},
+		{Flag: "cors-origin", Env: "OBSIDIAN_MCP_CORS_ORIGINS",
+			Help: "`serve`: comma-separated browser origins allowed to call the server besides loopback ones (`http://localhost:8080`), e.g. `https://chat.example`; a request from any other `Origin` is refused. `*` allows every origin, as the Bridge Protocol v1 contract does: any web page you visit could then use your notes, so use it only with an API key.",
+			Set: func(c *HTTPConfig, v string) error {
+				c.CORSOrigins = nil
+				for _, o := range strings.Split(v, ",") {
+					if o = strings.TrimSpace(o); o == "" {
+						continue
+					}
+					if o != "*" {
+						u, err := url.Parse(o)
+						if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" && u.Path != "/" {
+							return fmt.Errorf("%q is not an origin (scheme://host[:port])", o)
+						}
+						o = strings.ToLower(u.Scheme + "://" + u.Host)
+					}
+					c.CORSOrigins = append(c.CORSOrigins, o)
+				}
+				return nil
+			}},
+		{Flag: "url-file", Env: "OBSIDIAN_MCP_URL_FILE",
+			Help: "`serve`: a file to write the server's URL to once it listens (removed when it stops), so that `obsidian-mcp bridge --url-file` finds it again after a restart on another port (`--listen 127.0.0.1:0` picks a free one).",
+			Set: func(c *HTTPConfig, v string) error {
+				if v = strings.TrimSpace(v); v != "" && strings.ContainsAny(v, "\x00\n\r") {
+					return fmt.Errorf("must be a file path on one line")
+				}
+				c.URLFile = strings.TrimSpace(v)
+				return nil
+			}},
+	}
+}
+
+// serveRows are the server's settings, then serve's own.
+func serveRows() []settings.Row[ServeConfig] {
+	return append(settings.Lift(vaultserver.Rows(), func(s *ServeConfig) *vaultserver.Config { return &s.Config }),
+		settings.Lift(httpRows(), func(s *ServeConfig) *HTTPConfig { return &s.HTTP })...)
+}
+
+// ServeSpecs are serve's own settings, for the README.
+func ServeSpecs() []settings.Spec { return settings.Specs(httpRows()) }
+
+// ParseServeConfig reads serve's flags from args and, for flags not given,
+// environment variables through getenv; flag.ErrHelp for --help. Every
+// invalid setting is reported, joined.
+func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, error) {
+	c := ServeConfig{Config: vaultserver.NewConfig()}
+	rows := serveRows()
+	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "--help")
+	if err != nil {
+		return c, err
+	}
+	c.Ignored = ignored
+	set, _, err := settings.Apply(rows, vals, &c)
+	c.Settings = set
+	errs := []error{err, c.Finish(vaultserver.FlagNames)}
+	if c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
+		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
+	}
+	return c, errors.Join(errs...)
+}
+
+// ServeUsage is `obsidian-mcp serve --help`: the stdio server's flags and
+// the HTTP ones.
+func ServeUsage() string {
+	var b strings.Builder
+	b.WriteString(`obsidian-mcp serve: the tools of obsidian-mcp over HTTP.
+
+The same tools, backends, folder policy and errors as over stdio, for clients
+that speak HTTP: MCP at /mcp (Streamable HTTP, and HTTP+SSE with /mcp/message),
+the Bridge Protocol v1 at /bridge/v1 (the ObsiScripta plugin's API), and the
+envelope API at /v1/mcp. It listens on loopback only unless an API key is set.
+Logs go to stderr.
+
+Usage:
+  obsidian-mcp serve [flags]
+
+Flags (each may also be set by its environment variable; a flag wins):
+`)
+	settings.WriteHelp(&b, settings.Specs(serveRows()))
+	return b.String()
+}
+
+// httpSection is serve's part of doctor: how `obsidian-mcp serve` would
+// listen with these settings, and whether it could. It does not decide
+// readiness: the stdio server needs none of it.
+func httpSection(cfg HTTPConfig) func(*doctor.Report) {
+	return func(d *doctor.Report) {
+		if cfg.Listen == "" {
+			return
+		}
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			// Not a failure: it may be obsidian-mcp serve itself.
+			d.Skip("HTTP (obsidian-mcp serve): %s is taken (%v): if serve is not what runs there, choose a free port with --listen (OBSIDIAN_MCP_LISTEN)", cfg.Listen, err)
+			return
+		}
+		_ = ln.Close()
+		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() {
+			d.Skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.Listen)
+			return
+		}
+		reach := "loopback only, no API key"
+		if cfg.Key.Set() {
+			reach = "every request must carry the API key"
+			if !httpapi.Loopback(cfg.Listen) {
+				reach = "reachable from the network; " + reach
+			}
+		}
+		d.OK("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))
+	}
+}
