@@ -25,7 +25,7 @@ lint: ## gofmt, go vet and staticcheck
 	go run $(STATICCHECK) ./...
 
 golden: ## rewrite tool-schema snapshots, transcripts, README sections and manifest tools; review the diff
-	go test ./tools ./internal/app -update
+	go test ./tools ./internal/vaultserver ./internal/app -update
 
 docs: ## rewrite the README's generated sections
 	go test ./internal/app -run TestREADME -update

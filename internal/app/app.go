@@ -180,5 +180,5 @@ func Serve(ctx context.Context, cfg vaultserver.Config, in io.Reader, out io.Wri
 	// Start-up stays lazy: the tool list is built after initialize.
 	core := st.Core(version, vaultserver.CoreOptions{DeferTools: true})
 	logger.Info("obsidian-mcp ready", st.LogAttrs(version)...)
-	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: logger, DrainTimeout: st.CallBound, Gone: func() bool { return outputClosed(out) }})
+	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: logger, DrainTimeout: st.CallBound, Gone: func() bool { return stdio.OutputClosed(out) }})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -27,7 +28,7 @@ func mainBridge(ctx context.Context, args []string, getenv func(string) string, 
 	for _, w := range c.Warnings {
 		logger.Warn("setting ignored: " + w)
 	}
-	if err := bridge.Run(ctx, c, std.In, std.Out, logger, vaultserver.Name, version, bridge.DefaultBackoff, func() bool { return outputClosed(std.Out) }); err != nil {
+	if err := bridge.Run(ctx, c, std.In, std.Out, logger, vaultserver.Name, version, bridge.DefaultBackoff, func() bool { return stdio.OutputClosed(std.Out) }); err != nil {
 		if errors.Is(err, context.Canceled) {
 			logger.Info("stopped by signal")
 			return 0

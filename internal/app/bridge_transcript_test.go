@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
@@ -25,8 +26,8 @@ import (
 // app, restarted read-only on the same port mid-session.
 func TestBridgeTranscript(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	fixture(f)
-	cfg := ServeConfig{Config: testConfig(f)}
+	obsidiantest.Fixture(f)
+	cfg := ServeConfig{Config: vaultserver.Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelDebug}}
 	cfg.HTTP.Listen = "127.0.0.1:0"
 	logs := &obsidiantest.Buffer{}
 	logger := NewLogger(logs, slog.LevelDebug)
@@ -100,7 +101,7 @@ func TestBridgeTranscript(t *testing.T) {
 			case strings.HasPrefix(action, "the bridge writes "):
 				want := strings.TrimPrefix(action, "the bridge writes ")
 				l := next(want)
-				got = append(got, "<- "+normalise(l))
+				got = append(got, "<- "+obsidiantest.Normalise(l))
 			}
 		case strings.HasPrefix(line, "-> "):
 			got = append(got, line)
@@ -117,7 +118,7 @@ func TestBridgeTranscript(t *testing.T) {
 			}
 			for {
 				l := next("the answer to " + string(msg.ID))
-				got = append(got, "<- "+normalise(l))
+				got = append(got, "<- "+obsidiantest.Normalise(l))
 				var ans struct {
 					ID     json.RawMessage `json:"id"`
 					Method string          `json:"method"`
@@ -132,7 +133,7 @@ func TestBridgeTranscript(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
-	checkTranscript(t, file, string(data), got)
+	obsidiantest.CheckTranscript(t, file, string(data), got, *update, "go test ./internal/app -update")
 	if t.Failed() {
 		t.Logf("logs:\n%s", logs)
 	}

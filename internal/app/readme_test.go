@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
 // TestREADME fails when the README's generated sections (tools, errors,
@@ -35,7 +37,7 @@ func TestREADME(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md is stale: run `make docs` (go test ./internal/app -run TestREADME -update) and commit the result\n%s", diffLines(string(data), doc))
+	t.Errorf("README.md is stale: run `make docs` (go test ./internal/app -run TestREADME -update) and commit the result\n%s", obsidiantest.DiffLines(string(data), doc))
 }
 
 func TestReplaceSection(t *testing.T) {

@@ -111,7 +111,11 @@ func Apply[C any](rows []Row[C], vals []Value, c *C) (set []Setting, warnings []
 			if source == "default" {
 				what = "default of " + r.Name()
 			}
-			errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, shown, e))
+			if r.Secret {
+				errs = append(errs, fmt.Errorf("invalid %s: %v", what, e)) // never shown, not even as (set)
+			} else {
+				errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, shown, e))
+			}
 		case r.Shown != nil && v != "":
 			shown = r.Shown(c)
 		}

@@ -6,6 +6,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // UserDirs are a new temporary cache folder (where servers keep their
@@ -38,4 +39,17 @@ func (u *UserDirs) Apply(set func(key, value string) error) {
 	for k, v := range u.Env {
 		_ = set(k, v)
 	}
+}
+
+// Isolated runs a test binary's tests with user folders of their own
+// (NewUserDirs), for its TestMain.
+type Isolated struct{ M *testing.M }
+
+// Run implements what obsidiantest.Main runs.
+func (i Isolated) Run() int {
+	if dirs, err := NewUserDirs(); err == nil {
+		dirs.Apply(os.Setenv)
+		defer dirs.Remove()
+	}
+	return i.M.Run()
 }

@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 func TestElicitationBeforeMultiRoundTrip(t *testing.T) {
 	for _, answer := range []string{`{"action":"decline"}`, `{"action":"accept","content":{"confirm":true}}`} {
 		f := obsidiantest.Install(t, obsidiantest.Scenario{})
-		fixture(f)
+		obsidiantest.Fixture(f)
 		s := startServer(t, testConfig(f))
 		s.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"old","version":"1"}}}`)
 		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // BenchmarkToolCall measures the server's own overhead per tool call: the
@@ -45,7 +44,7 @@ func benchCalls(b *testing.B, f *obsidiantest.Fake, tool string) {
 }
 
 // benchConfig logs at info, as a deployed server does.
-func benchConfig(f *obsidiantest.Fake) vaultserver.Config {
+func benchConfig(f *obsidiantest.Fake) Config {
 	c := testConfig(f)
 	c.LogLevel = slog.LevelInfo
 	return c

@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"encoding/json"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
@@ -25,19 +23,19 @@ var update = flag.Bool("update", false, "rewrite golden transcripts and README s
 // previous answer arrived, and the "<-" lines are the answers, normalised.
 var transcripts = []struct {
 	name  string
-	setup func(*obsidiantest.Fake, *vaultserver.Config)
+	setup func(*obsidiantest.Fake, *Config)
 }{
 	{name: "lifecycle"},
 	{name: "notes"},
 	{name: "errors"},
-	{name: "not_running", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
+	{name: "not_running", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
 	}},
-	{name: "vault_not_found", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "vault_not_found", setup: func(f *obsidiantest.Fake, c *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.VaultName = "Work" })
 		c.Vault = "Personal"
 	}},
-	{name: "timeout", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "timeout", setup: func(f *obsidiantest.Fake, c *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.Hang = []string{"read", "file"} })
 		// Only the commands that hang get the short limit: the others (the
 		// vault's folder is asked with `vault`) keep the default, so a slow
@@ -45,15 +43,15 @@ var transcripts = []struct {
 		// out too (CI once saw `vault` miss 200 ms).
 		c.CommandTimeouts = map[string]time.Duration{"read": 200 * time.Millisecond, "file": 200 * time.Millisecond}
 	}},
-	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ToolErrors = vaultserver.ToolErrorsResult }},
+	{name: "result_mode", setup: func(_ *obsidiantest.Fake, c *Config) { c.ToolErrors = ToolErrorsResult }},
 	{name: "modern_protocol"},
 	{name: "batches_2025_03_26"},
 	{name: "batches_refused"},
 	{name: "resources"},
 	{name: "read_side"},
 	{name: "edits"},
-	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ReadOnly = true }},
-	{name: "folder_policy", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "read_only", setup: func(_ *obsidiantest.Fake, c *Config) { c.ReadOnly = true }},
+	{name: "folder_policy", setup: func(f *obsidiantest.Fake, c *Config) {
 		// "Plan" is Projects/Plan.md's name and Archive/Plan.md's: with
 		// Archive hidden by the vault's .mcpignore, it is no longer
 		// ambiguous.
@@ -63,52 +61,40 @@ var transcripts = []struct {
 		write, _ := policy.ParseList("--write-paths", "Daily/**")
 		c.Policy = &policy.Policy{Deny: deny, Write: write}
 	}},
-	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "read_side_native", setup: func(f *obsidiantest.Fake, c *Config) {
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},
-	{name: "read_side_remote", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
+	{name: "read_side_remote", setup: func(f *obsidiantest.Fake, _ *Config) {
 		// The app's vault is on a file system this machine cannot open:
 		// the read side goes through the CLI's own commands.
 		f.Update(func(sc *obsidiantest.Scenario) { sc.ReportedPath = "/nonexistent/remote/vault" })
 	}},
-	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *vaultserver.Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
-	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
+	{name: "cli_not_found", setup: func(_ *obsidiantest.Fake, c *Config) { c.ObsidianBin = "/nonexistent/bin/obsidian" }},
+	{name: "permission_denied", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {
 			sc.Canned = &obsidiantest.Canned{Stdout: "Error: EACCES: permission denied, unlink '/vault/Welcome.md'\n"}
 		})
 	}},
-	{name: "native", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "native", setup: func(f *obsidiantest.Fake, c *Config) {
 		// No CLI at all: everything comes from the folder.
 		c.Backend, c.VaultPath, c.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
 	}},
-	{name: "auto_fallback", setup: func(f *obsidiantest.Fake, c *vaultserver.Config) {
+	{name: "auto_fallback", setup: func(f *obsidiantest.Fake, c *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) { sc.NotRunning = true })
 		c.VaultPath = f.Vault
 	}},
-	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *vaultserver.Config) {
+	{name: "cli_error", setup: func(f *obsidiantest.Fake, _ *Config) {
 		f.Update(func(sc *obsidiantest.Scenario) {
 			sc.Canned = &obsidiantest.Canned{Stdout: "Your Obsidian installer is out of date. Please download the latest installer.\nError: Something unexpected happened.\n"}
 		})
 	}},
 }
 
-// volatile values a transcript cannot pin: file times and durations, in
-// the structured content's JSON and in the text block's YAML.
-var (
-	volatile     = regexp.MustCompile(`(\\?"(?:created|modified)\\?":)(\\?")[0-9T:.Z-]+\\?"`)
-	volatileYAML = regexp.MustCompile(`((?:\\n|"|, |\{)[ ]*(?:created|modified): \\")[0-9T:.Z-]+\\"`)
-)
-
-func normalise(line string) string {
-	line = volatileYAML.ReplaceAllString(line, `$1<time>\"`)
-	return volatile.ReplaceAllString(line, `$1$2<time>$2`)
-}
-
 func TestTranscripts(t *testing.T) {
 	for _, tr := range transcripts {
 		t.Run(tr.name, func(t *testing.T) {
 			f := obsidiantest.Install(t, obsidiantest.Scenario{})
-			fixture(f)
+			obsidiantest.Fixture(f)
 			cfg := testConfig(f)
 			if tr.setup != nil {
 				tr.setup(f, &cfg)
@@ -127,53 +113,19 @@ func TestTranscripts(t *testing.T) {
 				}
 				got = append(got, line)
 				if resp := s.roundTrip(req); resp != "" {
-					got = append(got, "<- "+normalise(resp))
+					got = append(got, "<- "+obsidiantest.Normalise(resp))
 				}
 			}
-			checkTranscript(t, file, string(data), got)
+			obsidiantest.CheckTranscript(t, file, string(data), got, *update, "go test ./internal/vaultserver -update")
 		})
 	}
-}
-
-// checkTranscript compares the lines got with the transcript file holding
-// want, or rewrites it under -update.
-func checkTranscript(t *testing.T, file, want string, got []string) {
-	t.Helper()
-	want = strings.TrimSuffix(want, "\n")
-	if *update {
-		if err := os.WriteFile(file, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if g := strings.Join(got, "\n"); g != want {
-		t.Errorf("%s differs (run go test ./internal/app -update and review the diff):\n%s", file, diffLines(want, g))
-	}
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %s\n   got %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 // TestAllAnsweredBeforeEOF: 30 tool calls written at once, then stdin
 // closes. mcp-go alone drops queued calls at EOF; every one must be answered.
 func TestAllAnsweredBeforeEOF(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	for run := 0; run < 3; run++ {
 		var b strings.Builder
 		b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
@@ -213,7 +165,7 @@ func TestAllAnsweredBeforeEOF(t *testing.T) {
 // not read, and the server returns cleanly.
 func TestExitNotification(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	input := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Welcome.md"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"exit"}` + "\n" +
@@ -233,7 +185,7 @@ func TestExitNotification(t *testing.T) {
 // successes and failures mixed; each gets exactly its own answer.
 func TestConcurrentCalls(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	const n = 120
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
@@ -281,7 +233,7 @@ func TestConcurrentCalls(t *testing.T) {
 // and the logs name tool, duration and outcome without note bodies.
 func TestLogsStayOffStdout(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Noise: true})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	s := startServer(t, testConfig(f))
 	s.initialize()
 	secret := "TOP-SECRET-BODY"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package vaultserver
 
 import (
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 func TestCancelledCallStopsTheCLI(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "gc.pid")
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"file"}, Grandchild: pidfile})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	cfg := testConfig(f)
 	cfg.Timeout = time.Minute
 	s := startServer(t, cfg)

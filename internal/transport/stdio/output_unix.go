@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package stdio
 
 import (
 	"io"
@@ -9,10 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// outputClosed reports whether w is a pipe or socket whose reader has gone:
+// OutputClosed reports whether w is a pipe or socket whose reader has gone:
 // poll flags POLLERR (pipe) or POLLHUP (socket) on it. Anything else counts
 // as open.
-func outputClosed(w io.Writer) bool {
+func OutputClosed(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -1,6 +1,6 @@
 //go:build linux
 
-package app
+package vaultserver
 
 import (
 	"context"
@@ -21,7 +21,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
 // Fault injection: a CLI that misbehaves every way the real one has been
@@ -56,7 +55,7 @@ func TestCLIFaults(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			f := obsidiantest.Install(t, obsidiantest.Scenario{})
-			fixture(f)
+			obsidiantest.Fixture(f)
 			sc := tc.sc
 			sc.Vault, sc.Log = f.Vault, f.Scenario().Log
 			f.Set(sc)
@@ -99,7 +98,7 @@ func TestCLIFaults(t *testing.T) {
 func TestCLIGrandchildHoldsPipes(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "gc.pid")
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Grandchild: pidfile})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	cfg := testConfig(f)
 	cfg.Backend = backend.CLI
 	goroutines := runtime.NumGoroutine()
@@ -134,7 +133,7 @@ func TestClientDisconnectsMidCall(t *testing.T) {
 	}
 	logs := &obsidiantest.Buffer{}
 	done := make(chan error, 1)
-	go func() { done <- Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test") }()
+	go func() { done <- serve(t.Context(), cfg, inR, outW, testLogger(logs, cfg.LogLevel), "test") }()
 	startHungCall(t, f, inW)
 
 	inW.Close()
@@ -157,7 +156,7 @@ func TestStopSignalMidCall(t *testing.T) {
 	inR, inW := io.Pipe()
 	logs := &obsidiantest.Buffer{}
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg, inR, io.Discard, NewLogger(logs, cfg.LogLevel), "test") }()
+	go func() { done <- serve(ctx, cfg, inR, io.Discard, testLogger(logs, cfg.LogLevel), "test") }()
 	startHungCall(t, f, inW)
 	cancel()
 	awaitServe(t, done, logs)
@@ -179,17 +178,17 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 	call := func(id int, path string) {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":%q}}}`, id, path))
 	}
-	for id := 1; id <= vaultserver.Workers; id++ {
+	for id := 1; id <= Workers; id++ {
 		call(id, fmt.Sprintf("Running %d.md", id))
 	}
-	testenv.Eventually(t, 20*time.Second, "every worker to run a CLI", func() bool { return len(f.Calls()) == vaultserver.Workers })
-	queued := vaultserver.Workers + 1
+	testenv.Eventually(t, 20*time.Second, "every worker to run a CLI", func() bool { return len(f.Calls()) == Workers })
+	queued := Workers + 1
 	call(queued, "Queued.md")
 	cancelReq := func(id int) {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`, id))
 	}
 	cancelReq(queued)
-	for id := 1; id <= vaultserver.Workers; id++ {
+	for id := 1; id <= Workers; id++ {
 		cancelReq(id)
 	}
 	if pong := s.roundTrip(`{"jsonrpc":"2.0","id":"alive","method":"ping"}`); decode(t, pong).Error != nil {
@@ -216,8 +215,8 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 			t.Errorf("the queued call ran after its cancellation: %q", argv)
 		}
 	}
-	if n := strings.Count(s.logs.String(), "outcome=CANCELLED"); n != vaultserver.Workers {
-		t.Errorf("%d running calls logged as cancelled, want %d:\n%s", n, vaultserver.Workers, s.logs.String())
+	if n := strings.Count(s.logs.String(), "outcome=CANCELLED"); n != Workers {
+		t.Errorf("%d running calls logged as cancelled, want %d:\n%s", n, Workers, s.logs.String())
 	}
 	if !strings.Contains(s.logs.String(), "request cancelled before it started") {
 		t.Errorf("the queued call's cancellation was not logged:\n%s", s.logs.String())
@@ -227,10 +226,10 @@ func TestCancelRunningAndQueuedCalls(t *testing.T) {
 
 // hungCLI installs a fake CLI that never answers, and returns a CLI-backend
 // configuration for it with the given timeout.
-func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, vaultserver.Config) {
+func hungCLI(t *testing.T, timeout time.Duration) (*obsidiantest.Fake, Config) {
 	t.Helper()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}})
-	fixture(f)
+	obsidiantest.Fixture(f)
 	cfg := testConfig(f)
 	cfg.Backend = backend.CLI
 	cfg.Timeout = timeout

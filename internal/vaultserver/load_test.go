@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -30,7 +29,7 @@ func TestLoadThousandConcurrentCalls(t *testing.T) {
 	for i := range notes {
 		writeFile(t, filepath.Join(vault, fmt.Sprintf("Folder %d/Note %d.md", i%5, i)), fmt.Sprintf("# Note %d\n", i))
 	}
-	cfg := vaultserver.Config{Backend: backend.Native, VaultPath: vault, Timeout: time.Minute, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelInfo}
+	cfg := Config{Backend: backend.Native, VaultPath: vault, Timeout: time.Minute, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelInfo}
 
 	const n = 1000
 	var in bytes.Buffer

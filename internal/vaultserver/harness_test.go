@@ -1,4 +1,4 @@
-package app
+package vaultserver
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,48 +13,34 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 )
 
 // mcp-go keeps one stdio session per process (a package global), so the
 // tests in this package that run a server do not run in parallel.
 
-func TestMain(m *testing.M) {
-	// The test binary as a real stdio server (this package's Main), for
-	// tests that need one to start, such as doctor --gateway's command
-	// namespaces.
-	if os.Getenv(stdioServerEnv) != "" {
-		os.Exit(Main(context.Background(), os.Args[1:], os.Getenv, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, "7.7.7-test"))
+func TestMain(m *testing.M) { obsidiantest.Main(testenv.Isolated{M: m}) }
+
+// serve serves cfg over stdio as `obsidian-mcp` does (internal/app's
+// Serve, which adds the program's collector policy), for the tests of
+// this server through its stdio face.
+func serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer, logger *slog.Logger, version string) error {
+	st, err := Open(cfg, logger)
+	if err != nil {
+		return err
 	}
-	obsidiantest.Main(isolated{m})
+	defer st.Close()
+	core := st.Core(version, CoreOptions{DeferTools: true})
+	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: logger, DrainTimeout: st.CallBound, Gone: func() bool { return stdio.OutputClosed(out) }})
 }
 
-// isolated runs the tests with a cache folder of their own
-// (testenv.UserDirs): servers keep their search index there.
-type isolated struct{ m *testing.M }
-
-func (i isolated) Run() int {
-	if dirs, err := testenv.NewUserDirs(); err == nil {
-		dirs.Apply(os.Setenv)
-		defer dirs.Remove()
-	}
-	return i.m.Run()
+// testLogger logs at level to w, as text.
+func testLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-const stdioServerEnv = "APP_TEST_STDIO_SERVER"
-
-// fixture writes the vault every server test starts from.
-func fixture(f *obsidiantest.Fake) {
-	f.WriteNote("Welcome.md", "# Welcome\n\nStart at [[Projects/Plan]].\n")
-	f.WriteNote("Projects/Plan.md", "---\ntags: [project]\n---\n# Plan\n- step one\n")
-	f.WriteNote("Archive/Plan.md", "# Old plan\n")
-	f.WriteNote("Daily/2026-11-21.md", "Log")
-	f.WriteNote(".obsidian/templates.json", `{"folder":"Templates"}`)
-	f.WriteNote("Templates/Meeting.md", "## Attendees\n")
-}
-
-func testConfig(f *obsidiantest.Fake) vaultserver.Config {
-	return vaultserver.Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelDebug}
+func testConfig(f *obsidiantest.Fake) Config {
+	return Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: ToolErrorsProtocol, LogLevel: slog.LevelDebug}
 }
 
 // testServer is one in-process server on pipes.
@@ -68,14 +53,14 @@ type testServer struct {
 	nextID int
 }
 
-func startServer(t testing.TB, cfg vaultserver.Config) *testServer {
+func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	logs := &obsidiantest.Buffer{}
 	s := &testServer{t: t, in: inW, out: bufio.NewReader(outR), logs: logs, done: make(chan error, 1)}
 	go func() {
-		err := Serve(t.Context(), cfg, inR, outW, NewLogger(logs, cfg.LogLevel), "test")
+		err := serve(t.Context(), cfg, inR, outW, testLogger(logs, cfg.LogLevel), "test")
 		outW.Close()
 		s.done <- err
 	}()
@@ -198,13 +183,13 @@ func decode(t testing.TB, line string) response {
 
 // serveAll runs a server on the given input, which ends (EOF) after the
 // last line, and returns every line written to stdout.
-func serveAll(t *testing.T, cfg vaultserver.Config, input string) []string {
+func serveAll(t *testing.T, cfg Config, input string) []string {
 	t.Helper()
 	var out obsidiantest.Buffer
 	logs := &obsidiantest.Buffer{}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	if err := Serve(ctx, cfg, strings.NewReader(input), &out, NewLogger(logs, slog.LevelDebug), "test"); err != nil {
+	if err := serve(ctx, cfg, strings.NewReader(input), &out, testLogger(logs, slog.LevelDebug), "test"); err != nil {
 		t.Fatalf("Serve: %v\n%s", err, logs.String())
 	}
 	text := strings.TrimSuffix(out.String(), "\n")
