@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/url"
@@ -132,14 +133,11 @@ func ServeSpecs() []settings.Spec { return settings.Specs(httpRows()) }
 // invalid setting is reported, joined.
 func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, error) {
 	c := ServeConfig{Config: vaultserver.NewConfig()}
-	rows := serveRows()
-	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "--help")
-	if err != nil {
+	p, err := settings.Parse(serveRows(), &c, args, getenv, &c.ShowVersion, "--help")
+	if errors.Is(err, flag.ErrHelp) {
 		return c, err
 	}
-	c.Ignored = ignored
-	set, _, err := settings.Apply(rows, vals, &c)
-	c.Settings = set
+	c.Ignored, c.Settings = p.Ignored, p.Settings
 	errs := []error{err, c.Finish(vaultserver.FlagNames)}
 	if c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))

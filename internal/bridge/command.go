@@ -132,13 +132,8 @@ func rows() []settings.Row[Config] {
 // ParseConfig reads the bridge's flags and environment; a flag wins.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	c := Config{}
-	rows := rows()
-	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
-	if err != nil {
-		return c, err
-	}
-	set, warnings, err := settings.Apply(rows, vals, &c)
-	c.Settings, c.Warnings = set, append(ignored, warnings...)
+	p, err := settings.Parse(rows(), &c, args, getenv, &c.ShowVersion, "obsidian-mcp bridge --help")
+	c.Settings, c.Warnings = p.Settings, append(p.Ignored, p.Warnings...)
 	return c, err
 }
 

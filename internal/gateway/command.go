@@ -52,13 +52,8 @@ func Specs() []settings.Spec { return settings.Specs(rows()) }
 // ParseCommand reads the gateway command's flags and environment.
 func ParseCommand(args []string, getenv func(string) string) (CommandConfig, error) {
 	c := CommandConfig{}
-	rows := rows()
-	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
-	if err != nil {
-		return c, err
-	}
-	c.Ignored = ignored
-	_, _, err = settings.Apply(rows, vals, &c)
+	p, err := settings.Parse(rows(), &c, args, getenv, &c.ShowVersion, "obsidian-mcp gateway --help")
+	c.Ignored = p.Ignored
 	return c, err
 }
 

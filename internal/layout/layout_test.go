@@ -5,8 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,32 +24,45 @@ const maxLines = 500
 // TestFileSize fails for a non-test Go file over maxLines lines: split it
 // where its ideas part.
 func TestFileSize(t *testing.T) {
+	for path := range sources(t, "") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(data), "\n"); n > maxLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines, over %d: split it where its ideas part", rel, n, maxLines)
+		}
+	}
+}
+
+// sources yields the path of every non-test Go file of the repository,
+// outside hidden folders, testdata, node_modules and the folders skip
+// names (slash-separated, relative to root; comma-separated).
+func sources(t *testing.T, skip string) iter.Seq[string] {
+	t.Helper()
+	var paths []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			rel, _ := filepath.Rel(root, path)
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") ||
+				slices.Contains(strings.Split(skip, ","), filepath.ToSlash(rel)) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if n := strings.Count(string(data), "\n"); n > maxLines {
-			rel, _ := filepath.Rel(root, path)
-			t.Errorf("%s has %d lines, over %d: split it where its ideas part", rel, n, maxLines)
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			paths = append(paths, path)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return slices.Values(paths)
 }
 
 // processSetters change what every goroutine of the process sees: the
@@ -68,28 +83,13 @@ var processSetters = map[string]bool{
 // runtime.GOMAXPROCS(0) only reads.
 func TestProcessPolicyInWiring(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") ||
-				rel == "internal/app" || rel == "internal/obsidiantest" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	for path := range sources(t, "internal/app,internal/obsidiantest") {
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		if f.Name.Name == "main" {
-			return nil
+			continue
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -114,10 +114,6 @@ func TestProcessPolicyInWiring(t *testing.T) {
 			t.Errorf("%s: %s in a library package: a process-wide setting is the program's choice; take it as an option and set it in internal/app", fset.Position(call.Pos()), name)
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -145,24 +141,12 @@ var domain = []string{"note", "metadata", "links", "patch", "policy", "tasks", "
 // vaultindex for its highlighting).
 func TestNoSidewaysImports(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	for path := range sources(t, "") {
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		pkg := filepath.ToSlash(rel)
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
@@ -184,10 +168,6 @@ func TestNoSidewaysImports(t *testing.T) {
 				t.Errorf("%s imports %s: the domain packages (%s) import only each other", fset.Position(imp.Pos()), ours, strings.Join(domain, ", "))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

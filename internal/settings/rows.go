@@ -143,3 +143,25 @@ func Given[C any](rows []Row[C], given map[string]string, key func(flag string) 
 	}
 	return out
 }
+
+// Parsed is what Parse made of a command line besides the configuration.
+type Parsed struct {
+	// Ignored are variables holding unfilled install placeholders.
+	Ignored []string
+	// Settings say where each value came from, for doctor.
+	Settings []Setting
+	// Warnings are values replaced by their default.
+	Warnings []string
+}
+
+// Parse reads rows' values from args and getenv (Read) and puts them into
+// c (Apply). The error is Read's (flag.ErrHelp for --help) or every
+// invalid value's, joined.
+func Parse[C any](rows []Row[C], c *C, args []string, getenv func(string) string, showVersion *bool, help string) (Parsed, error) {
+	vals, ignored, err := Read(Specs(rows), args, getenv, showVersion, help)
+	if err != nil {
+		return Parsed{}, err
+	}
+	set, warnings, err := Apply(rows, vals, c)
+	return Parsed{Ignored: ignored, Settings: set, Warnings: warnings}, err
+}

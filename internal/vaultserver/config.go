@@ -1,6 +1,7 @@
 package vaultserver
 
 import (
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -91,14 +92,11 @@ func NewConfig() Config { return Config{Recheck: defaultRecheck} }
 // configuration it could make of the rest.
 func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	c := NewConfig()
-	rows := Rows()
-	vals, ignored, err := settings.Read(settings.Specs(rows), args, getenv, &c.ShowVersion, "--help")
-	if err != nil {
+	p, err := settings.Parse(Rows(), &c, args, getenv, &c.ShowVersion, "--help")
+	if errors.Is(err, flag.ErrHelp) {
 		return c, err
 	}
-	c.Ignored = ignored
-	set, _, err := settings.Apply(rows, vals, &c)
-	c.Settings = set
+	c.Ignored, c.Settings = p.Ignored, p.Settings
 	return c, errors.Join(err, c.Finish(FlagNames))
 }
 
