@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
 )
@@ -83,20 +84,7 @@ func TestDoctorServeSection(t *testing.T) {
 			if code != tt.exit {
 				t.Errorf("exit %d, want %d", code, tt.exit)
 			}
-			rest := got
-			for _, w := range tt.want {
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Errorf("output lacks %q (in order)", w)
-					continue
-				}
-				rest = rest[i+len(w):]
-			}
-			for _, a := range tt.absent {
-				if strings.Contains(got, a) {
-					t.Errorf("output has %q", a)
-				}
-			}
+			obsidiantest.InOrder(t, got, tt.want, tt.absent)
 			if t.Failed() {
 				t.Logf("output:\n%s", got)
 			}

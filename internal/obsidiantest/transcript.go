@@ -68,3 +68,23 @@ func Fixture(f *Fake) {
 	f.WriteNote(".obsidian/templates.json", `{"folder":"Templates"}`)
 	f.WriteNote("Templates/Meeting.md", "## Attendees\n")
 }
+
+// InOrder fails t for each of want that got does not hold after the
+// previous one, and for each of absent that got holds.
+func InOrder(t testing.TB, got string, want, absent []string) {
+	t.Helper()
+	rest := got
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("output lacks %q (in order)", w)
+			continue
+		}
+		rest = rest[i+len(w):]
+	}
+	for _, a := range absent {
+		if strings.Contains(got, a) {
+			t.Errorf("output has %q", a)
+		}
+	}
+}

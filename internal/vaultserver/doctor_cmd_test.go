@@ -331,21 +331,11 @@ func TestDoctor(t *testing.T) {
 			if s.fake != nil {
 				placeholders = strings.NewReplacer("{bin}", s.fake.Bin, "{vault}", s.fake.Vault)
 			}
-			rest := got
-			for _, w := range tt.want {
-				w = placeholders.Replace(w)
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Errorf("output lacks %q (in order)", w)
-					continue
-				}
-				rest = rest[i+len(w):]
+			want := make([]string, len(tt.want))
+			for i, w := range tt.want {
+				want[i] = placeholders.Replace(w)
 			}
-			for _, a := range tt.absent {
-				if strings.Contains(got, a) {
-					t.Errorf("output has %q", a)
-				}
-			}
+			obsidiantest.InOrder(t, got, want, tt.absent)
 			// What doctor says must be what the server does: started
 			// with the same settings on the same machine, a call works
 			// exactly when doctor said ready.
