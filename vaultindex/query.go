@@ -133,21 +133,35 @@ type qtoken struct {
 	neg    bool
 }
 
-// splitQuery splits on spaces outside quotes and brackets.
+// splitQuery splits on spaces outside quotes and brackets. Spaces are
+// runes: a byte of a multi-byte character (0x85 in Cyrillic х, 0xA0 in
+// many scripts) is no space, although unicode.IsSpace says so of the
+// rune of that value (it cut бхочю in two, and no search for it found
+// the note).
 func splitQuery(s string) []qtoken {
 	var out []qtoken
+	space := func(i int) (bool, int) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		return unicode.IsSpace(r), size
+	}
 	i := 0
 	for i < len(s) {
-		for i < len(s) && unicode.IsSpace(rune(s[i])) {
-			i++
+		for i < len(s) {
+			sp, size := space(i)
+			if !sp {
+				break
+			}
+			i += size
 		}
 		if i >= len(s) {
 			break
 		}
 		tok := qtoken{}
-		if s[i] == '-' && i+1 < len(s) && !unicode.IsSpace(rune(s[i+1])) {
-			tok.neg = true
-			i++
+		if s[i] == '-' && i+1 < len(s) {
+			if sp, _ := space(i + 1); !sp {
+				tok.neg = true
+				i++
+			}
 		}
 		start := i
 		switch {
@@ -167,14 +181,18 @@ func splitQuery(s string) []qtoken {
 			tok.text, i = s[start:i+end+1], i+end+1
 		default:
 			// A filter's value may be quoted: path:"My Folder".
-			for i < len(s) && !unicode.IsSpace(rune(s[i])) {
+			for i < len(s) {
+				sp, size := space(i)
+				if sp {
+					break
+				}
 				if s[i] == '"' {
 					if end := strings.IndexByte(s[i+1:], '"'); end >= 0 {
 						i += end + 2
 						continue
 					}
 				}
-				i++
+				i += size
 			}
 			tok.text = s[start:i]
 		}

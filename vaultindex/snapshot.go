@@ -27,7 +27,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 1
+	snapVersion = 2
 )
 
 type snapHeader struct {
