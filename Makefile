@@ -5,7 +5,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build check test lint golden docs bench fuzz bundle tidy-check install-check clean
+.PHONY: help build check test lint relevance golden docs bench fuzz bundle tidy-check install-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -32,6 +32,10 @@ docs: ## rewrite the README's generated sections
 
 bench: ## side by side with the floor and the npm peers, then the Go benchmarks; see docs/benchmarks.md (not run by CI)
 	scripts/bench
+
+relevance: ## search quality on a real vault: VAULT=folder holding en/ of github.com/obsidianmd/obsidian-help, QUESTIONS=labelled questions (JSON, kept outside the repo)
+	@test -n "$(VAULT)" -a -n "$(QUESTIONS)" || { echo "make relevance VAULT=... QUESTIONS=... (see scripts/relevance)"; exit 2; }
+	go run ./scripts/relevance -vault "$(VAULT)" -questions "$(QUESTIONS)"
 
 fuzz: ## every fuzz target for FUZZTIME each (default 2m; CI runs 5s)
 	scripts/fuzz $(or $(FUZZTIME),2m)
