@@ -8,10 +8,16 @@
 //     to the folder when there is one: its bytes are exact, its edits are
 //     compare-and-swap, and its index answers faster than any CLI round
 //     trip.
-//   - Everything else goes to the app per Mode; in auto mode the folder
-//     takes over when the app is closed or not installed, so the tools
-//     keep working with Obsidian shut; and what the CLI cannot carry
-//     (note.ErrNeedsFolder) goes to the folder in every mode.
+//   - The other capabilities both backends have go to the app per Mode; in
+//     auto mode the folder takes over when the app is closed or not
+//     installed, so the tools keep working with Obsidian shut; and what the
+//     CLI cannot carry (note.ErrNeedsFolder) goes to the folder in every
+//     mode.
+//   - What one backend alone has is not routed: tasks and templates come
+//     from the folder, the app's commands from the app (only.go).
+//
+// Every tool reaches the vault through a Gate, one small guard per
+// capability, which holds it to the folder policy (guard.go).
 package backend
 
 import (
