@@ -84,3 +84,21 @@ func realFolder(root *os.Root, name string) bool {
 	fi, err := root.Lstat(name)
 	return err == nil && fi.IsDir()
 }
+
+// oldIndexDir is where earlier versions kept the saved search index,
+// inside the vault, where sync clients uploaded it (100 MB at 100,000
+// notes) each time it was saved. It now lives in the user's cache folder.
+const oldIndexDir = StateDir + "/index"
+
+// removeOldIndex removes an index an older version left in the vault. It
+// is called once, with the write lock held and StateDir checked.
+func (v *Engine) removeOldIndex() {
+	if !realFolder(v.root, oldIndexDir) {
+		return
+	}
+	if err := v.root.RemoveAll(oldIndexDir); err != nil {
+		v.logger.Warn("cannot remove the search index an older version kept in the vault", "dir", oldIndexDir, "err", err)
+		return
+	}
+	v.logger.Info("removed the search index an older version kept in the vault; it is kept in the user's cache folder now", "dir", oldIndexDir)
+}

@@ -13,13 +13,22 @@ import (
 
 // TestParkingFolders: the first write removes the parking folders of
 // processes that are gone and keeps those of live ones (their lock is
-// held); the displaced files of this process's writes are parked in its
-// own folder, which Close removes.
+// held), and the search index older versions kept in the vault; the
+// displaced files of this process's writes are parked in its own folder,
+// which Close removes.
 func TestParkingFolders(t *testing.T) {
 	t.Parallel()
 	dir := writeVault(t, map[string]string{"a.md": "a\n"})
 	park := filepath.Join(dir, filepath.FromSlash(parkingDir))
 	dead := filepath.Join(park, "DEADDEADDEAD")
+	// An index an older version kept in the vault.
+	old := filepath.Join(dir, filepath.FromSlash(oldIndexDir))
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "snapshot"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	live := filepath.Join(park, "LIVELIVELIVE")
 	for _, d := range []string{dead, live} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -44,6 +53,9 @@ func TestParkingFolders(t *testing.T) {
 	}
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("the folder of a process that is gone is still there (%v)", err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the index an older version kept in the vault is still there (%v)", err)
 	}
 	if _, err := os.Stat(filepath.Join(live, "X7Q2MZ4KLA3B")); err != nil {
 		t.Errorf("the folder of a live process was swept: %v", err)

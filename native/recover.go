@@ -32,6 +32,7 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 	}
 	if sweep {
 		v.makeParking()
+		v.removeOldIndex()
 	}
 	entries, err := fs.ReadDir(v.rootFS(), journalDir)
 	if err != nil {
