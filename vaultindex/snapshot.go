@@ -27,7 +27,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 2
+	snapVersion = 3
 )
 
 type snapHeader struct {

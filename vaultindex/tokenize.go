@@ -56,7 +56,10 @@ func wordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+	// Marks, spacing ones too: the vowel signs of Devanagari, Bengali,
+	// Tamil and the other Indic scripts (ि in किताब) are Mc, and a word
+	// was cut at each of them.
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
 }
 
 // cjk reports whether r belongs to a script written without spaces between

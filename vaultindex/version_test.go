@@ -14,6 +14,7 @@ import (
 var versionDigests = map[int]string{
 	1: "d91c55e87554720b",
 	2: "fed78bb93f80c77b", // ー, 々 and half-width kana inside CJK runs
+	3: "f7c48203b1271625", // spacing marks (Indic vowel signs) inside words
 }
 
 const versionSample = `---
@@ -30,7 +31,7 @@ Plant tomatoes in spring, café crème, naïve. ^plant
 ## Risks #frost
 Frost in early spring. See [[Ana Lima#Notes|Ana]] and ![[pic.png]], [md](Other%20Note.md).
 東京の庭園計画について。トマトを植える。同步冲突 PDF埋め込み
-ノートとデータ、人々、ｶﾞｲﾄﾞ。
+ノートとデータ、人々、ｶﾞｲﾄﾞ。 किताब पढ़ना
 - [ ] a task 📅 2026-12-01
 ` + "```\ncode #nottag [[NotALink]]\n```\n"
 
