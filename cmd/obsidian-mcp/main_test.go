@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(outsideEnv); spec != "" {
 		os.Exit(runOutsideWriter(spec))
 	}
+	if os.Getenv(floodEnv) != "" {
+		os.Exit(runFlood())
+	}
 	obsidiantest.Main(&binaryMain{m})
 }
 

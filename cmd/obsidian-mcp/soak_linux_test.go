@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,12 +197,11 @@ func TestSoakSessions(t *testing.T) {
 // 4 MB of junk lines before it answers initialize: the gateway answers,
 // logs a bounded part of the junk, and its memory stays bounded.
 func TestSoakCommandFloodsStdout(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	script := `read line; head -c 4000000 /dev/zero | tr '\0' j | fold -w 199; echo; ` +
-		`printf '{"jsonrpc":"2.0","id":"obsidian-mcp-gateway-initialize","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}\n'; cat >/dev/null`
-	g := gateway(t, fmt.Sprintf("namespaces:\n  flood:\n    command: sh\n    args: [-c, %q]\n", script))
+	g := gateway(t, fmt.Sprintf("namespaces:\n  flood:\n    command: %q\n    env:\n      %s: \"1\"\n", self, floodEnv))
 	defer g.stop(t)
 	pid := g.cmd.Process.Pid
 	base := peakRSS(t, pid)
@@ -251,4 +249,28 @@ func TestSoakStdioHugeLine(t *testing.T) {
 	}
 	ceiling(t, "stdio, one 300 MB message", pid, base, 150*mb)
 	_ = stdin.Close()
+}
+
+// floodEnv starts this test binary as a stdio server that writes 4 MB of
+// junk lines before it answers initialize (runFlood).
+const floodEnv = "OBSIDIAN_MCP_TEST_FLOOD"
+
+// runFlood reads the gateway's initialize, writes 4 MB of junk in lines
+// of 199 bytes, then the answer, and reads on until stdin closes.
+func runFlood() int {
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadString('\n'); err != nil {
+		return 1
+	}
+	out := bufio.NewWriter(os.Stdout)
+	line := strings.Repeat("j", 199) + "\n"
+	for range 4000000 / 199 {
+		_, _ = out.WriteString(line)
+	}
+	_, _ = out.WriteString(`{"jsonrpc":"2.0","id":"obsidian-mcp-gateway-initialize","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}` + "\n")
+	if out.Flush() != nil {
+		return 1
+	}
+	_, _ = io.Copy(io.Discard, in)
+	return 0
 }
