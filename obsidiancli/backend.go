@@ -15,7 +15,7 @@ import (
 
 // maxArgContent is the largest escaped content= value sent through argv.
 // Windows caps a command line near 32 KB and the CLI was reported unstable
-// above ~4 KB per argument (docs/obsidian-cli.md §4); larger content is written
+// above ~4 KB per argument (docs/cli.md §4); larger content is written
 // to the vault folder directly.
 const maxArgContent = 4096
 

@@ -12,7 +12,7 @@ import (
 // The patterns compile on first use, not at process start: start-up is
 // measured (docs/benchmarks.md), and native mode never classifies CLI output.
 
-// Noise lines some installs print before the real answer (docs/obsidian-cli.md §3).
+// Noise lines some installs print before the real answer (docs/cli.md §3).
 var noiseRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} Loading updated app package|Your Obsidian installer is out of date)`)
 })
@@ -34,7 +34,7 @@ type outcome struct {
 	err *errors.Error
 	// coldStart is set when the app answered that our own command does not
 	// exist: its command registry was not loaded yet and nothing ran, so one
-	// retry is safe (docs/obsidian-cli.md §4, "Cold start").
+	// retry is safe (docs/cli.md §4, "Cold start").
 	coldStart bool
 }
 

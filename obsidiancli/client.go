@@ -78,7 +78,7 @@ func (c *Client) run(ctx context.Context, command string, args []string, data bo
 	}
 	argv := make([]string, 0, len(args)+2)
 	if c.Vault != "" {
-		// The CLI only honours vault= as the first argument (docs/obsidian-cli.md §5).
+		// The CLI only honours vault= as the first argument (docs/cli.md §5).
 		argv = append(argv, "vault="+c.Vault)
 	}
 	argv = append(argv, command)

@@ -127,7 +127,7 @@ func (f Finder) isExecutable(p string) bool {
 }
 
 // InstallLocations are where Obsidian's installer and its "register CLI"
-// step put the CLI (docs/obsidian-cli.md §4), most specific first.
+// step put the CLI (docs/cli.md §4), most specific first.
 func (f Finder) InstallLocations() []string {
 	home := f.getenv("HOME")
 	switch f.goos() {

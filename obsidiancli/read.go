@@ -32,7 +32,7 @@ func lines(out string) []string {
 
 // cliQuery checks that a query can travel through argv: the CLI turns
 // every \n, \t and \r into a control character and has no escape for a
-// backslash (docs/obsidian-cli.md §1).
+// backslash (docs/cli.md §1).
 func cliQuery(q string) error {
 	if strings.Contains(q, `\n`) || strings.Contains(q, `\t`) || strings.Contains(q, `\r`) {
 		return errors.E(errors.Unsupported, `this query cannot be sent through the Obsidian CLI: it turns \n, \t and \r into control characters`).
@@ -205,7 +205,7 @@ func (b *Backend) Backlinks(ctx context.Context, loc note.Locator) (note.Backlin
 }
 
 // entries reads a JSON array of objects leniently: the shapes of
-// unresolved, tags and properties are not documented (docs/obsidian-cli.md), so
+// unresolved, tags and properties are not documented (docs/cli.md), so
 // a name is taken from the first of several likely keys, and a count from
 // "count" when present.
 func entries(command, out string, nameKeys ...string) ([]entry, error) {

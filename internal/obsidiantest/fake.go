@@ -415,7 +415,7 @@ func (v *vault) daily(c call, out *strings.Builder) {
 }
 
 // dailyRead prints today's daily note like read, creating it first from
-// the template when it is missing (docs/obsidian-cli.md §2, REPORTED).
+// the template when it is missing (docs/cli.md §2: reported, not documented).
 func (v *vault) dailyRead(out *strings.Builder) {
 	p, _, err := v.eng.EnsureDaily(context.Background(), time.Now())
 	if v.fail(err, p, out) {

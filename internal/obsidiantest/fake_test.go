@@ -15,7 +15,7 @@ func run(t *testing.T, f *Fake, args ...string) (string, string, int) {
 	return RunCommand(t, exec.Command(f.Bin, args...))
 }
 
-// TestFakeMatchesReference pins the behaviours docs/obsidian-cli.md reports for
+// TestFakeMatchesReference pins the behaviours docs/cli.md reports for
 // the real CLI, so tests built on the fake test against the real quirks.
 func TestFakeMatchesReference(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 // Package obsidiantest provides a fake `obsidian` executable for tests: the
 // test binary itself, re-executed under the name obsidian, behaving like the
-// official CLI as docs/obsidian-cli.md describes it, failures and quirks included,
+// official CLI as docs/cli.md describes it, failures and quirks included,
 // on a real vault folder. Nothing here needs Obsidian.
 //
 // A package that uses it calls Main from its TestMain, and Install in each

@@ -10,7 +10,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// The read-side commands. docs/obsidian-cli.md gives their parameters and, for
+// The read-side commands. docs/cli.md gives their parameters and, for
 // search, search:context and backlinks, their JSON shapes; the shapes of
 // unresolved, tags and a vault-wide properties listing are not documented
 // anywhere we could find, so the fake prints the plainest JSON each could
