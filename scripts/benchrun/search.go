@@ -25,26 +25,6 @@ type searcher struct {
 	extra map[string]func(i int) (string, any)
 }
 
-// relevance is how well a server found the labelled notes: hit@1, hit@3
-// and the sum of reciprocal ranks (of the top 20), over N queries.
-type relevance struct {
-	N, Hit1, Hit3 int
-	RR            float64
-}
-
-func (r *relevance) add(rank int) {
-	r.N++
-	if rank == 1 {
-		r.Hit1++
-	}
-	if rank >= 1 && rank <= 3 {
-		r.Hit3++
-	}
-	if rank > 0 {
-		r.RR += 1 / float64(rank)
-	}
-}
-
 // searchResult is one server's search figures.
 type searchResult struct {
 	Server  string               `json:"server"`
@@ -54,9 +34,9 @@ type searchResult struct {
 	Hits    int                  `json:"relevance_hits"`
 	Queries int                  `json:"relevance_queries"`
 	// Rel is the relevance by kind of query (keyword, sentence, all).
-	Rel    map[string]*relevance `json:"relevance"`
-	RSSMB  float64               `json:"rss_mb"`
-	PeakMB float64               `json:"peak_rss_mb"`
+	Rel    map[string]*vaultgen.Score `json:"relevance"`
+	RSSMB  float64                    `json:"rss_mb"`
+	PeakMB float64                    `json:"peak_rss_mb"`
 }
 
 // searchBench compares search on a vaultgen vault of n notes: the first
@@ -154,7 +134,7 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 	var out []searchResult
 	for _, s := range list {
 		fmt.Fprintf(os.Stderr, "  %s\n", s.name)
-		r := searchResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, Queries: len(queries), Rel: map[string]*relevance{}}
+		r := searchResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, Queries: len(queries), Rel: map[string]*vaultgen.Score{}}
 		// The first search of fresh processes: whatever a server builds or
 		// reads before it can answer is in it.
 		for range firsts {
@@ -204,9 +184,9 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 				}
 				for _, k := range []string{q.Kind, "all"} {
 					if r.Rel[k] == nil {
-						r.Rel[k] = &relevance{}
+						r.Rel[k] = &vaultgen.Score{}
 					}
-					r.Rel[k].add(rank)
+					r.Rel[k].Add(rank, rank)
 				}
 			}
 		}

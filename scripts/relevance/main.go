@@ -20,6 +20,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultgen"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -47,12 +48,8 @@ func main() {
 	check(err)
 	defer v.Close()
 	ctx := context.Background()
-	type score struct {
-		n, hit1, hit3 int
-		mrr           float64
-	}
-	by := map[string]*score{}
-	all := &score{}
+	by := map[string]*vaultgen.Score{}
+	all := &vaultgen.Score{}
 	var took []time.Duration
 	for _, q := range qs.Queries {
 		start := time.Now()
@@ -70,20 +67,10 @@ func main() {
 			}
 		}
 		if by[q.Style] == nil {
-			by[q.Style] = &score{}
+			by[q.Style] = &vaultgen.Score{}
 		}
-		for _, s := range []*score{all, by[q.Style]} {
-			s.n++
-			if first == 1 {
-				s.hit1++
-			}
-			if first >= 1 && first <= 3 {
-				s.hit3++
-			}
-			if rank > 0 {
-				s.mrr += 1 / float64(rank)
-			}
-		}
+		all.Add(first, rank)
+		by[q.Style].Add(first, rank)
 		if *show {
 			top := ""
 			if len(res.Hits) > 0 {
@@ -104,7 +91,7 @@ func main() {
 		if name != "all" {
 			s = by[name]
 		}
-		fmt.Printf("| %s | %d | %d/%d | %d/%d | %.2f |\n", name, s.n, s.hit1, s.n, s.hit3, s.n, s.mrr/float64(s.n))
+		fmt.Printf("| %s | %d | %d/%d | %d/%d | %.2f |\n", name, s.N, s.Hit1, s.N, s.Hit3, s.N, s.RR/float64(s.N))
 	}
 	fmt.Printf("\nsearch p50 %v (warm after the first, which builds the index: %v)\n", took[len(took)/2], took[len(took)-1])
 }
