@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -59,20 +60,13 @@ func namespaceConfig(n gateway.Namespace, getenv func(string) string) (vaultserv
 		}
 		return ""
 	}
-	key := func(flag string) string { return cmpOr(yamlKeys[flag], flag) }
+	key := func(flag string) string { return cmp.Or(yamlKeys[flag], flag) }
 	cfg, err := vaultserver.ConfigFrom(given, key, env)
 	if err != nil {
 		// One line: the gateway names the namespace before it.
 		return cfg, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return cfg, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // openVault serves a vault namespace in this process.
