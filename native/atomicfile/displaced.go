@@ -93,10 +93,10 @@ func (p *Published) SetLock(lock func() (release func(), err error), onLate func
 	p.w.lock, p.w.onLate = lock, onLate
 }
 
-// SetParking has displaced files kept under dir, a folder of the root
-// the updates run on that no other process writes and no tool lists (the
-// caller removes what a dead process left there). The folder is made when
-// first needed.
+// SetParking has displaced files kept under dir, an existing folder of
+// the root the updates run on that no other process writes and no tool
+// lists (the caller makes it, and removes what a dead process left
+// there). Should it be gone, a displaced file is watched unnamed.
 func (p *Published) SetParking(dir string) {
 	p.w.mu.Lock()
 	defer p.w.mu.Unlock()
@@ -123,7 +123,7 @@ func (p *Published) watchDisplaced(root *os.Root, name, tmp string, f *os.File, 
 	at := ""
 	if w.parking != "" {
 		at = path.Join(w.parking, rand.Text()[:12])
-		if err := root.MkdirAll(w.parking, 0o700); err != nil || root.Rename(tmp, at) != nil {
+		if root.Rename(tmp, at) != nil {
 			at = ""
 		}
 	}

@@ -194,6 +194,11 @@ func lateSave(t *testing.T, parking string, change Change, content string) (stri
 	var pub Published
 	merged := make(chan error, 1)
 	pub.SetLock(func() (func(), error) { mu.Lock(); return mu.Unlock, nil }, func(_ string, err error) { merged <- err })
+	if parking != "" {
+		if err := os.MkdirAll(filepath.Join(dir, parking), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pub.SetParking(parking)
 	if _, err := UpdateKnown(root, "n.md", change, &pub); err != nil {
 		t.Fatal(err)
