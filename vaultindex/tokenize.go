@@ -65,23 +65,27 @@ func wordRune(r rune) bool {
 // cjk reports whether r belongs to a script written without spaces between
 // words, where the index uses character bigrams: Han, Hiragana, Katakana,
 // and the marks that stand inside their words although Unicode puts them
-// in no script of theirs (cjkMarks).
+// in no script of theirs (cjkMark).
 func cjk(r rune) bool {
 	if r < 0x2E80 { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic…
 		return false
 	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || cjkMarks[r]
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || cjkMark(r)
 }
 
-// cjkMarks are marks of the Common or Inherited script that belong to the
-// Japanese word they stand in: the long-vowel mark (ノート), the iteration
-// and closing marks (人々, 〆切), the ideographic zero, the combining and
-// half-width voicing marks, and the half-width long-vowel mark. Without
-// them a run such as ノート was cut at ー, and no search for the word
-// found it (ノート 21 of 125 notes of Obsidian's Help vault in Japanese).
-var cjkMarks = map[rune]bool{
-	0x30FC: true, 0x3005: true, 0x3006: true, 0x3007: true, 0x303B: true,
-	0x3099: true, 0x309A: true, 0xFF70: true, 0xFF9E: true, 0xFF9F: true,
+// cjkMark reports whether r is a mark of the Common or Inherited script
+// that belongs to the Japanese word it stands in: the long-vowel mark
+// (ノート), the iteration and closing marks (人々, 〆切), the ideographic
+// zero, the combining and half-width voicing marks, and the half-width
+// long-vowel mark. Without them a run such as ノート was cut at ー, and no
+// search for the word found it (ノート 21 of 125 notes of Obsidian's Help
+// vault in Japanese).
+func cjkMark(r rune) bool {
+	switch r {
+	case 0x30FC, 0x3005, 0x3006, 0x3007, 0x303B, 0x3099, 0x309A, 0xFF70, 0xFF9E, 0xFF9F:
+		return true
+	}
+	return false
 }
 
 // cjkFold is r as a CJK run is indexed: lower-cased, and a half-width
