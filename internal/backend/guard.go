@@ -33,21 +33,18 @@ type Gate struct {
 	// anything else has needed the folder; one-note reads do too when
 	// rules are set, so that a path is judged by the file it reaches.
 	Prepare func(ctx context.Context)
-	// info resolves a locator to its note (the unguarded Notes.FileInfo).
-	info func(ctx context.Context, loc note.Locator) (note.Info, error)
 }
 
 // Wrap is v with each capability behind its guard; paths says where a
 // periodic note is, for the daily guard. Ask is kept as it is.
 func (g *Gate) Wrap(v tools.Vault, paths PeriodPaths) tools.Vault {
-	g.info = v.Notes.FileInfo
 	out := tools.Vault{
 		Notes:     guardNotes{g, v.Notes},
 		Search:    guardSearch{g, v.Search},
 		Files:     guardFiles{g, v.Files},
 		Graph:     guardGraph{g, v.Graph},
 		Meta:      guardMeta{g, v.Meta},
-		Edit:      guardEdit{g, v.Edit},
+		Edit:      guardEdit{g, v.Edit, v.Notes},
 		Daily:     guardDaily{g, v.Daily, paths},
 		Templates: guardTemplates{g, v.Templates},
 		Tasks:     guardTasks{g, v.Tasks},
@@ -78,16 +75,17 @@ func (g *Gate) read(pol *policy.Policy, loc note.Locator) error {
 	return pol.CheckRead(loc.Path)
 }
 
-// write resolves loc to the note's path and refuses it unless the policy
-// lets the server change it. The call then goes to that exact path.
-func (g *Gate) write(ctx context.Context, loc note.Locator) (*policy.Policy, note.Locator, error) {
+// write resolves loc to the note's path (through notes, unguarded) and
+// refuses it unless the policy lets the server change it. The call then
+// goes to that exact path.
+func (g *Gate) write(ctx context.Context, notes tools.Notes, loc note.Locator) (*policy.Policy, note.Locator, error) {
 	pol := g.writePolicy(ctx)
 	if !pol.Restricts() {
 		return pol, loc, nil
 	}
 	p := loc.Path
 	if p == "" {
-		info, err := g.info(ctx, loc)
+		info, err := notes.FileInfo(ctx, loc)
 		if err != nil {
 			return pol, loc, err
 		}
@@ -143,7 +141,7 @@ func readNote[T any](ctx context.Context, g *Gate, loc note.Locator, call func(c
 
 // Append implements tools.Notes.
 func (n guardNotes) Append(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	_, loc, err := n.g.write(ctx, loc)
+	_, loc, err := n.g.write(ctx, n.next, loc)
 	if err != nil {
 		return note.Written{}, err
 	}
@@ -152,21 +150,22 @@ func (n guardNotes) Append(ctx context.Context, loc note.Locator, content string
 
 // Prepend implements tools.Notes.
 func (n guardNotes) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
-	_, loc, err := n.g.write(ctx, loc)
+	_, loc, err := n.g.write(ctx, n.next, loc)
 	if err != nil {
 		return note.Written{}, err
 	}
 	return n.next.Prepend(ctx, loc, content, inline)
 }
 
-// guardEdit holds tools.Editor to the policy.
+// guardEdit holds tools.Editor to the policy; notes resolves a name.
 type guardEdit struct {
-	g    *Gate
-	next tools.Editor
+	g     *Gate
+	next  tools.Editor
+	notes tools.Notes
 }
 
 func (e guardEdit) Edit(ctx context.Context, loc note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
-	_, loc, err := e.g.write(ctx, loc)
+	_, loc, err := e.g.write(ctx, e.notes, loc)
 	if err != nil {
 		return note.Edited{}, err
 	}
@@ -175,7 +174,7 @@ func (e guardEdit) Edit(ctx context.Context, loc note.Locator, ifMatch string, c
 
 // Delete implements tools.Notes.
 func (n guardNotes) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
-	_, loc, err := n.g.write(ctx, loc)
+	_, loc, err := n.g.write(ctx, n.next, loc)
 	if err != nil {
 		return note.Deleted{}, err
 	}
@@ -198,7 +197,7 @@ func (n guardNotes) Rename(ctx context.Context, loc note.Locator, newName string
 // relocate checks a move of the note at loc to target(its path), then
 // runs it on the exact path.
 func (n guardNotes) relocate(ctx context.Context, loc note.Locator, target func(string) string, run func(note.Locator) (note.Moved, error)) (note.Moved, error) {
-	pol, loc, err := n.g.write(ctx, loc)
+	pol, loc, err := n.g.write(ctx, n.next, loc)
 	if err != nil {
 		return note.Moved{}, err
 	}
