@@ -1,7 +1,9 @@
 package native
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +49,12 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	var wg sync.WaitGroup
 	var done, refused atomic.Int32
 	var engines []*Engine
+	// What the engines say (late saves merged) is shown should a save be
+	// lost: the way it went missing is in it.
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for e := range 2 {
-		v, err := Open(dir)
+		v, err := Open(dir, WithLogger(logger.With("engine", e)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,8 +111,27 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 			}
 		}
 		t.Errorf("%d of the program's %d saves were lost (%v); the folder holds %v", lost, len(saved), missing, names)
+		t.Logf("the note:\n%s\nthe engines' log:\n%s", raw, logs.String())
 	}
 	if done.Load() == 0 {
 		t.Error("no append got through")
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

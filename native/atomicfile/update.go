@@ -274,7 +274,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 			}
 			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 		}
-		*changep = mergeInto(name, cur, theirs)
+		*changep = mergeInto(cur, theirs)
 		res.carrying, res.carried = true, theirs
 		return false, nil
 	}
@@ -314,7 +314,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 				merged, ok = merge3(cur, merged, third)
 			}
 			if ok {
-				*changep = mergeInto(name, theirs, merged)
+				*changep = mergeInto(theirs, merged)
 				// The file displaced holds their later save: it lives on
 				// in merged alone, so the update must not give up early.
 				if !bytes.Equal(later, next) || third != nil {
@@ -325,19 +325,29 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		}
 		// Changes to the same lines cannot be merged: the file changed
 		// last stays at name, the one at name on a tie (writers act on
-		// the name), and the update gives up. Always keeping the file at
-		// tmp once put back a file a second old, losing everything saved
-		// since. A file left at tmp that is not ours is someone's save:
-		// it is kept in a conflict copy (giveUp) rather than removed.
+		// the name). Always keeping the file at tmp once put back a file a
+		// second old, losing everything saved since. A file left at tmp
+		// that is not ours, or ours written into, is someone's save: its
+		// lines are taken into the note with every line of both kept
+		// (union, as a late save is: displaced.go), and the change is made
+		// on top. Giving up with it in a conflict copy let the writer go on
+		// from the note without that save, which then lived in the copy
+		// alone (1 save in about 400 runs beside CPU hogs).
 		if newer(root, tmp, name) {
 			_, _ = swap(root, tmp, name)
 		}
+		var other []byte
 		if left, err := root.Lstat(tmp); err == nil && !os.SameFile(left, oursFi) {
 			if data, err := root.ReadFile(tmp); err == nil {
-				res.carried = data
+				other = data
 			}
 		} else if !bytes.Equal(later, next) && errL == nil {
-			res.carried = later
+			other = later
+		}
+		if other != nil {
+			*changep = func(now []byte) ([]byte, error) { return change(union(now, other)) }
+			res.carrying, res.carried = true, other
+			return false, nil
 		}
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}
@@ -379,20 +389,24 @@ func renamedOver(root *os.Root, name string, f *os.File, cur []byte, ours *os.Fi
 	if !still(root, name, ours, oursFi, next) {
 		return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
 	}
-	*changep = mergeInto(name, cur, theirs)
+	*changep = mergeInto(cur, theirs)
 	res.carrying, res.carried = true, theirs
 	return false, nil
 }
 
 // mergeInto is the change that merges into the file as it is then what
 // version made of base, line by line: the next round of an update whose
-// write met another program's; a merge that fails gives up (ErrBusy).
-func mergeInto(name string, base, version []byte) Change {
+// write met another program's. Where the two change the same lines, every
+// line of both is kept (union): version holds a save of another program
+// that no file may hold any more, and the file now may hold its later
+// saves, built without it (the writer read the note while its save was
+// in ours only). Giving up then left that save in a conflict copy alone.
+func mergeInto(base, version []byte) Change {
 	return func(now []byte) ([]byte, error) {
 		if m, ok := merge3(base, version, now); ok {
 			return m, nil
 		}
-		return nil, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
+		return union(now, version), nil
 	}
 }
 

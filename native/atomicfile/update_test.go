@@ -516,3 +516,67 @@ func TestUpdateKeepsBothSavesOfATwiceRenamingWriter(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestUpdateKeepsConflictingSavesOnBothSidesOfTheSwap: the program holding
+// the displaced file changes a line there ("b" to "B1"), then reads the
+// note (ours) and changes the same line another way ("B2") in place. The
+// two saves cannot be merged line by line; both are kept in the note, with
+// our edit on top, and no conflict copy is made. (Giving up put the older
+// save in a copy: the writer, reading the note, went on without it.)
+func TestUpdateKeepsConflictingSavesOnBothSidesOfTheSwap(t *testing.T) {
+	root, dir, p, held := heldNote(t, nil)
+	if err := os.WriteFile(p, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fired := false
+	testHookAfterSwap = func() {
+		if fired {
+			return
+		}
+		fired = true
+		if _, err := held().WriteAt([]byte("a\nB1\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := os.ReadFile(p) // ours now: a, b, ours
+		if err != nil {
+			t.Fatal(err)
+		}
+		outside(t, p, strings.Replace(string(cur), "b\n", "B2\n", 1), true)
+	}
+	t.Cleanup(func() { testHookAfterSwap = nil })
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	got, _ := os.ReadFile(p)
+	for _, want := range []string{"B1\n", "B2\n", "ours\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the note %q lacks %q", got, want)
+		}
+	}
+	noTemps(t, dir)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the folder, want the note alone", len(entries))
+	}
+}
+
+// TestMergeIntoKeepsEveryLineOfAConflict: the change an update makes on a
+// round after it took in another program's save merges that save into the
+// note as it is then; where both changed the same lines, every line of
+// both stands, and the change never fails.
+func TestMergeIntoKeepsEveryLineOfAConflict(t *testing.T) {
+	// The writer's first save changed a line ("B1"); the note now holds
+	// its later save, built on a read without the first, that changed the
+	// same line another way ("B2").
+	base := "x\nb\n"
+	carried := "x\nB1\n"
+	now := "x\nB2\n"
+	got, err := mergeInto([]byte(base), []byte(carried))([]byte(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"x\n", "B1\n", "B2\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("merged %q lacks %q", got, want)
+		}
+	}
+}
