@@ -33,9 +33,10 @@ docs: ## rewrite the README's generated sections
 bench: ## side by side with the floor and the npm peers, then the Go benchmarks; see docs/benchmarks.md (not run by CI)
 	scripts/bench
 
-relevance: ## search quality on a real vault: VAULT=folder holding en/ of github.com/obsidianmd/obsidian-help, QUESTIONS=labelled questions (JSON, kept outside the repo)
-	@test -n "$(VAULT)" -a -n "$(QUESTIONS)" || { echo "make relevance VAULT=... QUESTIONS=... (see scripts/relevance)"; exit 2; }
+relevance: ## search quality on a vault nobody here wrote, ours beside mcpvault: VAULT=folder holding en/ of github.com/obsidianmd/obsidian-help, QUESTIONS=labelled questions (JSON, kept outside the repo); see docs/benchmarks.md
+	@test -n "$(VAULT)" -a -n "$(QUESTIONS)" || { echo "make relevance VAULT=... QUESTIONS=... (see docs/benchmarks.md)"; exit 2; }
 	go run ./scripts/relevance -vault "$(VAULT)" -questions "$(QUESTIONS)"
+	BENCH_SEARCH=0 BENCH_CONTEXT=0 BENCH_SCALE=0 BENCH_GO=0 scripts/bench -sizes "" -relevance "$(realpath $(VAULT))" -questions "$(realpath $(QUESTIONS))"
 
 fuzz: ## every fuzz target for FUZZTIME each (default 2m; CI runs 5s)
 	scripts/fuzz $(or $(FUZZTIME),2m)

@@ -21,22 +21,43 @@ var (
 const phraseBonus = 1.5
 
 // titleInQuery is how much more a note counts when its title is among the
-// words asked.
+// words asked; a title partly among them counts its share of that.
 const titleInQuery = 3
 
-// titleAmong reports whether every word of title but its stop words is
-// among the words asked, and it has one.
-func titleAmong(title string, asked map[string]bool) bool {
-	some, all := false, true
+// titleCover is the share of title's words, stop words aside, that are
+// among the words asked (as written or by stem). A title in Chinese or
+// Japanese counts whole or not at all: its pairs of characters do not say
+// which of its words a question has ("ファイルの埋め込み" has the pairs of
+// ファイル, "file", which most questions about files ask).
+func titleCover(title string, asked, stems map[string]bool) float64 {
+	has, n, cjkMissed := 0, 0, false
 	tokenize(title, false, func(t *token) {
+		term := string(t.term)
+		s, ok := stem(term)
 		switch {
-		case asked[string(t.term)]:
-			some = true
-		case !stopWords[string(t.term)]:
-			all = false
+		case asked[term] || ok && stems[s]:
+			has++
+			n++
+		case !stopWords[term]:
+			n++
+			cjkMissed = cjkMissed || t.cjk
 		}
 	})
-	return some && all
+	if n == 0 || cjkMissed {
+		return 0
+	}
+	return float64(has) / float64(n)
+}
+
+// stemsOf is the stems of words, those that have one.
+func stemsOf(words map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for w := range words {
+		if s, ok := stem(w); ok {
+			out[s] = true
+		}
+	}
+	return out
 }
 
 // named reports whether the note's title or one of its aliases reads as

@@ -2,6 +2,7 @@ package vaultindex
 
 import (
 	"context"
+	"maps"
 	"math"
 	"math/bits"
 	"path"
@@ -9,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -46,23 +46,27 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			Message: `has nothing to search for: give words, "a phrase", or a filter such as tag:project, path:Projects or [status:done]`})
 	}
 	n := len(ix.docs)
-	// base is every note the filters and exclusions allow; match narrows it
-	// to the notes with every word. When none has them all, the notes with
-	// any of them are ranked instead (relaxed), best first: a question
-	// asked in a sentence ("how to renew my passport") still finds the
-	// note that has its rare words.
+	// base is every note the filters and exclusions allow. Words are
+	// ORed: a note with any of them is ranked, by the sum of their BM25F
+	// scores, so that a question asked in a sentence ("how to renew my
+	// passport") finds the note with its rare words though no note has
+	// every word. Requiring every word first, then relaxing, and scaling
+	// a note's score by the share of words it has, ranked long notes
+	// that mention everything above the short one a question is about
+	// (Obsidian's Help vault: held-out questions' MRR@10 0.46, now 0.60;
+	// docs/benchmarks.md). all tracks the notes with every word, which
+	// says whether the answer is relaxed.
 	base := ix.live(req.Folder)
-	match := slices.Clone(base)
+	all := slices.Clone(base)
 	anyWord := newSet(n)
-	// clauses are the word clauses, kept to rank a relaxed answer by how
-	// many of them each note has: a CJK run counts the share of its pairs.
+	// clauses are the word clauses, kept to count how many of them each
+	// note has: a CJK run counts the share of its pairs.
 	type clauseHits struct {
 		all  set
 		part []uint8 // a CJK run's pairs per note, out of soft
 		soft int
 	}
 	var clauses []clauseHits
-	soft := false
 	scores := make([]float64, n)
 	fields := make([]uint8, n) // bit per field a word matched in
 	for ci := range q.clauses {
@@ -86,8 +90,8 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 				ix.score(*a, as, scores, fields)
 				continue
 			}
-			// A CJK run: every note with some of its pairs is scored, and
-			// counts the share it has, should no note have enough.
+			// A CJK run: a note with some of its pairs has some of the
+			// words asked, and is scored for those.
 			some := newSet(n)
 			for id, k := range part {
 				if k > 0 {
@@ -96,44 +100,50 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			}
 			ix.score(*a, some, scores, fields)
 			anyWord.or(some)
-			soft = true
 			ch = clauseHits{part: part, soft: a.soft}
 		}
 		switch {
 		case c.neg:
-			match.andNot(cs)
 			base.andNot(cs)
+			all.andNot(cs)
 		case words:
-			match.and(cs)
+			all.and(cs)
 			anyWord.or(cs)
 			if ch.part == nil {
 				ch.all = cs
 			}
 			clauses = append(clauses, ch)
 		default:
-			match.and(cs)
 			base.and(cs)
+			all.and(cs)
 		}
 	}
-	relaxed := false
-	if (len(clauses) >= 2 || soft) && match.empty() && !base.and(anyWord).empty() {
-		match, relaxed = base, true
-		// A note with more of the words asked for ranks above one that
-		// says a few of them often: long notes won questions otherwise.
-		base.each(func(id uint32) {
-			has := 0.0
-			for _, c := range clauses {
-				switch {
-				case c.part != nil:
-					has += min(1, float64(c.part[id])/float64(c.soft))
-				case c.all.has(id):
-					has++
-				}
-			}
-			f := has / float64(len(clauses))
-			scores[id] *= f * f
-		})
+	match := base
+	if len(clauses) > 0 {
+		match.and(anyWord)
 	}
+	// A note with more of the words asked ranks higher, by the square root
+	// of its share of them (squared and linear shares did worse on the
+	// Help vault's tuning half of questions), and a CJK run's pairs count
+	// by their share squared: they are one word's, or one phrase's, pieces.
+	match.each(func(id uint32) {
+		if len(clauses) == 0 {
+			return // filters alone: no words to count
+		}
+		has, pieces := 0.0, 1.0
+		for _, c := range clauses {
+			switch {
+			case c.part != nil:
+				f := min(1, float64(c.part[id])/float64(c.soft))
+				has += f
+				pieces *= f * f
+			case c.all.has(id):
+				has++
+			}
+		}
+		scores[id] *= math.Sqrt(has/float64(len(clauses))) * pieces
+	})
+	relaxed := all.empty() && !match.empty()
 	if err := ctx.Err(); err != nil {
 		return note.SearchResult{}, err
 	}
@@ -142,8 +152,10 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	// A note whose title or alias is the whole query is the one asked
 	// for: it comes first, whatever its words' scores. One whose title is
 	// among the words asked ("how do I use canvas": Canvas) is what the
-	// question is about: it counts titleInQuery times.
+	// question is about: it counts up to titleInQuery times, by the share
+	// of its title's words asked ("how many words": Word count, half).
 	asked := q.words()
+	stems := stemsOf(asked)
 	for i := range hits {
 		// Only a note a word matched in its title or aliases can be
 		// either: most are not, and are not read again.
@@ -153,8 +165,8 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		}
 		d := ix.docs[hits[i].id]
 		hits[i].exact = q.text != "" && ix.named(d, q.text)
-		if in&(1<<fTitle) != 0 && titleAmong(note.Stem(d.path), asked) {
-			hits[i].score *= titleInQuery
+		if in&(1<<fTitle) != 0 {
+			hits[i].score *= 1 + (titleInQuery-1)*titleCover(note.Stem(d.path), asked, stems)
 		}
 	}
 	before := func(a, b ranked) bool {
@@ -170,7 +182,24 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 	// Only the pages up to the one asked for are put in order: at 100,000
 	// notes a common word matches most of them.
 	hits = best(hits, req.Offset+max(req.Limit, 0), before)
-	words := asked
+	// Snippets mark the words asked and those sharing a stem with one;
+	// not the longer words one begins ("plan": "plant"), which count
+	// for less and would pick lines about something else.
+	words := maps.Clone(asked)
+	for _, c := range q.clauses {
+		for _, a := range c.alts {
+			if c.neg || a.filter != nil {
+				continue
+			}
+			for _, ts := range a.terms {
+				for _, wt := range ts {
+					if wt.w >= stemWeight {
+						words[ix.termText[wt.t]] = true
+					}
+				}
+			}
+		}
+	}
 	for _, h := range page(hits, req.Offset, req.Limit) {
 		d := ix.docs[h.id]
 		hit := note.Hit{Path: d.path, Score: math.Round(h.score*1000) / 1000}
@@ -286,49 +315,6 @@ func (ix *Index) softCounts(a alt) []uint8 {
 		}
 	}
 	return counts
-}
-
-// weighted is a vocabulary term a query word matches, and how much it
-// counts.
-type weighted struct {
-	t uint32
-	w float64
-}
-
-// A word of at least minPrefix letters also matches the longer words it
-// begins ("compost" finds "composting"), each counting prefixWeight of an
-// exact match; the maxExpansions most common of them.
-const (
-	prefixWeight  = 0.5
-	minPrefix     = 4
-	maxExpansions = 64
-)
-
-// termsFor resolves each word of an alternative to the vocabulary terms it
-// matches. Phrases match their words exactly.
-func (ix *Index) termsFor(a alt) [][]weighted {
-	out := make([][]weighted, len(a.words))
-	for i, w := range a.words {
-		if t, ok := ix.termID[w]; ok && ix.postings[t].n > 0 {
-			out[i] = append(out[i], weighted{t, 1})
-		}
-		r, _ := utf8.DecodeRuneInString(w)
-		if a.phrase || a.unigram || utf8.RuneCountInString(w) < minPrefix || cjk(r) {
-			continue
-		}
-		var exp []weighted
-		for t, term := range ix.termText {
-			if len(term) > len(w) && strings.HasPrefix(term, w) && ix.postings[t].n > 0 {
-				exp = append(exp, weighted{uint32(t), prefixWeight})
-			}
-		}
-		if len(exp) > maxExpansions {
-			sort.Slice(exp, func(x, y int) bool { return ix.postings[exp[x].t].n > ix.postings[exp[y].t].n })
-			exp = exp[:maxExpansions]
-		}
-		out[i] = append(out[i], exp...)
-	}
-	return out
 }
 
 func (ix *Index) phraseIDs(words []string) []uint32 {

@@ -35,12 +35,23 @@ func main() {
 		scale  = flag.String("scale", "", "also measure large vaults of these sizes, comma-separated (internal/vaultgen GenerateLarge): first search first-ever and after a restart, warm search, memory, index size")
 		sfirst = flag.Int("scale-firsts", 3, "fresh processes timed per kind of first search, per server and size")
 		lcalls = flag.Int("scale-calls", 50, "warm searches timed per server and size (the peers: at most 10 from 50,000 notes)")
+		relv   = flag.String("relevance", "", "also score search on this vault (a copy of one nobody here wrote, such as Obsidian's Help vault) with -questions, ours beside mcpvault")
+		relq   = flag.String("questions", "", "the labelled questions for -relevance (JSON; internal/vaultgen.Labelled)")
 		ctx    = flag.Int("context", 0, "also measure what a model pays for (tools/list, a 10-call session) on a generated vault of this many notes; 0 skips")
 	)
 	flag.Parse()
 	if *work == "" || *bin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "benchrun: -work, -bin and -fake are required (scripts/bench sets them)")
 		os.Exit(2)
+	}
+	if (*relv == "") != (*relq == "") {
+		fmt.Fprintln(os.Stderr, "benchrun: -relevance and -questions go together: the vault and the questions about it")
+		os.Exit(2)
+	}
+	if *relv != "" {
+		if err := relevanceBench(*relv, *relq, *bin, *peers, os.Stdout); err != nil {
+			fatal(err)
+		}
 	}
 	var all []result
 	for _, s := range strings.Split(*sizes, ",") {

@@ -66,71 +66,7 @@ func searchBench(work, bin, peers string, n, calls, firsts int, w io.Writer) ([]
 	if err != nil {
 		return nil, err
 	}
-	ours := searcher{
-		name: "obsidian-mcp (native)", argv: []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir, "--index-dir", "off"},
-		search: func(q string) (string, any) { return "obsidian_search_notes", map[string]any{"query": q, "limit": 20} },
-		paths: func(resp []byte) ([]string, error) {
-			var m struct {
-				Result struct {
-					StructuredContent struct {
-						Data struct {
-							Results []struct{ Path string } `json:"results"`
-						} `json:"data"`
-					} `json:"structuredContent"`
-				} `json:"result"`
-			}
-			err := json.Unmarshal(resp, &m)
-			var ps []string
-			for _, r := range m.Result.StructuredContent.Data.Results {
-				ps = append(ps, r.Path)
-			}
-			return ps, err
-		},
-		extra: map[string]func(int) (string, any){
-			"tags": func(int) (string, any) { return "obsidian_list_tags", map[string]any{"limit": 100} },
-			"backlinks": func(i int) (string, any) {
-				return "obsidian_get_backlinks", map[string]any{"path": queries[i%len(queries)].Expect}
-			},
-			"list": func(int) (string, any) {
-				return "obsidian_list_files", map[string]any{"recursive": true, "sort": "modified", "limit": 50}
-			},
-		},
-	}
-	list := []searcher{ours}
-	if peers != "" {
-		node := func(script string) []string { return []string{"node", filepath.Join(peers, script), dir} }
-		list = append(list,
-			searcher{
-				name: "mcpvault 0.16.0", argv: node("@bitbonsai/mcpvault/dist/server.js"),
-				search: func(q string) (string, any) { return "search_notes", map[string]any{"query": q, "limit": 20} },
-				paths: func(resp []byte) ([]string, error) {
-					var m struct {
-						Result struct {
-							Content []struct{ Text string } `json:"content"`
-						} `json:"result"`
-					}
-					if err := json.Unmarshal(resp, &m); err != nil || len(m.Result.Content) == 0 {
-						return nil, fmt.Errorf("no content in %.200s", resp)
-					}
-					var rs []struct {
-						P string `json:"p"`
-					}
-					err := json.Unmarshal([]byte(m.Result.Content[0].Text), &rs)
-					var ps []string
-					for _, r := range rs {
-						ps = append(ps, r.P)
-					}
-					return ps, err
-				},
-			},
-			searcher{
-				name: "obsidian-mcp 1.0.6", argv: node("obsidian-mcp/build/main.js"),
-				search: func(q string) (string, any) {
-					return "search-vault", map[string]any{"vault": filepath.Base(dir), "query": q, "searchType": "content"}
-				},
-			},
-		)
-	}
+	list := searchers(dir, bin, peers, 20, queries)
 	var out []searchResult
 	for _, s := range list {
 		fmt.Fprintf(os.Stderr, "  %s\n", s.name)
@@ -270,4 +206,78 @@ func searchReport(w io.Writer, res []searchResult) {
 		}
 	}
 	fmt.Fprintln(w, strings.Repeat("", 0))
+}
+
+// searchers are the servers whose search is compared on the vault in dir,
+// each asked for limit results: ours, and with peers (their node_modules
+// folder) mcpvault and obsidian-mcp 1.0.6. queries feed our extra calls.
+func searchers(dir, bin, peers string, limit int, queries []vaultgen.Query) []searcher {
+	ours := searcher{
+		name: "obsidian-mcp (native)", argv: []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir, "--index-dir", "off"},
+		search: func(q string) (string, any) {
+			return "obsidian_search_notes", map[string]any{"query": q, "limit": limit}
+		},
+		paths: func(resp []byte) ([]string, error) {
+			var m struct {
+				Result struct {
+					StructuredContent struct {
+						Data struct {
+							Results []struct{ Path string } `json:"results"`
+						} `json:"data"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			err := json.Unmarshal(resp, &m)
+			var ps []string
+			for _, r := range m.Result.StructuredContent.Data.Results {
+				ps = append(ps, r.Path)
+			}
+			return ps, err
+		},
+		extra: map[string]func(int) (string, any){
+			"tags": func(int) (string, any) { return "obsidian_list_tags", map[string]any{"limit": 100} },
+			"backlinks": func(i int) (string, any) {
+				return "obsidian_get_backlinks", map[string]any{"path": queries[i%len(queries)].Expect}
+			},
+			"list": func(int) (string, any) {
+				return "obsidian_list_files", map[string]any{"recursive": true, "sort": "modified", "limit": 50}
+			},
+		},
+	}
+	list := []searcher{ours}
+	if peers != "" {
+		node := func(script string) []string { return []string{"node", filepath.Join(peers, script), dir} }
+		list = append(list,
+			searcher{
+				name: "mcpvault 0.16.0", argv: node("@bitbonsai/mcpvault/dist/server.js"),
+				search: func(q string) (string, any) { return "search_notes", map[string]any{"query": q, "limit": limit} },
+				paths: func(resp []byte) ([]string, error) {
+					var m struct {
+						Result struct {
+							Content []struct{ Text string } `json:"content"`
+						} `json:"result"`
+					}
+					if err := json.Unmarshal(resp, &m); err != nil || len(m.Result.Content) == 0 {
+						return nil, fmt.Errorf("no content in %.200s", resp)
+					}
+					var rs []struct {
+						P string `json:"p"`
+					}
+					err := json.Unmarshal([]byte(m.Result.Content[0].Text), &rs)
+					var ps []string
+					for _, r := range rs {
+						ps = append(ps, r.P)
+					}
+					return ps, err
+				},
+			},
+			searcher{
+				name: "obsidian-mcp 1.0.6", argv: node("obsidian-mcp/build/main.js"),
+				search: func(q string) (string, any) {
+					return "search-vault", map[string]any{"vault": filepath.Base(dir), "query": q, "searchType": "content"}
+				},
+			},
+		)
+	}
+	return list
 }
