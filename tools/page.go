@@ -28,9 +28,12 @@ type paging struct {
 	Cursor string `json:"cursor,omitempty" validate:"omitempty,max=200"`
 }
 
-func (p paging) limit() int {
+func (p paging) limit() int { return p.limitOr(defaultLimit) }
+
+// limitOr is the limit asked for, or d.
+func (p paging) limitOr(d int) int {
 	if p.Limit == 0 {
-		return defaultLimit
+		return d
 	}
 	return p.Limit
 }

@@ -19,7 +19,7 @@ func TestSearchNotes(t *testing.T) {
 	}
 	page2 := nextCursor(key("search", "garden", "text", ""), 2)
 	cases := []toolCase{
-		{name: "defaults", args: `{"query":"garden"}`, wantCall: "Search {Query:garden Mode:text Folder: Offset:0 Limit:20}",
+		{name: "defaults", args: `{"query":"garden"}`, wantCall: "Search {Query:garden Mode:text Folder: Offset:0 Limit:10}",
 			wantData: `{"success":true,"data":{"total":3,"results":[` + hit(0, "garden") + `,` + hit(1, "garden") + `,` + hit(2, "garden") + `]}}`},
 		{name: "first page", args: `{"query":"garden","limit":2}`, wantCall: "Search {Query:garden Mode:text Folder: Offset:0 Limit:2}",
 			wantData: `{"success":true,"data":{"total":3,"results":[` + hit(0, "garden") + `,` + hit(1, "garden") + `],"next_cursor":"` + page2 + `"}}`},
@@ -27,15 +27,15 @@ func TestSearchNotes(t *testing.T) {
 			wantData: `{"success":true,"data":{"total":3,"results":[` + hit(2, "garden") + `]}}`},
 		{name: "cursor of another query", args: `{"query":"frost","cursor":"` + page2 + `"}`, wantKind: errors.InvalidParams, wantFields: []string{"cursor"}},
 		{name: "garbage cursor", args: `{"query":"frost","cursor":"!!"}`, wantKind: errors.InvalidParams, wantFields: []string{"cursor"}},
-		{name: "regex in a folder", args: `{"query":"fro+st","mode":"regex","folder":"Projects/"}`, wantCall: "Search {Query:fro+st Mode:regex Folder:Projects/ Offset:0 Limit:20}",
+		{name: "regex in a folder", args: `{"query":"fro+st","mode":"regex","folder":"Projects/"}`, wantCall: "Search {Query:fro+st Mode:regex Folder:Projects/ Offset:0 Limit:10}",
 			wantData: `{"success":true,"data":{"total":3,"results":[` + hit(0, "fro+st") + `,` + hit(1, "fro+st") + `,` + hit(2, "fro+st") + `]}}`},
 		{name: "no query", args: `{}`, wantKind: errors.InvalidParams, wantFields: []string{"query"}},
 		{name: "bad mode", args: `{"query":"x","mode":"fuzzy"}`, wantKind: errors.InvalidParams, wantFields: []string{"mode"}},
 		{name: "limit too high", args: `{"query":"x","limit":101}`, wantKind: errors.InvalidParams, wantFields: []string{"limit"}},
-		{name: "limit zero means default", args: `{"query":"x","limit":0}`, wantCall: "Search {Query:x Mode:text Folder: Offset:0 Limit:20}",
+		{name: "limit zero means default", args: `{"query":"x","limit":0}`, wantCall: "Search {Query:x Mode:text Folder: Offset:0 Limit:10}",
 			wantData: `{"success":true,"data":{"total":3,"results":[` + hit(0, "x") + `,` + hit(1, "x") + `,` + hit(2, "x") + `]}}`},
 		{name: "folder escaping", args: `{"query":"x","folder":"../up"}`, wantKind: errors.InvalidParams, wantFields: []string{"folder"}},
-		{name: "backend error", args: `{"query":"x"}`, err: errors.E(errors.Timeout, "slow"), wantCall: "Search {Query:x Mode:text Folder: Offset:0 Limit:20}", wantKind: errors.Timeout},
+		{name: "backend error", args: `{"query":"x"}`, err: errors.E(errors.Timeout, "slow"), wantCall: "Search {Query:x Mode:text Folder: Offset:0 Limit:10}", wantKind: errors.Timeout},
 	}
 	runCases(t, "obsidian_search_notes", cases)
 }

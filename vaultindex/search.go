@@ -200,8 +200,12 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			}
 		}
 	}
-	for _, h := range page(hits, req.Offset, req.Limit) {
+	for i, h := range page(hits, req.Offset, req.Limit) {
 		d := ix.docs[h.id]
+		most := maxSnippets
+		if req.Offset+i >= fullSnippets {
+			most = 1
+		}
 		hit := note.Hit{Path: d.path, Score: math.Round(h.score*1000) / 1000}
 		for f := range nFields {
 			if fields[h.id]&(1<<f) != 0 {
@@ -211,7 +215,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		hit.Snippets = []note.Snippet{}
 		if len(words) > 0 {
 			if data, lineOf, err := ix.text(d.path); err == nil {
-				hit.Snippets = onCanvasLines(snippets(data, d.meta.BodyLine, func(line string) [][2]int { return wordMatches(line, words) }), lineOf)
+				hit.Snippets = onCanvasLines(snippets(data, d.meta.BodyLine, most, func(line string) [][2]int { return wordMatches(line, words) }), lineOf)
 			}
 		}
 		res.Hits = append(res.Hits, hit)

@@ -38,16 +38,20 @@ func wordMatches(line string, words map[string]bool) [][2]int {
 	return out
 }
 
-// Snippet bounds.
+// Snippet bounds. A hit ranked below fullSnippets shows one line: on the
+// Help vault's questions a result with three took about 650 bytes of the
+// answer, and the notes below the first three are there to be noticed,
+// not read.
 const (
 	maxSnippets    = 3
+	fullSnippets   = 3
 	snippetContext = 100 // bytes kept on each side of the first match
 )
 
-// snippets picks up to maxSnippets lines with the most distinct matches
+// snippets picks up to most lines with the most distinct matches
 // (earliest first among equals), from line `from` on when any there
 // match, and marks the matches.
-func snippets(data []byte, from int, find func(string) [][2]int) []note.Snippet {
+func snippets(data []byte, from, most int, find func(string) [][2]int) []note.Snippet {
 	type cand struct {
 		line  int
 		text  string
@@ -82,7 +86,7 @@ func snippets(data []byte, from int, find func(string) [][2]int) []note.Snippet 
 		scan(1) // only the frontmatter matched
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-	cands = cands[:min(len(cands), maxSnippets)]
+	cands = cands[:min(len(cands), most)]
 	sort.Slice(cands, func(a, b int) bool { return cands[a].line < cands[b].line })
 	out := make([]note.Snippet, 0, len(cands))
 	for _, c := range cands {

@@ -2,6 +2,7 @@ package vaultindex
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -79,5 +80,31 @@ func TestStem(t *testing.T) {
 	}
 	if p := commonPrefix("книги", "книгх"); p != "книг" {
 		t.Errorf("commonPrefix = %q, want whole runes", p)
+	}
+}
+
+// TestSnippetsByRank: the first fullSnippets hits show up to maxSnippets
+// lines each, the hits below them one, on every page.
+func TestSnippetsByRank(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 6 {
+		files[fmt.Sprintf("N%d.md", i)] = strings.Repeat("the kiwi grows here\nfiller\n", 3+i)
+	}
+	ix := New(newMem(files))
+	for _, offset := range []int{0, 2} {
+		res, err := ix.Search(context.Background(), note.SearchRequest{Query: "kiwi", Offset: offset, Limit: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range res.Hits {
+			want := maxSnippets
+			if offset+i >= fullSnippets {
+				want = 1
+			}
+			if len(h.Snippets) != want {
+				t.Errorf("offset %d, hit %d (%s): %d snippets, want %d", offset, i, h.Path, len(h.Snippets), want)
+			}
+		}
 	}
 }

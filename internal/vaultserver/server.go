@@ -34,7 +34,7 @@ const Name = "obsidian-mcp"
 const instructions = `Tools for one Obsidian vault. Paths are vault-relative with forward slashes and an extension (Projects/Plan.md). ` +
 	`A note is given by path (exact) or name (resolved like a wikilink: case-insensitive, .md optional); a name that matches several notes fails with AMBIGUOUS_NAME listing them. ` +
 	`Reads and edits return the note's etag: pass it as if_match to write only if the note is unchanged, else REVISION_CONFLICT gives the current one. ` +
-	`Lists are paged: limit (default 20, max 100), and next_cursor passed as cursor for more; no answer exceeds about 25,000 tokens. ` +
+	`Lists are paged: limit (default 20, search 10; max 100), and next_cursor passed as cursor for more; no answer exceeds about 25,000 tokens. ` +
 	`To find notes, search or list them; read long notes by section or lines after obsidian_get_outline. ` +
 	`Creating never overwrites unless overwrite is true; deleting goes to the trash unless permanent is true. Failures carry data.errorCode and data.hint saying what to do. ` +
 	`The user may hide notes or limit where you write: a PERMISSION_DENIED naming data.rule is their choice, so do not look for another way to that note. ` +
