@@ -60,7 +60,7 @@ func (ix *Index) startBuild(total int) (*building, func()) {
 // and the next is not yet being parsed).
 func (ix *Index) between(b *building, merged int) {
 	b.read.Add(int64(merged))
-	if b.waiting.Load() > 0 {
+	if b.waiting.Load() > 0 || ix.queued.Load() > 0 {
 		ix.mu.Unlock()
 		ix.mu.Lock()
 	}
@@ -115,10 +115,16 @@ func (ix *Index) runPartial(ctx context.Context, b *building, fn func(*note.Part
 		return false, nil
 	default:
 	}
+	return true, ix.partial(ctx, b, fn)
+}
+
+// partial runs fn on the notes b has indexed so far; the lock is held,
+// between two of b's batches.
+func (ix *Index) partial(ctx context.Context, b *building, fn func(*note.Partial) error) error {
 	if err := ctx.Err(); err != nil {
-		return true, err
+		return err
 	}
 	all := int(b.base.Load() + b.total.Load())
-	return true, fn(&note.Partial{Indexed: ix.count, Notes: all,
+	return fn(&note.Partial{Indexed: ix.count, Notes: all,
 		Note: fmt.Sprintf("the vault is being indexed for the first time: %d of %d notes searched; search again in a few seconds for all", ix.count, all)})
 }

@@ -4,12 +4,13 @@
 // bigrams, and each note's structure (headings, blocks, tags, links,
 // properties) for the outline, link-graph, tag and property tools.
 //
-// It is built on the first call that needs it, never at start-up, and it is
-// never stale: before every answer it checks what changed on disk since the
+// It is built on the first call that needs it (the server makes one as a
+// client connects: its prompt notes are found by tag), and it is never
+// stale: before every answer it checks what changed on disk since the
 // last answer (Obsidian, sync and editors all write behind the server's
 // back) and re-reads just that. Given a Store, it keeps a snapshot of
 // itself between runs (persist.go, snapshot.go), so that a restart reads
-// only the notes that changed; a build of many notes lets searches answer
+// only the notes that changed, and of a build stopped part way, the rest; a build of many notes lets searches answer
 // from the part done (building.go). It reads the vault only through a
 // Source, so it knows nothing of paths on disk or of the jail the vault
 // package keeps.
@@ -120,6 +121,11 @@ type Index struct {
 	// build is the large build in progress, if any (see building.go).
 	patience time.Duration
 	build    atomic.Pointer[building]
+	// queued counts the calls waiting for the lock outside a build's
+	// patience path (run): one that arrived while a refresh held the lock,
+	// before the build it started was registered, is let in between
+	// batches too, else it waited for the whole build past its patience.
+	queued atomic.Int32
 	// stop ends builds when the index is closed; builds counts them.
 	stopMu sync.Mutex
 	stop   context.Context
@@ -180,8 +186,16 @@ func (ix *Index) view(ctx context.Context, fn func() error) error {
 // not 0: then fn runs on the notes indexed so far, and is told so.
 func (ix *Index) run(ctx context.Context, patience time.Duration, fn func(*note.Partial) error) error {
 	arrived := time.Now()
+	// Patience counts from the call's arrival, however many builds or
+	// refreshes it waits behind.
+	left := func() time.Duration {
+		if patience <= 0 {
+			return 0
+		}
+		return max(patience-time.Since(arrived), time.Nanosecond)
+	}
 	for {
-		b, err := ix.waitBuild(ctx, patience)
+		b, err := ix.waitBuild(ctx, left())
 		if err != nil {
 			return err
 		}
@@ -191,9 +205,19 @@ func (ix *Index) run(ctx context.Context, patience time.Duration, fn func(*note.
 			}
 			continue // it ended meanwhile
 		}
+		ix.queued.Add(1)
 		ix.mu.Lock()
-		if ix.build.Load() != nil {
-			ix.mu.Unlock() // one began since: wait for it too
+		ix.queued.Add(-1)
+		if b := ix.build.Load(); b != nil {
+			// One began while this call waited for the lock, which it got
+			// between two of its batches: out of patience, it answers from
+			// the notes indexed so far; else it waits for the rest.
+			if patience > 0 && time.Since(arrived) >= patience {
+				err := ix.partial(ctx, b, fn)
+				ix.mu.Unlock()
+				return err
+			}
+			ix.mu.Unlock()
 			continue
 		}
 		if err := ctx.Err(); err != nil {

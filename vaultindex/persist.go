@@ -256,6 +256,27 @@ func (ix *Index) saveLocked() error {
 	return nil
 }
 
+// savePart saves what a build stopped part way (the index closed: the
+// process is ending) had read, so that the next start reads only the rest:
+// a client that starts the server for one search and exits (a script, a
+// one-shot agent) otherwise had every start build from the beginning
+// again. left is how many notes the build had yet to read. The snapshot holds the notes read; the next start's refresh
+// compares it with the vault's listing as it does any snapshot, and reads
+// the notes it lacks. The lock is held.
+func (ix *Index) savePart(left int, started time.Time) {
+	k := ix.keep
+	if k == nil || ix.count == 0 || k.dirty == 0 {
+		return
+	}
+	if err := ix.saveLocked(); err != nil {
+		if !errors.Is(err, ErrBusy) {
+			ix.logger.Warn("cannot save the part of the search index built", "err", err)
+		}
+		return
+	}
+	ix.logger.Info("search index stopped part way; the part built is saved for the next start", "notes", ix.count, "left", left, "took", time.Since(started).Round(time.Millisecond))
+}
+
 // Close stops a build in progress and waits for it, and for a snapshot
 // being saved. Later calls still answer; a build they need runs again.
 func (ix *Index) Close() {

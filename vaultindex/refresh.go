@@ -63,7 +63,7 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 			if first {
 				stale, waited = ix.claimBuild(stop, b, stale, files)
 			}
-			t0 := time.Now()
+			t0, before := time.Now(), ix.count
 			if ix.readNotes(stop, stale, b) == nil {
 				ix.finish(files, started)
 				msg := "search index built"
@@ -74,6 +74,8 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 				if ix.saveDue() {
 					ix.saveLater()
 				}
+			} else {
+				ix.savePart(len(stale)-(ix.count-before), t0)
 			}
 			if ix.keep != nil && !ix.keep.saving {
 				ix.keep.releaseBuild() // no save to wait for
