@@ -257,3 +257,54 @@ func entries(t *testing.T, dir string) int {
 	}
 	return len(es)
 }
+
+// TestSwapBackWaitsForAWriterOfOurs: another program replaces the note by
+// rename just before the swap (so ours is swapped back out), and a saver
+// has meanwhile opened ours, at the note's name, truncating it, its save
+// not yet written. The update waits for that saver to close ours before it
+// reads it: the save is merged into the note. (Read at once, ours looked
+// emptied, and the save, written after, was removed with it.)
+func TestSwapBackWaitsForAWriterOfOurs(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testHookBeforeSwap = func() {
+		testHookBeforeSwap = nil
+		outside(t, p, "a\nby rename\n", false)
+	}
+	var saver *os.File
+	testHookAfterSwap = func() {
+		testHookAfterSwap = nil
+		var err error
+		if saver, err = os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0); err != nil { // ours
+			t.Fatal(err)
+		}
+		testHookWriterOpen = func() {
+			testHookWriterOpen = nil
+			if _, err := saver.Write([]byte("a\nours\nsaved in ours\n")); err != nil {
+				t.Error(err)
+			}
+			saver.Close()
+		}
+	}
+	t.Cleanup(func() {
+		testHookBeforeSwap, testHookAfterSwap, testHookWriterOpen = nil, nil, nil
+	})
+	_, err := Update(root, "n.md", appendLine("ours"))
+	if testHookWriterOpen != nil {
+		// Never waited for: the saver writes now, as it would have.
+		testHookWriterOpen()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	for _, want := range []string{"by rename\n", "ours\n", "saved in ours\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the note %q lacks %q", got, want)
+		}
+	}
+	noTemps(t, dir)
+}

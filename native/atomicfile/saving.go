@@ -115,6 +115,9 @@ func awaitClose(f *os.File) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
+		if testHookWriterOpen != nil {
+			testHookWriterOpen()
+		}
 		time.Sleep(pause)
 		pause = min(2*pause, maxPause)
 	}
