@@ -62,6 +62,9 @@ func (v *Engine) Files() ([]string, error) {
 	}
 	seen := make(map[string]bool, len(l.dirs))
 	changed := false
+	// A note added or removed in a folder whose subfolders stayed is
+	// patched into the listing (delta); anything else lists it anew.
+	var d delta
 	var visit func(dir string) error
 	visit = func(dir string) error {
 		seen[dir] = true
@@ -86,6 +89,11 @@ func (v *Engine) Files() ([]string, error) {
 			}
 			if f == nil || !slices.Equal(f.files, fresh.files) || !slices.Equal(f.subdirs, fresh.subdirs) {
 				changed = true
+				if f == nil || !slices.Equal(f.subdirs, fresh.subdirs) {
+					d.full = true
+				} else {
+					d.between(f.files, fresh.files)
+				}
 			}
 			f = fresh
 			l.dirs[dir] = f
@@ -104,8 +112,30 @@ func (v *Engine) Files() ([]string, error) {
 	for dir := range l.dirs {
 		if !seen[dir] {
 			delete(l.dirs, dir)
-			changed = true
+			changed, d.full = true, true
 		}
+	}
+	if changed && l.all != nil && l.policy == pol && !pol.Hides() && d.small() {
+		// One note added at 100,000 notes: a patched copy of the list
+		// (about 1 ms) instead of a new one sorted (60–90 ms).
+		l.all = d.patch(l.all)
+		for _, f := range d.removed {
+			b := strings.ToLower(path.Base(f))
+			if i, ok := slices.BinarySearch(l.byBase[b], f); ok {
+				if rest := slices.Delete(slices.Clone(l.byBase[b]), i, i+1); len(rest) > 0 {
+					l.byBase[b] = rest
+				} else {
+					delete(l.byBase, b)
+				}
+			}
+		}
+		for _, f := range d.added {
+			b := strings.ToLower(path.Base(f))
+			if i, ok := slices.BinarySearch(l.byBase[b], f); !ok {
+				l.byBase[b] = slices.Insert(slices.Clip(l.byBase[b]), i, f)
+			}
+		}
+		return l.all, nil
 	}
 	if changed || l.all == nil || l.policy != pol {
 		l.policy = pol
@@ -138,6 +168,58 @@ func (v *Engine) Files() ([]string, error) {
 		}
 	}
 	return l.all, nil
+}
+
+// delta is what changed in the listing's folders since the last Files call,
+// when only files came and went.
+type delta struct {
+	added, removed []string
+	full           bool // a folder came, went, or changed its subfolders
+}
+
+// maxDelta is the most files a listing is patched with; past it, it is
+// made anew.
+const maxDelta = 1000
+
+func (d *delta) small() bool { return !d.full && len(d.added)+len(d.removed) <= maxDelta }
+
+// between adds what differs between a folder's files before and now.
+func (d *delta) between(before, now []string) {
+	was := make(map[string]bool, len(before))
+	for _, f := range before {
+		was[f] = true
+	}
+	for _, f := range now {
+		if !was[f] {
+			d.added = append(d.added, f)
+		}
+		delete(was, f)
+	}
+	for f := range was {
+		d.removed = append(d.removed, f)
+	}
+}
+
+// patch returns all, sorted, without d's removed files and with its added
+// ones, in a new slice: callers may hold the old one.
+func (d *delta) patch(all []string) []string {
+	slices.Sort(d.added)
+	gone := make(map[string]bool, len(d.removed))
+	for _, f := range d.removed {
+		gone[f] = true
+	}
+	out := make([]string, 0, len(all)+len(d.added))
+	add := d.added
+	for _, f := range all {
+		for len(add) > 0 && add[0] < f {
+			out = append(out, add[0])
+			add = add[1:]
+		}
+		if !gone[f] {
+			out = append(out, f)
+		}
+	}
+	return append(out, add...)
 }
 
 // Folders lists the vault's folders as of the last Files call, sorted,

@@ -86,6 +86,9 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 		return true, nil
 	}
 	if err := ix.readNotes(ctx, stale, nil); err != nil {
+		// The notes taken out were not all read again, and the watcher
+		// will not report them twice: the next refresh checks every note.
+		ix.linkIx, ix.linkFor = nil, nil
 		return false, err
 	}
 	ix.finish(files, started)
@@ -157,7 +160,16 @@ func (ix *Index) readNotes(ctx context.Context, stale []string, b *building) err
 // finish ends a refresh that read every note it had to.
 func (ix *Index) finish(files []string, started time.Time) {
 	if ix.linkIx == nil || !sameSlice(ix.linkFor, files) {
-		ix.linkIx = links.NewIndex(files)
+		if added, removed, ok := diffSorted(ix.linkFor, files); ok && ix.linkIx != nil {
+			for _, f := range removed {
+				ix.linkIx.Remove(f)
+			}
+			for _, f := range added {
+				ix.linkIx.Add(f)
+			}
+		} else {
+			ix.linkIx = links.NewIndex(files)
+		}
 		ix.linkFor = files
 		ix.graph = nil
 	}
@@ -172,10 +184,21 @@ func (ix *Index) finish(files []string, started time.Time) {
 func (ix *Index) takeOut(files []string, changed map[string]bool) (stale []string) {
 	var out []uint32
 	gone := 0
-	if changed != nil && sameSlice(files, ix.linkFor) {
-		stale, out = ix.changedOnly(changed)
-	} else {
-		stale, out, gone = ix.checkAll(files, changed)
+	switch {
+	case changed == nil:
+		stale, out, gone = ix.checkAll(files, nil)
+	case sameSlice(files, ix.linkFor):
+		stale, out = ix.changedOnly(changed, nil, nil)
+	default:
+		// A note added or deleted changes the listing: the difference
+		// says which, and the watcher the rest, without a look at every
+		// note (0.4–0.7 s at 100,000 notes, for one note added).
+		if added, removed, ok := diffSorted(ix.linkFor, files); ok {
+			stale, out = ix.changedOnly(changed, added, removed)
+			gone = len(out) - len(stale)
+		} else {
+			stale, out, gone = ix.checkAll(files, changed)
+		}
 	}
 	ix.remove(out)
 	if ix.keep != nil {
@@ -184,23 +207,75 @@ func (ix *Index) takeOut(files []string, changed map[string]bool) (stale []strin
 	return stale
 }
 
-// changedOnly is what to read again and take out when the listing is the
-// one the index was built from and the watcher knows every file that
-// changed: those files, and the notes read too soon after they were
-// written to be sure of (racy), without looking at every note.
-func (ix *Index) changedOnly(changed map[string]bool) (stale []string, out []uint32) {
+// changedOnly is what to read again and take out when the watcher knows
+// every file that changed and the listing is the one the index was built
+// from, but for the files added and removed: those files, the notes
+// added, the notes removed (taken out only), and the notes read too soon
+// after they were written to be sure of (racy), without looking at every
+// note. out holds stale's notes that the index has, then the removed.
+func (ix *Index) changedOnly(changed map[string]bool, added, removed []string) (stale []string, out []uint32) {
+	gone := make(map[string]bool, len(removed))
+	for _, p := range removed {
+		gone[p] = true
+	}
 	for p := range changed {
-		if id, ok := ix.byPath[p]; ok && !ix.racy[id] {
+		if id, ok := ix.byPath[p]; ok && !ix.racy[id] && !gone[p] {
 			stale = append(stale, p)
 			out = append(out, id)
 		}
 	}
 	for id := range ix.racy {
-		stale = append(stale, ix.docs[id].path)
-		out = append(out, id)
+		if p := ix.docs[id].path; !gone[p] {
+			stale = append(stale, p)
+			out = append(out, id)
+		}
+	}
+	for _, p := range added {
+		if _, ok := ix.byPath[p]; !ok && (note.IsMarkdown(p) || canvas.Is(p)) {
+			stale = append(stale, p)
+		}
 	}
 	slices.Sort(stale) // read in path order, as a full check does
+	for _, p := range removed {
+		if id, ok := ix.byPath[p]; ok {
+			out = append(out, id)
+		}
+	}
 	return stale, out
+}
+
+// maxListingDiff is the most files added and removed that are taken one by
+// one (diffSorted); past it, every note is checked and the link index
+// built anew, which a folder renamed or a sync of many files costs anyway.
+const maxListingDiff = 1000
+
+// diffSorted returns the files of now not in before, and those of before
+// not in now, both listings sorted (as Source.Files lists them); ok is
+// false when before is nil, or when they differ by more than
+// maxListingDiff files.
+func diffSorted(before, now []string) (added, removed []string, ok bool) {
+	if before == nil {
+		return nil, nil, false
+	}
+	i, j := 0, 0
+	for i < len(before) || j < len(now) {
+		switch {
+		case i < len(before) && j < len(now) && before[i] == now[j]:
+			i++
+			j++
+			continue
+		case j == len(now) || i < len(before) && before[i] < now[j]:
+			removed = append(removed, before[i])
+			i++
+		default:
+			added = append(added, now[j])
+			j++
+		}
+		if len(added)+len(removed) > maxListingDiff {
+			return nil, nil, false
+		}
+	}
+	return added, removed, true
 }
 
 // checkAll is what to read again and take out after comparing every note

@@ -109,6 +109,12 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 					r.Samples["search"] = append(r.Samples["search"], d)
 				}
 			}
+			if s.name == ours.name {
+				if err := oneNoteChanges(c, s, dir, queries[0].Query, &r); err != nil {
+					c.close()
+					return nil, err
+				}
+			}
 			rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
 			peak, _ := procStatus(c.cmd.Process.Pid, "VmHWM")
 			r.RSSMB, r.Peak["search"] = float64(rss)/1024, float64(peak)/1024
@@ -118,6 +124,36 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 	}
 	scaleReport(w, out)
 	return out, nil
+}
+
+// oneNoteChanges times the search after one note is added to the vault,
+// and after it is deleted, five times each, on the warm process c: what an
+// edit-then-search loop pays.
+func oneNoteChanges(c *conn, s searcher, dir, q string, r *scaleResult) error {
+	p := filepath.Join(dir, "bench-added-note.md")
+	defer os.Remove(p)
+	id := 1000 // above the warm searches' ids
+	for i := range 5 {
+		for _, kind := range []string{"after a note added", "after a note deleted"} {
+			var err error
+			if kind == "after a note added" {
+				err = os.WriteFile(p, []byte(fmt.Sprintf("a note added by the benchmark, %d\n", i)), 0o644)
+			} else {
+				err = os.Remove(p)
+			}
+			if err != nil {
+				return err
+			}
+			tool, args := s.search(q)
+			id++
+			d, _, err := timedCall(c, id, tool, args)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", s.name, kind, err)
+			}
+			r.Samples[kind] = append(r.Samples[kind], d)
+		}
+	}
+	return nil
 }
 
 // firstSearch times the first search of a fresh process. When it builds
@@ -235,6 +271,13 @@ func scaleReport(w io.Writer, res []scaleResult) {
 		fmt.Fprintf(w, "| %d (%.0f) | %s | %s | %s | %s | %s ms | %s | %s | %s / %s / %s MB | %.0f MB | %s |\n", r.Notes, r.MB, r.Server,
 			cell(r, "first search", 0.5), cell(r, "built", 0.5), cell(r, "restart", 0.5), num(r.FloorMS), cell(r, "search", 0.5), cell(r, "search", 0.95),
 			peak(r, "first search"), peak(r, "restart"), peak(r, "search"), r.RSSMB, idx)
+	}
+	fmt.Fprintln(w, "\n| notes | server | next search after a note added, p50 | after it is deleted, p50 |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range res {
+		if len(r.Samples["after a note added"]) > 0 {
+			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", r.Notes, r.Server, cell(r, "after a note added", 0.5), cell(r, "after a note deleted", 0.5))
+		}
 	}
 	// Growth: the exponent k in cost ∝ notes^k, from the smallest vault
 	// to the largest, per server.
