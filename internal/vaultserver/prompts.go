@@ -46,8 +46,7 @@ type promptSet struct {
 	stopped chan struct{}
 }
 
-// attach serves the prompts on s, and starts looking for them with the
-// first core: not at start-up, which stays lazy.
+// attach serves the prompts on s.
 func (ps *promptSet) attach(s *server.MCPServer) {
 	ps.mu.Lock()
 	ps.servers = append(ps.servers, s)
@@ -55,6 +54,13 @@ func (ps *promptSet) attach(s *server.MCPServer) {
 		s.SetPrompts(ps.current...)
 	}
 	ps.mu.Unlock()
+}
+
+// begin starts looking for the prompts, once, whichever core asks first.
+// A core calls it once its first answer (initialize's) is out: the look
+// reads every note's tags, and so builds the search index, which on two
+// cores slowed the answer to initialize when it ran beside it.
+func (ps *promptSet) begin() {
 	ps.start.Do(func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopped := make(chan struct{})

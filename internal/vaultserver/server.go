@@ -252,9 +252,13 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	st.prompts.attach(s)
 	add := func() { s.AddTools(st.tools()...) }
 	if o.DeferTools {
-		core.Defer(add)
+		core.Defer(func() {
+			add()
+			st.prompts.begin()
+		})
 	} else {
 		add()
+		st.prompts.begin()
 	}
 	return core
 }
