@@ -207,9 +207,10 @@ func makeAlt(tok qtoken) (alt, bool) {
 			return alt{filter: f}, true
 		}
 	}
-	var words, bigrams []string
+	var words, bigrams, inOrder []string
 	single := false
 	tokenize(tok.text, false, func(t *token) {
+		inOrder = append(inOrder, string(t.term))
 		switch {
 		case !t.cjk:
 			words = append(words, string(t.term))
@@ -227,8 +228,10 @@ func makeAlt(tok qtoken) (alt, bool) {
 		return alt{words: words, unigram: single, quoted: tok.quoted}, true
 	case tok.quoted || len(bigrams) == 0:
 		// A quoted phrase, or several tokens from one word ("e-mail"):
-		// side by side, as written.
-		return alt{words: append(words, bigrams...), phrase: true, quoted: tok.quoted}, true
+		// side by side, as written (CJK pairs where they stand: gathered
+		// after the other words, "競合 the views" looked for "the views
+		// 競合").
+		return alt{words: inOrder, phrase: true, quoted: tok.quoted}, true
 	}
 	// A CJK run written without spaces: its bigrams, less those that hold
 	// a particle (の, 的), of which most must be in the note.

@@ -1,0 +1,116 @@
+package vaultindex
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// plainPhrase is the plain scan a phrase query must agree with: the notes
+// whose text has the phrase's terms side by side, or whose title is them.
+func plainPhrase(files map[string]string, phrase string) []string {
+	want := terms(phrase)
+	var out []string
+	for p, text := range files {
+		for _, words := range [][]string{terms(text), terms(note.Stem(p))} {
+			if slices.ContainsFunc(indexes(len(words)), func(i int) bool {
+				return i+len(want) <= len(words) && slices.Equal(words[i:i+len(want)], want)
+			}) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// TestPhrasesAsAPlainScan: a quoted phrase finds exactly the notes a
+// plain scan of their text finds: for random notes of a small vocabulary
+// (so phrases recur, and words repeat within one), in Latin and CJK, with
+// phrases of two to four words; after notes are rewritten and removed
+// (dead postings, then a compaction); and from a snapshot. (It found
+// that a phrase mixing CJK and other words looked for the CJK pairs
+// after the rest: "競合 the views" as "the views 競合".)
+func TestPhrasesAsAPlainScan(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	vocab := []string{"graph", "view", "the", "note", "Graph", "views", "canvas", "同期", "競合", "链接"}
+	text := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString([]string{" ", " ", ", ", "\n", "-"}[r.IntN(5)])
+			}
+			b.WriteString(vocab[r.IntN(len(vocab))])
+		}
+		return b.String()
+	}
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("N%03d %s.md", i, vocab[r.IntN(3)])] = text(5 + r.IntN(40))
+	}
+	src := newMem(files)
+	st := newStore()
+	ix := New(src, WithStore(st, "vault"))
+	ctx := context.Background()
+	check := func(stage string, ix *Index) {
+		t.Helper()
+		for range 60 {
+			words := make([]string, 2+r.IntN(3))
+			for i := range words {
+				words[i] = vocab[r.IntN(len(vocab))]
+			}
+			phrase := strings.Join(words, " ")
+			res, err := ix.Search(ctx, note.SearchRequest{Query: `"` + phrase + `"`, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(res)
+			slices.Sort(got)
+			if want := plainPhrase(files, phrase); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q found %d notes, a plain scan %d:\n got %q\nwant %q", stage, phrase, len(got), len(want), got, want)
+			}
+		}
+	}
+	check("built", ix)
+	for i := range 150 { // rewrites and removals, past the compaction threshold
+		p := fmt.Sprintf("N%03d %s.md", r.IntN(300), vocab[r.IntN(3)])
+		if _, ok := files[p]; ok && i%3 == 0 {
+			delete(files, p)
+			src.remove(p)
+		} else {
+			files[p] = text(5 + r.IntN(40))
+			src.write(p, files[p])
+		}
+		if i%25 == 0 {
+			check(fmt.Sprintf("after %d changes", i+1), ix)
+		}
+	}
+	check("changed", ix)
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := readSnapshot(bytes.NewReader(st.bytes()), "vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded.docs) != len(files) {
+		t.Fatalf("snapshot of %d notes, want %d", len(loaded.docs), len(files))
+	}
+	check("from the snapshot", New(src, WithStore(st, "vault")))
+}
