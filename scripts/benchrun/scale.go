@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,6 +115,10 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 					c.close()
 					return nil, err
 				}
+				if err := phrases(c, s, dir, &r); err != nil {
+					c.close()
+					return nil, err
+				}
 			}
 			rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
 			peak, _ := procStatus(c.cmd.Process.Pid, "VmHWM")
@@ -151,6 +156,35 @@ func oneNoteChanges(c *conn, s searcher, dir, q string, r *scaleResult) error {
 				return fmt.Errorf("%s %s: %w", s.name, kind, err)
 			}
 			r.Samples[kind] = append(r.Samples[kind], d)
+		}
+	}
+	return nil
+}
+
+// benchPhrases are phrase queries on a GenerateLarge vault: words that
+// follow each other in most notes, in many, and in few.
+var benchPhrases = []string{"in the", "the note", "de la note"}
+
+// phrases times quoted phrase queries on the warm process c, each beside
+// ripgrep looking for the same words as a whole-word fixed string (rg -l
+// -i -w -F), interleaved, five of each; without rg, ours alone.
+func phrases(c *conn, s searcher, dir string, r *scaleResult) error {
+	rg, _ := exec.LookPath("rg")
+	id := 2000 // above oneNoteChanges' ids
+	for range 5 {
+		for _, ph := range benchPhrases {
+			id++
+			d, _, err := timedCall(c, id, "obsidian_search_notes", map[string]any{"query": `"` + ph + `"`, "limit": 10})
+			if err != nil {
+				return fmt.Errorf("%s phrase %q: %w", s.name, ph, err)
+			}
+			r.Samples["phrase "+ph] = append(r.Samples["phrase "+ph], d)
+			if rg != "" {
+				t0 := time.Now()
+				// rg exits 1 when nothing matches: not a failure here.
+				_ = exec.Command(rg, "-l", "-i", "-w", "-F", ph, dir).Run()
+				r.Samples["rg "+ph] = append(r.Samples["rg "+ph], ms(time.Since(t0)))
+			}
 		}
 	}
 	return nil
@@ -277,6 +311,15 @@ func scaleReport(w io.Writer, res []scaleResult) {
 	for _, r := range res {
 		if len(r.Samples["after a note added"]) > 0 {
 			fmt.Fprintf(w, "| %d | %s | %s | %s |\n", r.Notes, r.Server, cell(r, "after a note added", 0.5), cell(r, "after a note deleted", 0.5))
+		}
+	}
+	fmt.Fprintln(w, "\n| notes | phrase | ours, p50 | ripgrep -l -i -w -F, p50 |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range res {
+		for _, ph := range benchPhrases {
+			if len(r.Samples["phrase "+ph]) > 0 {
+				fmt.Fprintf(w, "| %d | %q | %s | %s |\n", r.Notes, ph, cell(r, "phrase "+ph, 0.5), cell(r, "rg "+ph, 0.5))
+			}
 		}
 	}
 	// Growth: the exponent k in cost ∝ notes^k, from the smallest vault
