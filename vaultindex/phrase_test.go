@@ -114,3 +114,25 @@ func TestPhrasesAsAPlainScan(t *testing.T) {
 	}
 	check("from the snapshot", New(src, WithStore(st, "vault")))
 }
+
+// TestPhraseIn: the matcher of a note's tokens against a phrase, with
+// words repeated within the phrase and the text.
+func TestPhraseIn(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text, phrase string
+		want         bool
+	}{
+		{"a a a b", "a a b", true},
+		{"a b a a c", "a a b", false},
+		{"x the the note", "the note", true},
+		{"the, note", "the note", true}, // punctuation is not a token
+		{"note the", "the note", false},
+		{"同期の競合について", "競合", true},
+		{"", "a", false},
+	} {
+		if got := phraseIn(c.text, terms(c.phrase)); got != c.want {
+			t.Errorf("phraseIn(%q, %q) = %v, want %v", c.text, c.phrase, got, c.want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"math"
-	"math/bits"
 	"path"
 	"regexp"
 	"slices"
@@ -290,15 +289,15 @@ func (ix *Index) altSet(a alt) (set, []uint8) {
 		}
 	}
 	if a.phrase {
-		ids := ix.phraseIDs(a.words)
-		for i, w := range s {
-			for w != 0 {
-				b := bits.TrailingZeros64(w)
-				w &^= 1 << b
-				id := uint32(i*64 + b)
-				if !ix.hasPhrase(ix.docs[id], ids) {
-					s[i] &^= 1 << b
-				}
+		// Each candidate is read again, on every core: a phrase of common
+		// words has most of the vault for candidates.
+		var cands []uint32
+		s.each(func(id uint32) { cands = append(cands, id) })
+		out := make([]bool, len(cands))
+		parallel(len(cands), func(i int) { out[i] = !ix.hasPhrase(ix.docs[cands[i]], a.words) })
+		for i, id := range cands {
+			if out[i] {
+				s[id/64] &^= 1 << (id % 64)
 			}
 		}
 	}
@@ -321,36 +320,48 @@ func (ix *Index) softCounts(a alt) []uint8 {
 	return counts
 }
 
-func (ix *Index) phraseIDs(words []string) []uint32 {
-	ids := make([]uint32, len(words))
-	for i, w := range words {
-		ids[i] = ix.termID[w]
-	}
-	return ids
-}
-
-// hasPhrase reports whether the note's body has the terms side by side, or
-// its title is them. Positions are not kept in the index (they would take
-// a sixth of it); a phrase reads its candidate notes again.
-func (ix *Index) hasPhrase(d *doc, ids []uint32) bool {
-	if data, _, err := ix.text(d.path); err == nil && ix.textHas(terms(string(data)), ids) {
+// hasPhrase reports whether the note's body has the words side by side,
+// or its title is them. Positions are not kept in the index (they doubled
+// it: docs/benchmarks.md); the note is read again, and its tokens matched
+// as they come, with nothing kept of them.
+func (ix *Index) hasPhrase(d *doc, words []string) bool {
+	if data, _, err := ix.text(d.path); err == nil && phraseIn(string(data), words) {
 		return true
 	}
-	return ix.textHas(terms(note.Stem(d.path)), ids)
+	return phraseIn(note.Stem(d.path), words)
 }
 
-// textHas reports whether words hold the terms side by side.
-func (ix *Index) textHas(words []string, ids []uint32) bool {
-	for i := 0; i+len(ids) <= len(words); i++ {
-		k := 0
-		for k < len(ids) && ix.termText[ids[k]] == words[i+k] {
-			k++
-		}
-		if k == len(ids) {
-			return true
-		}
+// phraseIn reports whether text's tokens hold words side by side. For
+// each token it keeps which of the phrase's places it could fill (a bit
+// per word); the phrase is there when the last len(words) tokens fill
+// every place in turn, so a word repeated within the phrase is no
+// trouble. Phrases are up to 64 words.
+func phraseIn(text string, words []string) bool {
+	k := len(words)
+	if k == 0 || k > 64 {
+		return false
 	}
-	return false
+	// run[j] is set when the tokens ending here fill places 0..j.
+	var run uint64
+	found := false
+	tokenize(text, false, func(t *token) {
+		if found {
+			return
+		}
+		var fits uint64
+		for j, w := range words {
+			if string(t.term) == w {
+				fits |= 1 << j
+			}
+		}
+		// Place j is filled now when the token fits it and places
+		// 0..j-1 were filled ending at the token before.
+		run = (run<<1 | 1) & fits
+		if run&(1<<(k-1)) != 0 {
+			found = true
+		}
+	})
+	return found
 }
 
 // match reports whether the note passes the filter.
