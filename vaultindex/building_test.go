@@ -91,15 +91,7 @@ func TestSearchDuringBuild(t *testing.T) {
 	mu.Unlock()
 
 	// A call that cannot answer in part waits for the whole.
-	tags, err := ix.Tags(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := 0
-	for _, tc := range tags {
-		sum += tc.Count
-	}
-	if sum != n {
+	if sum := taggedNotes(t, ix); sum != n {
 		t.Errorf("tags counted in %d notes during the build, want %d", sum, n)
 	}
 	wg.Wait()
@@ -111,6 +103,21 @@ func TestSearchDuringBuild(t *testing.T) {
 	if err != nil || after.Partial != nil || after.Total != n {
 		t.Errorf("after the build: %+v, %v", after, err)
 	}
+}
+
+// taggedNotes is how many notes ix counts tags in (each note of bigVault
+// has one tag), waiting for any build.
+func taggedNotes(t *testing.T, ix *Index) int {
+	t.Helper()
+	tags, err := ix.Tags(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, tc := range tags {
+		sum += tc.Count
+	}
+	return sum
 }
 
 // counted counts a source's reads.
@@ -251,15 +258,8 @@ func TestBuildStoppedPartWayIsSaved(t *testing.T) {
 	}
 	src := &counted{Source: files}
 	next := New(src, WithStore(st, "vault"))
-	tags, err := next.Tags(ctx) // reads no note for itself, as a search's snippets would
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := 0
-	for _, tc := range tags {
-		sum += tc.Count
-	}
-	if sum != n {
+	// Tags reads no note for itself, as a search's snippets would.
+	if sum := taggedNotes(t, next); sum != n {
 		t.Errorf("the next start counted tags in %d notes, want all %d", sum, n)
 	}
 	if got := src.reads.Load(); got != int64(n-part) {

@@ -31,20 +31,11 @@ func relevanceBench(dir, file, bin, peers string, w io.Writer) error {
 			return err
 		}
 		tally := vaultgen.Tally{}
-		for i, q := range qs {
-			tool, args := s.search(q.Q)
-			_, resp, err := timedCall(c, i+2, tool, args)
-			var paths []string
-			if err == nil {
-				paths, err = s.paths(resp)
-			}
-			if err != nil {
-				c.close()
-				return fmt.Errorf("%s %q: %w", s.name, q.Q, err)
-			}
-			tally.Add(i, q, paths)
-		}
+		err = askAll(c, s, qs, func(i int, paths []string, _ []byte) { tally.Add(i, qs[i], paths) })
 		c.close()
+		if err != nil {
+			return err
+		}
 		fmt.Fprintln(w)
 		tally.Print(w, s.name)
 	}
@@ -68,26 +59,37 @@ func answerSizes(dir, file, bin string, w io.Writer) error {
 			return err
 		}
 		found, total, largest := 0, 0, 0
-		for i, q := range qs {
-			tool, args := s.search(q.Q)
-			_, resp, err := timedCall(c, i+2, tool, args)
-			var paths []string
-			if err == nil {
-				paths, err = s.paths(resp)
-			}
-			if err != nil {
-				c.close()
-				return fmt.Errorf("%s %q: %w", s.name, q.Q, err)
-			}
-			if slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(q.Want, p) }) {
+		err = askAll(c, s, qs, func(i int, paths []string, resp []byte) {
+			if slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(qs[i].Want, p) }) {
 				found++
 			}
 			n := len(textOf(resp))
 			total += n
 			largest = max(largest, n)
-		}
+		})
 		c.close()
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "| %d | %d/%d | %d | %d |\n", limit, found, len(qs), total/len(qs), largest)
+	}
+	return nil
+}
+
+// askAll asks s, on c, each question in turn, and hands each answer's
+// notes (best first) and raw answer to got.
+func askAll(c *conn, s searcher, qs []vaultgen.Labelled, got func(i int, paths []string, resp []byte)) error {
+	for i, q := range qs {
+		tool, args := s.search(q.Q)
+		_, resp, err := timedCall(c, i+2, tool, args)
+		var paths []string
+		if err == nil {
+			paths, err = s.paths(resp)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", s.name, q.Q, err)
+		}
+		got(i, paths, resp)
 	}
 	return nil
 }
