@@ -298,10 +298,14 @@ func readSnapshot(r io.ReadSeeker, tag string) (*loaded, error) {
 	if _, err := CheckSnapshot(r, tag); err != nil {
 		return nil, err
 	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return decode(r, tag)
+	return decode(r, tag, size)
 }
 
 // SnapshotInfo is what a saved snapshot says of itself.

@@ -229,7 +229,7 @@ func (e errForeign) Error() string { return "not this index's snapshot: " + e.wh
 // checksum was checked (readSnapshot). Anything wrong (a foreign header,
 // a short file, lists that do not add up) is an error and nothing of it is
 // used.
-func decode(r io.Reader, tag string) (*loaded, error) {
+func decode(r io.Reader, tag string, size int64) (*loaded, error) {
 	dec := gob.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	var h snapHeader
 	if err := dec.Decode(&h); err != nil {
@@ -241,9 +241,14 @@ func decode(r io.Reader, tag string) (*loaded, error) {
 	if h.Docs < 0 || h.Terms < 0 || h.Postings < 0 || h.Docs > 1<<31 {
 		return nil, fmt.Errorf("implausible counts %d/%d/%d", h.Docs, h.Terms, h.Postings)
 	}
-	// Counts size nothing before the data is there: a damaged header
-	// must not make the decoder allocate what it says.
-	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)), byPath: map[string]uint32{}, termID: map[string]uint32{}}
+	// Counts size nothing past the data that is there: a damaged header
+	// must not make the decoder allocate what it says. The maps are sized
+	// by the header as far as the file's bytes can hold (a note takes more
+	// than 16 of them, a term more than 4): grown entry by entry instead,
+	// the dictionary's rehashing was an eighth of a restart.
+	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)),
+		byPath: make(map[string]uint32, min(int64(h.Docs), size/16)),
+		termID: make(map[string]uint32, min(int64(h.Terms), size/4))}
 	for len(l.docs) < h.Docs {
 		// A fresh slice each time: gob leaves a field the stream omits
 		// (it omits zero values) as it was in the slice decoded into, and
