@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -34,14 +35,21 @@ type Task struct {
 }
 
 var (
-	item      = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+\[(.)\](?:\s+(.*))?$`)
-	emojiDate = regexp.MustCompile(`\s*(📅|⏳|🛫|➕|✅|❌)\x{FE0F}?\s*(\d{4}-\d{2}-\d{2})`)
-	recurs    = regexp.MustCompile(`\s*🔁\x{FE0F}?\s*([^📅⏳🛫➕✅❌🔺⏫🔼🔽⏬^#]*[^\s📅⏳🛫➕✅❌🔺⏫🔼🔽⏬^#])`)
-	priority  = regexp.MustCompile(`\s*(🔺|⏫|🔼|🔽|⏬)\x{FE0F}?`)
-	dataview  = regexp.MustCompile(`\s*[\[(](due|scheduled|start|created|completion|cancelled|repeat|priority)::\s*([^\])]*)[\])]`)
-	blockID   = regexp.MustCompile(`\s+\^([A-Za-z0-9-]+)\s*$`)
-	tag       = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
+	item      = compiled(`^\s*(?:[-*+]|\d{1,9}[.)])\s+\[(.)\](?:\s+(.*))?$`)
+	emojiDate = compiled(`\s*(📅|⏳|🛫|➕|✅|❌)\x{FE0F}?\s*(\d{4}-\d{2}-\d{2})`)
+	recurs    = compiled(`\s*🔁\x{FE0F}?\s*([^📅⏳🛫➕✅❌🔺⏫🔼🔽⏬^#]*[^\s📅⏳🛫➕✅❌🔺⏫🔼🔽⏬^#])`)
+	priority  = compiled(`\s*(🔺|⏫|🔼|🔽|⏬)\x{FE0F}?`)
+	dataview  = compiled(`\s*[\[(](due|scheduled|start|created|completion|cancelled|repeat|priority)::\s*([^\])]*)[\])]`)
+	blockID   = compiled(`\s+\^([A-Za-z0-9-]+)\s*$`)
+	tag       = compiled(`(?:^|\s)#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
 )
+
+// compiled is expr, compiled the first time it is used: the package's
+// patterns cost a start of the server half a millisecond when compiled at
+// init (GODEBUG=inittrace=1), though most runs never read a task.
+func compiled(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 var priorities = map[string]string{"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
 
@@ -66,7 +74,7 @@ func Parse(path string, content []byte) []Task {
 			fence = t[:3]
 			continue
 		}
-		m := item.FindStringSubmatch(s)
+		m := item().FindStringSubmatch(s)
 		if m == nil {
 			continue
 		}
@@ -77,23 +85,23 @@ func Parse(path string, content []byte) []Task {
 
 func parseItem(path string, line int, status, text string) Task {
 	t := Task{Path: path, Line: line, Status: statusName(status)}
-	if m := blockID.FindStringSubmatchIndex(text); m != nil {
+	if m := blockID().FindStringSubmatchIndex(text); m != nil {
 		t.BlockID = text[m[2]:m[3]]
 		text = text[:m[0]]
 	}
-	for _, m := range emojiDate.FindAllStringSubmatch(text, -1) {
+	for _, m := range emojiDate().FindAllStringSubmatch(text, -1) {
 		*dateField(&t, m[1]) = m[2]
 	}
-	text = emojiDate.ReplaceAllString(text, "")
-	if m := recurs.FindStringSubmatch(text); m != nil {
+	text = emojiDate().ReplaceAllString(text, "")
+	if m := recurs().FindStringSubmatch(text); m != nil {
 		t.Recurrence = strings.TrimSpace(m[1])
-		text = recurs.ReplaceAllString(text, "")
+		text = recurs().ReplaceAllString(text, "")
 	}
-	if m := priority.FindStringSubmatch(text); m != nil {
+	if m := priority().FindStringSubmatch(text); m != nil {
 		t.Priority = priorities[m[1]]
-		text = priority.ReplaceAllString(text, "")
+		text = priority().ReplaceAllString(text, "")
 	}
-	for _, m := range dataview.FindAllStringSubmatch(text, -1) {
+	for _, m := range dataview().FindAllStringSubmatch(text, -1) {
 		v := strings.TrimSpace(m[2])
 		switch m[1] {
 		case "repeat":
@@ -106,8 +114,8 @@ func parseItem(path string, line int, status, text string) Task {
 			*dateField(&t, m[1]) = v
 		}
 	}
-	text = dataview.ReplaceAllString(text, "")
-	for _, m := range tag.FindAllStringSubmatch(text, -1) {
+	text = dataview().ReplaceAllString(text, "")
+	for _, m := range tag().FindAllStringSubmatch(text, -1) {
 		t.Tags = append(t.Tags, m[1])
 	}
 	t.Text = strings.Join(strings.Fields(text), " ")

@@ -19,12 +19,12 @@ const (
 )
 
 var (
-	checkbox = regexp.MustCompile(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+\[)(.)(\])`)
-	trailing = regexp.MustCompile(`(\s+\^[A-Za-z0-9-]+)?(\s*)$`)
+	checkbox = compiled(`^(\s*(?:[-*+]|\d{1,9}[.)])\s+\[)(.)(\])`)
+	trailing = compiled(`(\s+\^[A-Za-z0-9-]+)?(\s*)$`)
 	// A next occurrence has no id and depends on nothing (the plugin
 	// drops both so that the series does not block itself).
-	dependency = regexp.MustCompile(` *(?:(?:🆔|⛔)\x{FE0F}? *[A-Za-z0-9_-]+(?: *, *[A-Za-z0-9_-]+)*|[\[(](?:id|dependsOn):: *[^\])]*[\])])`)
-	dateAt     = regexp.MustCompile(` *(?:🛫|⏳|📅|[\[(](?:start|scheduled|due)::)`)
+	dependency = compiled(` *(?:(?:🆔|⛔)\x{FE0F}? *[A-Za-z0-9_-]+(?: *, *[A-Za-z0-9_-]+)*|[\[(](?:id|dependsOn):: *[^\])]*[\])])`)
+	dateAt     = compiled(` *(?:🛫|⏳|📅|[\[(](?:start|scheduled|due)::)`)
 )
 
 // The date fields, each in both formats: its emoji or its Dataview key.
@@ -37,14 +37,14 @@ var (
 	cancelledField = fieldPattern(`❌`, "cancelled")
 )
 
-func fieldPattern(emoji, key string) *regexp.Regexp {
-	return regexp.MustCompile(` *(?:` + emoji + `\x{FE0F}? *(\d{4}-\d{2}-\d{2})|[\[(]` + key + `:: *([^\])]*?) *[\])])`)
+func fieldPattern(emoji, key string) func() *regexp.Regexp {
+	return compiled(` *(?:` + emoji + `\x{FE0F}? *(\d{4}-\d{2}-\d{2})|[\[(]` + key + `:: *([^\])]*?) *[\])])`)
 }
 
 // setField gives every instance of a date field the value, or removes
 // them when value is "". The rest of the line stays as written.
-func setField(s string, field *regexp.Regexp, value string) string {
-	ms := field.FindAllStringSubmatchIndex(s, -1)
+func setField(s string, field func() *regexp.Regexp, value string) string {
+	ms := field().FindAllStringSubmatchIndex(s, -1)
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
 		if value == "" {
@@ -98,13 +98,13 @@ func Update(content []byte, line int, block, op string, today time.Time, set Set
 	end := string(raw[len(body):])
 	s := string(body)
 	if op == Uncomplete {
-		s = checkbox.ReplaceAllString(s, "${1} ${3}")
+		s = checkbox().ReplaceAllString(s, "${1} ${3}")
 		lines[target.Line-1] = []byte(setField(s, doneField, "") + end)
 		return bytes.Join(lines, nil), nil
 	}
-	done := checkbox.ReplaceAllString(s, "${1}x${3}")
+	done := checkbox().ReplaceAllString(s, "${1}x${3}")
 	if set.SetDoneDate {
-		m := trailing.FindStringSubmatchIndex(done)
+		m := trailing().FindStringSubmatchIndex(done)
 		blockID := ""
 		if m[2] >= 0 {
 			blockID = done[m[2]:m[3]]
@@ -147,9 +147,9 @@ func NextOccurrence(line string, t Task, today time.Time, set Settings) (string,
 	if err != nil {
 		return "", fmt.Errorf("that is not a rule the Tasks plugin reads: %v", err)
 	}
-	s := checkbox.ReplaceAllString(line, "${1} ${3}")
+	s := checkbox().ReplaceAllString(line, "${1} ${3}")
 	dates := []struct {
-		field *regexp.Regexp
+		field func() *regexp.Regexp
 		value string
 		name  string
 	}{{dueField, t.Due, "due"}, {scheduledField, t.Scheduled, "scheduled"}, {startField, t.Start, "start"}}
@@ -174,12 +174,12 @@ func NextOccurrence(line string, t Task, today time.Time, set Settings) (string,
 		s = setField(s, scheduledField, "")
 	}
 	s = setField(setField(s, doneField, ""), cancelledField, "")
-	s = dependency.ReplaceAllString(s, "")
-	s = blockID.ReplaceAllString(s, "")
+	s = dependency().ReplaceAllString(s, "")
+	s = blockID().ReplaceAllString(s, "")
 	s = setField(s, createdField, "")
 	if set.SetCreatedDate {
 		created := " " + dated(s, "➕", "created", today)
-		if m := dateAt.FindStringIndex(s); m != nil {
+		if m := dateAt().FindStringIndex(s); m != nil {
 			s = s[:m[0]] + created + s[m[0]:]
 		} else {
 			s = strings.TrimRight(s, " \t") + created
@@ -191,7 +191,7 @@ func NextOccurrence(line string, t Task, today time.Time, set Settings) (string,
 // dated is a date field as the task's line writes its fields: in the
 // Dataview format when it has a Dataview field, else with its emoji.
 func dated(line, emoji, key string, date time.Time) string {
-	if dataview.MatchString(line) {
+	if dataview().MatchString(line) {
 		return "[" + key + ":: " + date.Format(time.DateOnly) + "]"
 	}
 	return emoji + " " + date.Format(time.DateOnly)

@@ -18,7 +18,7 @@ import (
 // or for the one `?sessionId=` names when it has no stream yet.
 func (e *Endpoint) legacyStream(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("sessionId")
-	if id != "" && !sessionID.MatchString(id) {
+	if id != "" && !validSessionID(id) {
 		Refuse(w, http.StatusBadRequest, "BAD_SESSION_ID", "sessionId must be 1 to 128 letters, digits or . _ ~ -", "Leave it out to get a new session.")
 		return
 	}

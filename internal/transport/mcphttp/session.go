@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -60,9 +59,23 @@ func (s *Session) Send(msg []byte) {
 // nothing but the answers to what it sends reaches it.
 func Detached(id string) *Session { return &Session{id: id} }
 
-// sessionID is what a client may choose as its session id (legacy SSE,
-// `?sessionId=`); ours are 32 hex digits.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+// validSessionID reports whether id may be a session id a client chose
+// (legacy SSE, `?sessionId=`): 1 to 128 of A–Z, a–z, 0–9 and . _ ~ -;
+// ours are 32 hex digits. A loop, not a regexp: `{1,128}` compiles to a
+// program of 128 copies, half a millisecond of every start's init.
+func validSessionID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '_', c == '~', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func newSessionID() string {
 	var b [16]byte
