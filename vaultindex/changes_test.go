@@ -1,6 +1,7 @@
 package vaultindex
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"testing"
@@ -83,5 +84,38 @@ func TestNotesAddedAndRemovedOneByOne(t *testing.T) {
 	defer ix.mu.Unlock()
 	if ix.linkIx != linked {
 		t.Error("the link index was built anew for a few notes added and removed")
+	}
+}
+
+// TestNotesAddedAndRemovedCountTowardASave: a note added or removed
+// through the watcher's path counts as one change toward the next
+// snapshot, as a full check counts it.
+func TestNotesAddedAndRemovedCountTowardASave(t *testing.T) {
+	t.Parallel()
+	src := &watchedMem{memSource: newMem(testVault)}
+	st := newStore()
+	ix := New(src, WithStore(st, "vault"))
+	ctx := context.Background()
+	if _, err := ix.Search(ctx, searchReq("garden")); err != nil {
+		t.Fatal(err)
+	}
+	waitPublished(t, st)
+	ix.Close()
+	dirty := func() int {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		return ix.keep.dirty
+	}
+	for i, change := range []func(){
+		func() { src.write("Added.md", "new") },
+		func() { src.remove("Archive/Old.md") },
+	} {
+		change()
+		if _, err := ix.Search(ctx, searchReq("garden")); err != nil {
+			t.Fatal(err)
+		}
+		if got := dirty(); got != i+1 {
+			t.Errorf("after change %d: %d changes toward a save, want %d", i+1, got, i+1)
+		}
 	}
 }
