@@ -249,6 +249,8 @@ func decode(r io.Reader, tag string, size int64) (*loaded, error) {
 	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)),
 		byPath: make(map[string]uint32, min(int64(h.Docs), size/16)),
 		termID: make(map[string]uint32, min(int64(h.Terms), size/4))}
+	terms := min(int64(h.Terms), size/4)
+	l.termText, l.postings = make([]string, 0, terms), make([]plist, 0, terms)
 	for len(l.docs) < h.Docs {
 		// A fresh slice each time: gob leaves a field the stream omits
 		// (it omits zero values) as it was in the slice decoded into, and
@@ -292,10 +294,13 @@ func decode(r io.Reader, tag string, size int64) (*loaded, error) {
 			}
 			at += size
 			total += int(pl.n)
-			if _, dup := l.termID[text]; dup {
+			// One map operation, not a look-up and then an insert: a term
+			// met before leaves the map's size as it was.
+			n := len(l.termID)
+			l.termID[text] = uint32(len(l.termText))
+			if len(l.termID) == n {
 				return nil, fmt.Errorf("term %q twice", text)
 			}
-			l.termID[text] = uint32(len(l.termText))
 			l.termText = append(l.termText, text)
 			l.postings = append(l.postings, pl)
 		}
