@@ -374,13 +374,14 @@ func (e *Endpoint) Sessions() []string {
 	return ids
 }
 
-// Stop refuses new requests and ends every open stream; answers still
-// being computed reach their POSTs.
+// Stop refuses new requests and ends every open stream once what is
+// queued on it is written (Stream.Finish); answers still being computed
+// reach their POSTs.
 func (e *Endpoint) Stop() {
 	e.mu.Lock()
 	e.stopped = true
 	for st := range e.streams {
-		st.Kill("the server is stopping")
+		st.Finish("the server is stopping")
 	}
 	e.mu.Unlock()
 }
