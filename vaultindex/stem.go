@@ -1,7 +1,6 @@
 package vaultindex
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -60,13 +59,4 @@ func stemPrefix(s string) string {
 		return s
 	}
 	return s[:len(s)-size]
-}
-
-// sameStem reports whether term, which begins with prefix, has stem s.
-func sameStem(term, prefix, s string) bool {
-	if !strings.HasPrefix(term, prefix) {
-		return false
-	}
-	ts, ok := stem(term)
-	return ok && ts == s
 }

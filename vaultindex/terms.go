@@ -50,7 +50,7 @@ func (ix *Index) termsFor(a alt) [][]weighted {
 				continue
 			}
 			switch {
-			case stems && sameStem(term, scan, s):
+			case stems && stemIs(term, s):
 				same = append(same, weighted{uint32(t), stemWeight})
 			case expand && strings.HasPrefix(term, w):
 				exp = append(exp, weighted{uint32(t), prefixWeight})
@@ -75,4 +75,11 @@ func commonPrefix(a, b string) string {
 		n--
 	}
 	return a[:n]
+}
+
+// stemIs reports whether term has stem s; the scan has already found
+// that term begins as s's words do.
+func stemIs(term, s string) bool {
+	ts, ok := stem(term)
+	return ok && ts == s
 }
