@@ -226,19 +226,12 @@ func TestSlowBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(ep)
-	t.Cleanup(func() { ts.Close(); ep.Close() })
-	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.URL, "http://"), 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn, url := serveAndDial(t, ep, 20*time.Second)
 	// 1,000 bytes promised, 10 sent.
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
 	second := make(chan int, 1)
 	go func() {
-		resp, _ := post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		resp, _ := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 		second <- resp.StatusCode
 	}()
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -299,14 +292,7 @@ func TestStopWritesWhatIsQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(ep)
-	t.Cleanup(func() { ts.Close(); ep.Close() })
-	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.URL, "http://"), 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	conn, _ := serveAndDial(t, ep, 30*time.Second)
 	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
@@ -341,4 +327,20 @@ func TestStopWritesWhatIsQueued(t *testing.T) {
 	if len(seen) != n {
 		t.Errorf("%d of the %d messages queued at the stop reached the client", len(seen), n)
 	}
+}
+
+// serveAndDial serves ep on a loopback listener and returns a raw
+// connection to it, with deadline d for everything the test does on it,
+// and the server's URL; both are closed when the test ends.
+func serveAndDial(t *testing.T, ep *mcphttp.Endpoint, d time.Duration) (net.Conn, string) {
+	t.Helper()
+	ts := httptest.NewServer(ep)
+	t.Cleanup(func() { ts.Close(); ep.Close() })
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.URL, "http://"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(d))
+	return conn, ts.URL
 }
