@@ -139,10 +139,12 @@ func (fm fmBlock) key(content []byte, key string) (from, to int, found bool) {
 		if k, ok := lineKey(line); ok && k == key {
 			from = off
 			to = off + len(line)
+			parsed := fm.parse(content)
 			for to < fm.close {
 				next := lineAt(content, to, fm.close)
 				t := strings.TrimRight(string(next), "\r\n")
-				if t == "" || t[0] == ' ' || t[0] == '\t' || strings.HasPrefix(t, "- ") || t == "-" {
+				if t == "" || t[0] == ' ' || t[0] == '\t' || strings.HasPrefix(t, "- ") || t == "-" ||
+					parsed.inValue(content, from, to, t) {
 					to += len(next)
 					continue
 				}
