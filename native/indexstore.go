@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -142,6 +143,41 @@ func (s *indexStore) WaitBuilt(ctx context.Context) error {
 }
 
 func (s *indexStore) Open() (io.ReadSeekCloser, error) { return openSnapshot(s.dir) }
+
+// scratchPrefix names the index's scratch files (vaultindex.Scratch).
+const scratchPrefix = "positions-"
+
+// ScratchFile implements vaultindex.Scratch: a new file in the index's
+// folder, taken out of the folder as soon as it is open where the system
+// allows that (it lives on, nameless, until closed or the process ends),
+// so a process killed leaves nothing behind. Where it does not (Windows),
+// the files left by processes gone are removed when the next is made; a
+// file still open there cannot be.
+func (s *indexStore) ScratchFile() (*os.File, error) {
+	r, err := s.root()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if d, err := r.Open("."); err == nil {
+		names, _ := d.Readdirnames(-1)
+		_ = d.Close()
+		for _, n := range names {
+			if strings.HasPrefix(n, scratchPrefix) {
+				_ = r.Remove(n)
+			}
+		}
+	}
+	name := scratchPrefix + rand.Text()[:12]
+	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if runtime.GOOS != "windows" {
+		_ = r.Remove(name)
+	}
+	return f, nil
+}
 
 // openSnapshot opens the snapshot in dir, a regular file reached without
 // a symlink.

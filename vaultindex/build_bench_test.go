@@ -47,7 +47,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	})
 	b.Run("gob/read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := decode(bytes.NewReader(snap.Bytes()), "bench", int64(snap.Len())); err != nil {
+			if _, err := decode(bytes.NewReader(snap.Bytes()), "bench", int64(snap.Len()), nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -248,7 +248,7 @@ func TestBuildStoppedPartWayIsSaved(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	ix.Close() // as the process ends
-	saved, err := readSnapshot(bytes.NewReader(st.bytes()), "vault")
+	saved, err := readSnapshot(bytes.NewReader(st.bytes()), "vault", nil)
 	if err != nil {
 		t.Fatalf("no snapshot of the part built: %v", err)
 	}

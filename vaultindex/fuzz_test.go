@@ -82,7 +82,7 @@ func FuzzSnapshot(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := binary.BigEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, castagnoli))
-		if _, err := readSnapshot(bytes.NewReader(data), "vault"); err != nil {
+		if _, err := readSnapshot(bytes.NewReader(data), "vault", nil); err != nil {
 			return
 		}
 		src := newMem(testVault)

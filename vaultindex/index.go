@@ -146,6 +146,9 @@ type Index struct {
 	fresh    map[string]uint32 // terms added in the current refresh stage
 	termText []string
 	postings []plist         // by term
+	sealed   sealed          // the positions moved to a file (sealed.go)
+	tails    int             // bytes of positions still in memory since the last seal
+	sealAt   int             // sealAt, but in tests
 	totals   [nFields]uint64 // summed field lengths, for the averages
 	count    int             // live notes
 
@@ -168,7 +171,7 @@ func WithBuildHook(begin func() (end func())) Option {
 
 // New returns an index of src; nothing is read until it is first used.
 func New(src Source, opts ...Option) *Index {
-	ix := &Index{src: src, logger: slog.New(slog.DiscardHandler), patience: DefaultPatience}
+	ix := &Index{src: src, logger: slog.New(slog.DiscardHandler), patience: DefaultPatience, sealAt: sealAt}
 	ix.stop, ix.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(ix)
@@ -249,6 +252,8 @@ func (ix *Index) add(pn *parsedNote) {
 	id := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, nil)
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
+	at := pn.positions()
+	grown := 0
 	for l, term := range pn.terms {
 		var t uint32
 		if pn.global[l] >= 0 {
@@ -256,8 +261,12 @@ func (ix *Index) add(pn *parsedNote) {
 		} else {
 			t = ix.term(term)
 		}
-		ix.postings[t].push(id, pack(pn.counts[l]))
+		pl := &ix.postings[t]
+		n := len(pl.pos)
+		pl.push(id, pack(pn.counts[l]), at.of(l))
+		grown += len(pl.pos) - n
 	}
+	ix.grew(grown)
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])
 	}

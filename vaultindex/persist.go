@@ -163,7 +163,8 @@ func (ix *Index) load() {
 		}
 		return
 	}
-	l, err := readSnapshot(rc, k.tag)
+	sc, _ := ix.scratch()
+	l, err := readSnapshot(rc, k.tag, sc)
 	_ = rc.Close()
 	if err != nil {
 		var foreign errForeign
@@ -186,6 +187,12 @@ func (ix *Index) install(l *loaded) {
 	ix.dead = 0
 	ix.termText = l.termText
 	ix.postings = l.postings
+	ix.sealed.close()
+	ix.sealed = l.sealed
+	ix.tails = 0
+	for _, pl := range l.postings {
+		ix.tails += len(pl.pos)
+	}
 	ix.byPath = l.byPath
 	ix.termID = l.termID
 	ix.fresh = map[string]uint32{}
@@ -294,7 +301,9 @@ func (ix *Index) Close() {
 // one streaming pass (50 ms at 100,000 notes), so that a damaged file
 // never reaches the decoder, which would allocate what a length gone
 // wrong says, up to a gigabyte; then its values.
-func readSnapshot(r io.ReadSeeker, tag string) (*loaded, error) {
+//
+// With sc, the positions go to a file of sc's (sealed.go).
+func readSnapshot(r io.ReadSeeker, tag string, sc Scratch) (*loaded, error) {
 	if _, err := CheckSnapshot(r, tag); err != nil {
 		return nil, err
 	}
@@ -305,7 +314,7 @@ func readSnapshot(r io.ReadSeeker, tag string) (*loaded, error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return decode(r, tag, size)
+	return decode(r, tag, size, sc)
 }
 
 // SnapshotInfo is what a saved snapshot says of itself.

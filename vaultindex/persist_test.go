@@ -247,7 +247,7 @@ func TestSnapshotNotTrusted(t *testing.T) {
 				t.Errorf("read %d notes: the snapshot was used", src.reads)
 			}
 			waitPublished(t, st) // and a good one replaces it
-			if _, err := readSnapshot(bytes.NewReader(st.bytes()), "vault"); err != nil {
+			if _, err := readSnapshot(bytes.NewReader(st.bytes()), "vault", nil); err != nil {
 				t.Errorf("the snapshot saved after rebuilding does not read back: %v", err)
 			}
 		})
@@ -322,13 +322,13 @@ func searchReq(q string) note.SearchRequest { return note.SearchRequest{Query: q
 func TestSnapshotEveryFlipDetected(t *testing.T) {
 	t.Parallel()
 	good := saved(t, newMem(testVault)).bytes()
-	if _, err := readSnapshot(bytes.NewReader(good), "vault"); err != nil {
+	if _, err := readSnapshot(bytes.NewReader(good), "vault", nil); err != nil {
 		t.Fatalf("the good snapshot: %v", err)
 	}
 	for i := range good {
 		b := bytes.Clone(good)
 		b[i] ^= 1 << (i % 8)
-		if _, err := readSnapshot(bytes.NewReader(b), "vault"); err == nil {
+		if _, err := readSnapshot(bytes.NewReader(b), "vault", nil); err == nil {
 			t.Fatalf("bit %d of byte %d of %d changed, and the snapshot was accepted", i%8, i, len(good))
 		}
 	}

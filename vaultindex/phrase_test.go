@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -45,9 +47,45 @@ func indexes(n int) []int {
 // phrases of two to four words; after notes are rewritten and removed
 // (dead postings, then a compaction); and from a snapshot. (It found
 // that a phrase mixing CJK and other words looked for the CJK pairs
-// after the rest: "競合 the views" as "the views 競合".)
+// after the rest: "競合 the views" as "the views 競合".) It runs with the
+// positions in memory, and sealed in files (sealed.go) every few
+// kilobytes, so that a build, the changes and the compaction each seal.
 func TestPhrasesAsAPlainScan(t *testing.T) {
 	t.Parallel()
+	t.Run("in memory", func(t *testing.T) {
+		t.Parallel()
+		testPhrases(t, newStore(), nil)
+	})
+	t.Run("sealed", func(t *testing.T) {
+		t.Parallel()
+		st := &scratchStore{memStore: newStore(), dir: t.TempDir()}
+		testPhrases(t, st, func(ix *Index) { ix.sealAt = 2048 })
+		if n := st.made.Load(); n < 5 {
+			t.Errorf("%d files sealed, want several", n)
+		}
+	})
+}
+
+// scratchStore is a memStore that offers Scratch files in dir.
+type scratchStore struct {
+	*memStore
+	dir  string
+	made atomic.Int32
+}
+
+func (s *scratchStore) ScratchFile() (*os.File, error) {
+	s.made.Add(1)
+	return os.CreateTemp(s.dir, "positions-*")
+}
+
+func testPhrases(t *testing.T, st interface {
+	Store
+	bytes() []byte
+}, opt Option) {
+	opts := []Option{WithStore(st, "vault")}
+	if opt != nil {
+		opts = append(opts, opt)
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	vocab := []string{"graph", "view", "the", "note", "Graph", "views", "canvas", "同期", "競合", "链接"}
 	text := func(n int) string {
@@ -65,8 +103,7 @@ func TestPhrasesAsAPlainScan(t *testing.T) {
 		files[fmt.Sprintf("N%03d %s.md", i, vocab[r.IntN(3)])] = text(5 + r.IntN(40))
 	}
 	src := newMem(files)
-	st := newStore()
-	ix := New(src, WithStore(st, "vault"))
+	ix := New(src, opts...)
 	ctx := context.Background()
 	check := func(stage string, ix *Index) {
 		t.Helper()
@@ -105,14 +142,14 @@ func TestPhrasesAsAPlainScan(t *testing.T) {
 	if err := ix.Save(); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := readSnapshot(bytes.NewReader(st.bytes()), "vault")
+	loaded, err := readSnapshot(bytes.NewReader(st.bytes()), "vault", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(loaded.docs) != len(files) {
 		t.Fatalf("snapshot of %d notes, want %d", len(loaded.docs), len(files))
 	}
-	check("from the snapshot", New(src, WithStore(st, "vault")))
+	check("from the snapshot", New(src, opts...))
 }
 
 // TestPhraseIn: the matcher of a note's tokens against a phrase, with
@@ -133,6 +170,42 @@ func TestPhraseIn(t *testing.T) {
 	} {
 		if got := phraseIn(c.text, terms(c.phrase)); got != c.want {
 			t.Errorf("phraseIn(%q, %q) = %v, want %v", c.text, c.phrase, got, c.want)
+		}
+	}
+}
+
+// TestHasRun: the walk of a phrase's positions agrees with trying every
+// start, for random position lists (a term may stand at several places of
+// the phrase: the same list twice).
+func TestHasRun(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 3000 {
+		k := 1 + r.IntN(4)
+		lists := make([][]uint32, k)
+		for i := range lists {
+			if i > 0 && r.IntN(4) == 0 {
+				lists[i] = lists[r.IntN(i)]
+				continue
+			}
+			for p := uint32(r.IntN(3)); p < 40; p += 1 + uint32(r.IntN(6)) {
+				lists[i] = append(lists[i], p)
+			}
+		}
+		want := false
+		for x := uint32(0); x < 40 && !want; x++ {
+			want = true
+			for i, l := range lists {
+				want = want && slices.Contains(l, x+uint32(i))
+			}
+		}
+		its := make([]posIter, k)
+		for i, l := range lists {
+			raw, _ := nextPositions(appendPositions(nil, l), 0)
+			its[i] = posIter{raw: raw}
+		}
+		if got := hasRun(its); got != want {
+			t.Fatalf("hasRun(%v) = %v, want %v", lists, got, want)
 		}
 	}
 }

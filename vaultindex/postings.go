@@ -1,6 +1,8 @@
 package vaultindex
 
 import (
+	"bufio"
+	"io"
 	"slices"
 )
 
@@ -15,12 +17,21 @@ import (
 // (its docs entry is nil), until compact drops them all at once.
 type plist struct {
 	data []byte
+	pos  []byte // each posting's body positions, in turn (positions.go)
 	n    uint32 // postings in data, dead ones included
 	last uint32 // id of the last one
 }
 
-// push appends a posting for note id, which is above every id in l.
-func (l *plist) push(id, tf uint32) {
+// push appends a posting for note id, which is above every id in l, with
+// its body positions ps.
+func (l *plist) push(id, tf uint32, ps []uint32) {
+	l.pushID(id, tf)
+	l.pos = appendPositions(l.pos, ps)
+}
+
+// pushID appends a posting's id and counts, its positions left to the
+// caller.
+func (l *plist) pushID(id, tf uint32) {
 	gap := id
 	if l.n > 0 {
 		gap = id - l.last
@@ -108,7 +119,8 @@ func (ix *Index) compactDue() bool {
 
 // compact drops the postings of notes taken out and renumbers the notes
 // densely, in their order (so every list stays sorted): one pass over the
-// whole index, once the dead are a few percent of it.
+// whole index, once the dead are a few percent of it. Sealed positions
+// are written to a new file as they are renumbered, never all in memory.
 func (ix *Index) compact() {
 	renum := make([]uint32, len(ix.docs))
 	docs := make([]*doc, 0, ix.count)
@@ -118,8 +130,15 @@ func (ix *Index) compact() {
 			docs = append(docs, d)
 		}
 	}
-	for t := range ix.postings {
-		ix.postings[t] = ix.renumbered(&ix.postings[t], renum)
+	if !ix.compactSealed(renum) {
+		for t := range ix.postings {
+			ix.postings[t] = ix.renumbered(&ix.postings[t], renum, ix.positionsOf(uint32(t)), nil)
+		}
+		ix.sealed.close()
+		ix.tails = 0
+		for _, l := range ix.postings {
+			ix.tails += len(l.pos)
+		}
 	}
 	ix.docs = docs
 	clear(ix.byPath)
@@ -134,21 +153,63 @@ func (ix *Index) compact() {
 	ix.graph = nil
 }
 
-// renumbered is l without its dead postings, its ids mapped by renum.
-func (ix *Index) renumbered(l *plist, renum []uint32) plist {
+// compactSealed renumbers the lists as compact does, their positions going
+// to a new sealed file; false, having changed nothing, when there is no
+// sealed file or no new one can be written.
+func (ix *Index) compactSealed(renum []uint32) bool {
+	sc, ok := ix.scratch()
+	if ix.sealed.f == nil || !ok {
+		return false
+	}
+	f, err := sc.ScratchFile()
+	if err != nil {
+		return false
+	}
+	lists := make([]plist, len(ix.postings))
+	off, err := ix.writeSealed(f, func(t int, old *bufio.Reader, size int64, w *bufio.Writer) error {
+		r := io.LimitReader(old, size)
+		lists[t] = ix.renumbered(&ix.postings[t], renum, &posSource{r: r, left: size, tail: ix.postings[t].pos}, w)
+		// Whatever the source did not read (it stops at a read error)
+		// must not be taken for the next term's.
+		_, err := io.Copy(io.Discard, r)
+		return err
+	})
+	if err != nil {
+		_ = f.Close()
+		return false
+	}
+	ix.postings = lists
+	ix.sealed.close()
+	ix.sealed = sealed{f: f, off: off}
+	ix.tails = 0
+	return true
+}
+
+// renumbered is l without its dead postings, its ids mapped by renum; the
+// positions of those kept are read from ps and written to w, or, when w
+// is nil, kept in memory.
+func (ix *Index) renumbered(l *plist, renum []uint32, ps *posSource, w io.Writer) plist {
 	var out plist
 	if l.n == 0 {
 		return out
 	}
 	out.data = make([]byte, 0, len(l.data))
+	var b []byte
 	l.each(func(id, tf uint32) {
+		raw, _ := ps.next()
 		if ix.docs[id] != nil {
-			out.push(renum[id], tf)
+			out.pushID(renum[id], tf)
+			if w == nil {
+				out.pos = appendRawPositions(out.pos, raw)
+			} else {
+				b = appendRawPositions(b[:0], raw)
+				_, _ = w.Write(b) // a bufio.Writer: its error comes back at Flush
+			}
 		}
 	})
-	out.data = slices.Clip(out.data)
+	out.data, out.pos = slices.Clip(out.data), slices.Clip(out.pos)
 	if out.n == 0 {
-		out.data = nil
+		out.data, out.pos = nil, nil
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package vaultindex
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,6 +57,9 @@ type parsedNote struct {
 	local  map[string]int32 // term → local number
 	terms  []string         // by local number
 	counts [][nFields]uint8 // by local number
+	// seq is the body's terms by local number, in order, as the phrase
+	// check tokenizes it (no CJK unigrams): each term's positions.
+	seq []int32
 	// global is each term's id in the index when it was already known as
 	// the note was parsed (looked up then, in parallel), else -1.
 	global []int64
@@ -68,6 +72,7 @@ var localPool = sync.Pool{New: func() any { return make(map[string]int32, 512) }
 
 // release returns what the note no longer needs once merged.
 func (pn *parsedNote) release() {
+	pn.seq = nil
 	if pn.local != nil {
 		clear(pn.local)
 		localPool.Put(pn.local)
@@ -114,6 +119,9 @@ func (ix *Index) read(p string) *parsedNote {
 				c[f]++
 			}
 			pn.lens[f]++
+			if f == fBody && !t.uni {
+				pn.seq = append(pn.seq, id)
+			}
 		}
 	}
 	tokenize(note.Stem(p), true, count(fTitle))
@@ -139,6 +147,31 @@ func (ix *Index) read(p string) *parsedNote {
 		}
 	}
 	return pn
+}
+
+// termPositions are a note's body positions, by local term number.
+type termPositions struct {
+	start []int32  // term l's positions are flat[start[l]:start[l+1]]
+	flat  []uint32 // every position, grouped by term, increasing
+}
+
+func (tp termPositions) of(l int) []uint32 { return tp.flat[tp.start[l]:tp.start[l+1]] }
+
+// positions groups the body's positions by term (a counting sort of seq).
+func (pn *parsedNote) positions() termPositions {
+	tp := termPositions{start: make([]int32, len(pn.terms)+1), flat: make([]uint32, len(pn.seq))}
+	for _, l := range pn.seq {
+		tp.start[l+1]++
+	}
+	for l := range pn.terms {
+		tp.start[l+1] += tp.start[l]
+	}
+	next := slices.Clone(tp.start[:len(pn.terms)])
+	for p, l := range pn.seq {
+		tp.flat[next[l]] = uint32(p)
+		next[l]++
+	}
+	return tp
 }
 
 // canvasText is what a canvas says (canvas.Text) and its links, each at

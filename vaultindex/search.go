@@ -288,18 +288,8 @@ func (ix *Index) altSet(a alt) (set, []uint8) {
 			s.and(ss)
 		}
 	}
-	if a.phrase {
-		// Each candidate is read again, on every core: a phrase of common
-		// words has most of the vault for candidates.
-		var cands []uint32
-		s.each(func(id uint32) { cands = append(cands, id) })
-		out := make([]bool, len(cands))
-		parallel(len(cands), func(i int) { out[i] = !ix.hasPhrase(ix.docs[cands[i]], a.words) })
-		for i, id := range cands {
-			if out[i] {
-				s[id/64] &^= 1 << (id % 64)
-			}
-		}
+	if a.phrase && !s.empty() {
+		ix.keepPhrase(s, a.words)
 	}
 	return s, counts
 }
@@ -318,17 +308,6 @@ func (ix *Index) softCounts(a alt) []uint8 {
 		}
 	}
 	return counts
-}
-
-// hasPhrase reports whether the note's body has the words side by side,
-// or its title is them. Positions are not kept in the index (they doubled
-// it: docs/benchmarks.md); the note is read again, and its tokens matched
-// as they come, with nothing kept of them.
-func (ix *Index) hasPhrase(d *doc, words []string) bool {
-	if data, _, err := ix.text(d.path); err == nil && phraseIn(string(data), words) {
-		return true
-	}
-	return phraseIn(note.Stem(d.path), words)
 }
 
 // phraseIn reports whether text's tokens hold words side by side. For

@@ -27,7 +27,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 3
+	snapVersion = 4
 )
 
 type snapHeader struct {
@@ -101,10 +101,12 @@ const (
 // snapTerms is a chunk of terms with their postings as they are kept in
 // memory (plist): Data holds each term's list in turn, Size bytes each.
 type snapTerms struct {
-	Text  []string
-	Count []uint32 // postings per term
-	Size  []uint32
-	Data  []byte
+	Text    []string
+	Count   []uint32 // postings per term
+	Size    []uint32
+	Data    []byte
+	PosSize []uint32 // each term's positions (plist.pos), PosSize bytes each
+	Pos     []byte
 }
 
 const (
@@ -163,18 +165,38 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 	var st snapTerms
 	flushTerms := func() error {
 		err := enc.Encode(&st)
-		st = snapTerms{Text: st.Text[:0], Count: st.Count[:0], Size: st.Size[:0], Data: st.Data[:0]}
+		st = snapTerms{Text: st.Text[:0], Count: st.Count[:0], Size: st.Size[:0], Data: st.Data[:0], PosSize: st.PosSize[:0], Pos: st.Pos[:0]}
 		return err
 	}
+	// The sealed positions are read in one pass, term after term.
+	var old *bufio.Reader
+	if ix.sealed.f != nil {
+		old = bufio.NewReaderSize(io.NewSectionReader(ix.sealed.f, 0, ix.sealed.off[len(ix.sealed.off)-1]), 1<<20)
+	}
 	for t, l := range ix.postings {
+		_, sealedSize := ix.sealed.region(uint32(t))
 		if l.n == 0 {
+			if sealedSize > 0 {
+				if _, err := old.Discard(int(sealedSize)); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		st.Text = append(st.Text, ix.termText[t])
 		st.Count = append(st.Count, l.n)
 		st.Size = append(st.Size, uint32(len(l.data)))
 		st.Data = append(st.Data, l.data...)
-		if len(st.Data) >= postingChunk {
+		st.PosSize = append(st.PosSize, uint32(sealedSize)+uint32(len(l.pos)))
+		if sealedSize > 0 {
+			at := len(st.Pos)
+			st.Pos = slices.Grow(st.Pos, int(sealedSize))[:at+int(sealedSize)]
+			if _, err := io.ReadFull(old, st.Pos[at:]); err != nil {
+				return err
+			}
+		}
+		st.Pos = append(st.Pos, l.pos...)
+		if len(st.Data)+len(st.Pos) >= postingChunk {
 			if err := flushTerms(); err != nil {
 				return err
 			}
@@ -217,6 +239,7 @@ type loaded struct {
 	postings []plist
 	byPath   map[string]uint32
 	termID   map[string]uint32
+	sealed   sealed // the positions, when they went to a file
 }
 
 // errForeign marks a snapshot written by another format, version, vault or
@@ -229,7 +252,10 @@ func (e errForeign) Error() string { return "not this index's snapshot: " + e.wh
 // checksum was checked (readSnapshot). Anything wrong (a foreign header,
 // a short file, lists that do not add up) is an error and nothing of it is
 // used.
-func decode(r io.Reader, tag string, size int64) (*loaded, error) {
+//
+// With sc, the positions go to a file of sc's (sealed.go) rather than
+// into memory.
+func decode(r io.Reader, tag string, size int64, sc Scratch) (out *loaded, err error) {
 	dec := gob.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	var h snapHeader
 	if err := dec.Decode(&h); err != nil {
@@ -270,29 +296,48 @@ func decode(r io.Reader, tag string, size int64) (*loaded, error) {
 			l.docs = append(l.docs, snapToDoc(&chunk[i]))
 		}
 	}
+	var pw *bufio.Writer
+	var pcount *countWriter
+	if sc != nil {
+		if f, err := sc.ScratchFile(); err == nil {
+			l.sealed = sealed{f: f, off: []int64{0}}
+			pcount = &countWriter{w: f}
+			pw = bufio.NewWriterSize(pcount, 1<<20)
+			defer func() {
+				if l.sealed.f != nil && (err != nil || pw.Flush() != nil) {
+					// Positions not all in the file: none are used.
+					l.sealed.close()
+					if err == nil {
+						out, err = nil, fmt.Errorf("cannot write phrase positions to a file")
+					}
+				}
+			}()
+		}
+	}
 	total := 0
 	for len(l.termText) < h.Terms {
 		var st snapTerms
 		if err := dec.Decode(&st); err != nil {
 			return nil, err
 		}
-		if len(st.Text) == 0 || len(st.Count) != len(st.Text) || len(st.Size) != len(st.Text) || len(l.termText)+len(st.Text) > h.Terms {
+		if len(st.Text) == 0 || len(st.Count) != len(st.Text) || len(st.Size) != len(st.Text) || len(st.PosSize) != len(st.Text) || len(l.termText)+len(st.Text) > h.Terms {
 			return nil, fmt.Errorf("bad term chunk")
 		}
 		// Each term's list is a slice of the chunk's Data whose capacity
 		// ends at its length: a later append copies it instead of
 		// overwriting the next term's.
-		at := 0
+		at, pat := 0, 0
 		for i, text := range st.Text {
-			size := int(st.Size[i])
-			if size > len(st.Data)-at {
+			size, psize := int(st.Size[i]), int(st.PosSize[i])
+			if size > len(st.Data)-at || psize > len(st.Pos)-pat {
 				return nil, fmt.Errorf("bad postings of %q", text)
 			}
-			pl := plist{data: st.Data[at : at+size : at+size]}
-			if !checkList(&pl, st.Count[i], len(l.docs)) {
+			pl := plist{data: st.Data[at : at+size : at+size], pos: st.Pos[pat : pat+psize : pat+psize]}
+			if !checkList(&pl, st.Count[i], len(l.docs)) || !checkPositions(pl.pos, pl.n) {
 				return nil, fmt.Errorf("bad postings of %q", text)
 			}
 			at += size
+			pat += psize
 			total += int(pl.n)
 			// One map operation, not a look-up and then an insert: a term
 			// met before leaves the map's size as it was.
@@ -302,9 +347,16 @@ func decode(r io.Reader, tag string, size int64) (*loaded, error) {
 				return nil, fmt.Errorf("term %q twice", text)
 			}
 			l.termText = append(l.termText, text)
+			if pw != nil {
+				if _, err := pw.Write(pl.pos); err != nil {
+					return nil, err
+				}
+				l.sealed.off = append(l.sealed.off, pcount.n+int64(pw.Buffered()))
+				pl.pos = nil
+			}
 			l.postings = append(l.postings, pl)
 		}
-		if at != len(st.Data) {
+		if at != len(st.Data) || pat != len(st.Pos) {
 			return nil, fmt.Errorf("bad term chunk")
 		}
 	}

@@ -15,6 +15,7 @@ var versionDigests = map[int]string{
 	1: "d91c55e87554720b",
 	2: "fed78bb93f80c77b", // ー, 々 and half-width kana inside CJK runs
 	3: "f7c48203b1271625", // spacing marks (Indic vowel signs) inside words
+	4: "c7662fed6ad0f8bf", // each term's body positions, for phrases
 }
 
 const versionSample = `---
@@ -47,7 +48,13 @@ func TestSnapshotVersion(t *testing.T) {
 		for l, term := range pn.terms {
 			counts[term] = pn.counts[l]
 		}
-		out = append(out, counts, pn.lens, docToSnap(&doc{path: p, meta: pn.meta}))
+		// The body's terms in order: the positions phrases are answered
+		// from (from version 4).
+		seq := make([]string, len(pn.seq))
+		for i, l := range pn.seq {
+			seq[i] = pn.terms[l]
+		}
+		out = append(out, counts, pn.lens, docToSnap(&doc{path: p, meta: pn.meta}), seq)
 		pn.release()
 	}
 	data, err := json.Marshal(out)

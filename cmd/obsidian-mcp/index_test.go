@@ -135,6 +135,22 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 	if got := found(t, second, "zebrafinch"); !slices.Equal(got, want) {
 		t.Errorf("after the restart found %v, want %v", got, want)
 	}
+	// Phrases, from the positions the snapshot held (moved to a scratch
+	// file of the index folder) and from those of the notes read since.
+	if got := found(t, second, `"zebrafinch sat"`); !slices.Equal(got, zebras(n, 50)) {
+		t.Errorf(`after the restart "zebrafinch sat" found %v, want %v`, got, zebras(n, 50))
+	}
+	if got := found(t, second, `"zebrafinch here"`); !slices.Equal(got, []string{"F1/n00001.md"}) {
+		t.Errorf(`after the restart "zebrafinch here" found %v, want the note changed`, got)
+	}
+	// The scratch file has no name in the folder, even while it is open.
+	if names, err := os.ReadDir(filepath.Dir(snapshot)); err == nil {
+		for _, e := range names {
+			if strings.HasPrefix(e.Name(), "positions-") {
+				t.Errorf("%s left in the index folder", e.Name())
+			}
+		}
+	}
 	_ = second.Close()
 	if log := stderr.String(); !strings.Contains(log, "search index loaded") || strings.Contains(log, "afresh") {
 		t.Errorf("the restart did not use the saved index:\n%s", log)
