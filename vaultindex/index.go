@@ -252,8 +252,7 @@ func (ix *Index) add(pn *parsedNote) {
 	id := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, nil)
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
-	at := pn.positions()
-	grown := 0
+	from := int32(0)
 	for l, term := range pn.terms {
 		var t uint32
 		if pn.global[l] >= 0 {
@@ -262,10 +261,11 @@ func (ix *Index) add(pn *parsedNote) {
 			t = ix.term(term)
 		}
 		pl := &ix.postings[t]
-		n := len(pl.pos)
-		pl.push(id, pack(pn.counts[l]), at.of(l))
-		grown += len(pl.pos) - n
+		pl.pushID(id, pack(pn.counts[l]))
+		pl.pos = append(pl.pos, pn.pos[from:pn.posEnd[l]]...)
+		from = pn.posEnd[l]
 	}
+	grown := len(pn.pos)
 	ix.grew(grown)
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])

@@ -165,7 +165,9 @@ func (ix *Index) load() {
 	}
 	sc, _ := ix.scratch()
 	l, err := readSnapshot(rc, k.tag, sc)
-	_ = rc.Close()
+	if err != nil || !l.adopted {
+		_ = rc.Close() // else it is the index's positions file now
+	}
 	if err != nil {
 		var foreign errForeign
 		if errors.As(err, &foreign) {

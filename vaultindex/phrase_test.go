@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -54,16 +57,45 @@ func TestPhrasesAsAPlainScan(t *testing.T) {
 	t.Parallel()
 	t.Run("in memory", func(t *testing.T) {
 		t.Parallel()
-		testPhrases(t, newStore(), nil)
+		testPhrases(t, newStore(), nil, nil)
 	})
 	t.Run("sealed", func(t *testing.T) {
 		t.Parallel()
 		st := &scratchStore{memStore: newStore(), dir: t.TempDir()}
-		testPhrases(t, st, func(ix *Index) { ix.sealAt = 2048 })
+		testPhrases(t, st, func(ix *Index) { ix.sealAt = 2048 }, nil)
 		if n := st.made.Load(); n < 5 {
 			t.Errorf("%d files sealed, want several", n)
 		}
 	})
+	t.Run("snapshot file", func(t *testing.T) {
+		t.Parallel()
+		st := fileStore{&scratchStore{memStore: newStore(), dir: t.TempDir()}}
+		testPhrases(t, st, func(ix *Index) { ix.sealAt = 2048 }, func(ix *Index) {
+			if f := ix.sealed.f; f == nil || !strings.HasPrefix(filepath.Base(f.Name()), "snapshot-") {
+				t.Errorf("the restart's positions are not read from the snapshot's file")
+			}
+		})
+	})
+}
+
+// fileStore is a scratchStore whose snapshot is opened as a file, as
+// native's is: a restart reads the positions where they lie.
+type fileStore struct{ *scratchStore }
+
+func (s fileStore) Open() (io.ReadSeekCloser, error) {
+	data := s.bytes()
+	if data == nil {
+		return nil, fs.ErrNotExist
+	}
+	f, err := os.CreateTemp(s.dir, "snapshot-*")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		return nil, err
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return f, err
 }
 
 // scratchStore is a memStore that offers Scratch files in dir.
@@ -78,10 +110,12 @@ func (s *scratchStore) ScratchFile() (*os.File, error) {
 	return os.CreateTemp(s.dir, "positions-*")
 }
 
+// testPhrases runs the test on st; restartedHook, when not nil, is given
+// the first index loaded from st's snapshot.
 func testPhrases(t *testing.T, st interface {
 	Store
 	bytes() []byte
-}, opt Option) {
+}, opt Option, restartedHook func(*Index)) {
 	opts := []Option{WithStore(st, "vault")}
 	if opt != nil {
 		opts = append(opts, opt)
@@ -100,7 +134,7 @@ func testPhrases(t *testing.T, st interface {
 	}
 	files := map[string]string{}
 	for i := range 300 {
-		files[fmt.Sprintf("N%03d %s.md", i, vocab[r.IntN(3)])] = text(5 + r.IntN(40))
+		files[fmt.Sprintf("N%03d %s %s.md", i, vocab[r.IntN(3)], vocab[r.IntN(3)])] = text(5 + r.IntN(40))
 	}
 	src := newMem(files)
 	ix := New(src, opts...)
@@ -124,32 +158,44 @@ func testPhrases(t *testing.T, st interface {
 			}
 		}
 	}
+	change := func(ix *Index, stage string) {
+		t.Helper()
+		for i := range 150 { // rewrites and removals, past the compaction threshold
+			p := fmt.Sprintf("N%03d %s %s.md", r.IntN(300), vocab[r.IntN(3)], vocab[r.IntN(3)])
+			if _, ok := files[p]; ok && i%3 == 0 {
+				delete(files, p)
+				src.remove(p)
+			} else {
+				files[p] = text(5 + r.IntN(40))
+				src.write(p, files[p])
+			}
+			if i%25 == 0 {
+				check(fmt.Sprintf("%s, after %d changes", stage, i+1), ix)
+			}
+		}
+		check(stage+", changed", ix)
+		if err := ix.Save(); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := readSnapshot(bytes.NewReader(st.bytes()), "vault", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(loaded.docs) != len(files) {
+			t.Fatalf("%s: snapshot of %d notes, want %d", stage, len(loaded.docs), len(files))
+		}
+	}
 	check("built", ix)
-	for i := range 150 { // rewrites and removals, past the compaction threshold
-		p := fmt.Sprintf("N%03d %s.md", r.IntN(300), vocab[r.IntN(3)])
-		if _, ok := files[p]; ok && i%3 == 0 {
-			delete(files, p)
-			src.remove(p)
-		} else {
-			files[p] = text(5 + r.IntN(40))
-			src.write(p, files[p])
-		}
-		if i%25 == 0 {
-			check(fmt.Sprintf("after %d changes", i+1), ix)
-		}
+	change(ix, "built")
+	// A restart, then changes on what it loaded (sealing, compacting and
+	// saving from it), and another restart.
+	restarted := New(src, opts...)
+	check("from the snapshot", restarted)
+	if restartedHook != nil {
+		restartedHook(restarted)
 	}
-	check("changed", ix)
-	if err := ix.Save(); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := readSnapshot(bytes.NewReader(st.bytes()), "vault", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loaded.docs) != len(files) {
-		t.Fatalf("snapshot of %d notes, want %d", len(loaded.docs), len(files))
-	}
-	check("from the snapshot", New(src, opts...))
+	change(restarted, "restarted")
+	check("from the second snapshot", New(src, opts...))
 }
 
 // TestPhraseIn: the matcher of a note's tokens against a phrase, with

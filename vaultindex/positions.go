@@ -80,6 +80,7 @@ type cursor struct {
 	ps  *posSource // the list's positions
 	i   int        // where the next posting starts in l.data
 	id  uint32
+	tf  uint32 // the current posting's packed counts
 	raw []byte // the current posting's gaps, valid until the next move
 	on  bool   // at a posting
 }
@@ -91,7 +92,7 @@ func (c *cursor) next() bool {
 		return false
 	}
 	gap, k, _ := uvarint(c.l.data, c.i)
-	_, c.i, _ = uvarint(c.l.data, k)
+	c.tf, c.i, _ = uvarint(c.l.data, k)
 	c.id += gap
 	c.raw, _ = c.ps.next()
 	c.on = true
@@ -110,37 +111,31 @@ func (c *cursor) seek(id uint32) bool {
 }
 
 // keepPhrase takes out of s the notes whose body does not have words
-// side by side, unless their title is the phrase. Every note of s has
-// every word in some form (altSet); one whose body lacks a word as
-// written is only looked at for its title.
+// side by side, unless their title is the phrase. A note that has the
+// phrase in either has each word as written (as a term of its body or
+// title); the others, though in s (which has every word in some form:
+// altSet), are not looked at.
 func (ix *Index) keepPhrase(s set, words []string) {
 	found := newSet(len(ix.docs))
 	ids := make([]uint32, len(words))
-	known := true
 	for i, w := range words {
 		t, ok := ix.termID[w]
 		if !ok {
-			known = false
-			break
+			s.and(found)
+			return
 		}
 		ids[i] = t
 	}
-	if known {
-		ix.phraseDocs(s, ids, found)
-	}
-	s.each(func(id uint32) {
-		if !found.has(id) && !phraseIn(note.Stem(ix.docs[id].path), words) {
-			s[id/64] &^= 1 << (id % 64)
-		}
-	})
+	ix.phraseDocs(s, ids, words, found)
+	s.and(found)
 }
 
 // phraseDocs adds to found the notes of s whose body has the terms ids
-// side by side. The lists are walked together, the rarest term's leading,
-// and only a note that every list holds has its positions looked at:
-// those are walked together too (hasRun), up to the first place the
-// phrase stands.
-func (ix *Index) phraseDocs(s set, ids []uint32, found set) {
+// side by side, or whose title is words. The lists are walked together,
+// the rarest term's leading; a note every list holds has its positions
+// walked together too (hasRun), up to the first place the phrase stands,
+// when each term is in its body; its title is read when each is in it.
+func (ix *Index) phraseDocs(s set, ids []uint32, words []string, found set) {
 	order := make([]int, len(ids)) // places in the phrase, rarest term first
 	for i := range order {
 		order[i] = i
@@ -166,10 +161,21 @@ next:
 				continue next
 			}
 		}
-		for i := range its {
-			its[i] = posIter{raw: cur[i].raw}
+		inBody, inTitle := true, true
+		for i := range cur {
+			inBody = inBody && fieldCount(cur[i].tf, fBody) > 0
+			inTitle = inTitle && fieldCount(cur[i].tf, fTitle) > 0
 		}
-		if hasRun(its) {
+		if inBody {
+			for i := range its {
+				its[i] = posIter{raw: cur[i].raw}
+			}
+			if hasRun(its) {
+				found.add(id)
+				continue
+			}
+		}
+		if inTitle && phraseIn(note.Stem(ix.docs[id].path), words) {
 			found.add(id)
 		}
 	}

@@ -22,15 +22,8 @@ type plist struct {
 	last uint32 // id of the last one
 }
 
-// push appends a posting for note id, which is above every id in l, with
-// its body positions ps.
-func (l *plist) push(id, tf uint32, ps []uint32) {
-	l.pushID(id, tf)
-	l.pos = appendPositions(l.pos, ps)
-}
-
-// pushID appends a posting's id and counts, its positions left to the
-// caller.
+// pushID appends a posting for note id, which is above every id in l,
+// with its counts; its positions are the caller's to append to l.pos.
 func (l *plist) pushID(id, tf uint32) {
 	gap := id
 	if l.n > 0 {

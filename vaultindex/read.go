@@ -60,6 +60,10 @@ type parsedNote struct {
 	// seq is the body's terms by local number, in order, as the phrase
 	// check tokenizes it (no CJK unigrams): each term's positions.
 	seq []int32
+	// pos is each term's positions, encoded (appendPositions), by local
+	// number: term l's end at posEnd[l].
+	pos    []byte
+	posEnd []int32
 	// global is each term's id in the index when it was already known as
 	// the note was parsed (looked up then, in parallel), else -1.
 	global []int64
@@ -72,7 +76,7 @@ var localPool = sync.Pool{New: func() any { return make(map[string]int32, 512) }
 
 // release returns what the note no longer needs once merged.
 func (pn *parsedNote) release() {
-	pn.seq = nil
+	pn.seq, pn.pos, pn.posEnd = nil, nil, nil
 	if pn.local != nil {
 		clear(pn.local)
 		localPool.Put(pn.local)
@@ -146,32 +150,32 @@ func (ix *Index) read(p string) *parsedNote {
 			pn.global[l] = int64(t)
 		}
 	}
+	pn.encodePositions()
 	return pn
 }
 
-// termPositions are a note's body positions, by local term number.
-type termPositions struct {
-	start []int32  // term l's positions are flat[start[l]:start[l+1]]
-	flat  []uint32 // every position, grouped by term, increasing
-}
-
-func (tp termPositions) of(l int) []uint32 { return tp.flat[tp.start[l]:tp.start[l+1]] }
-
-// positions groups the body's positions by term (a counting sort of seq).
-func (pn *parsedNote) positions() termPositions {
-	tp := termPositions{start: make([]int32, len(pn.terms)+1), flat: make([]uint32, len(pn.seq))}
+// encodePositions encodes the body's positions of each term (a counting
+// sort of seq, then appendPositions), while the note is parsed on every
+// core: the merge, one note after another, only copies them.
+func (pn *parsedNote) encodePositions() {
+	start := make([]int32, len(pn.terms)+1)
 	for _, l := range pn.seq {
-		tp.start[l+1]++
+		start[l+1]++
 	}
 	for l := range pn.terms {
-		tp.start[l+1] += tp.start[l]
+		start[l+1] += start[l]
 	}
-	next := slices.Clone(tp.start[:len(pn.terms)])
+	flat := make([]uint32, len(pn.seq))
+	next := slices.Clone(start[:len(pn.terms)])
 	for p, l := range pn.seq {
-		tp.flat[next[l]] = uint32(p)
+		flat[next[l]] = uint32(p)
 		next[l]++
 	}
-	return tp
+	pn.posEnd = make([]int32, len(pn.terms))
+	for l := range pn.terms {
+		pn.pos = appendPositions(pn.pos, flat[start[l]:start[l+1]])
+		pn.posEnd[l] = int32(len(pn.pos))
+	}
 }
 
 // canvasText is what a canvas says (canvas.Text) and its links, each at

@@ -45,6 +45,16 @@ func (s *sealed) region(t uint32) (from, size int64) {
 	return s.off[t], s.off[t+1] - s.off[t]
 }
 
+// reader reads the sealed positions in one pass, term after term, from
+// the first term's (which, in a snapshot's file, is not at its start);
+// nil when there are none.
+func (s *sealed) reader() *bufio.Reader {
+	if s.f == nil {
+		return nil
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(s.f, s.off[0], s.off[len(s.off)-1]-s.off[0]), 1<<20)
+}
+
 func (s *sealed) close() {
 	if s.f != nil {
 		_ = s.f.Close()
@@ -111,10 +121,7 @@ func (ix *Index) seal() {
 // sealed positions (size bytes, which one must read all of) and the new
 // file's writer; it returns the new file's offsets.
 func (ix *Index) writeSealed(f *os.File, one func(t int, old *bufio.Reader, size int64, w *bufio.Writer) error) ([]int64, error) {
-	var old *bufio.Reader
-	if ix.sealed.f != nil {
-		old = bufio.NewReaderSize(io.NewSectionReader(ix.sealed.f, 0, ix.sealed.off[len(ix.sealed.off)-1]), 1<<20)
-	}
+	old := ix.sealed.reader()
 	cw := &countWriter{w: f}
 	w := bufio.NewWriterSize(cw, 1<<20)
 	off := make([]int64, len(ix.postings)+1)

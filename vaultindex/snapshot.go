@@ -16,8 +16,9 @@ import (
 
 // A snapshot is the index written out with encoding/gob, as a stream of
 // values: a header, the notes in chunks, the terms with their postings in
-// chunks; then the CRC-32C of every byte before it, as 4 bytes. Chunks keep what is
-// buffered while writing or reading to one chunk, not the whole index.
+// chunks; then the positions section (snappos.go), raw; then the CRC-32C
+// of every byte before it, as 4 bytes. Chunks keep what is buffered while
+// writing or reading to one chunk, not the whole index.
 // gob was measured against encoding/json on the same 10,000-note index
 // (see docs/benchmarks.md): it is smaller and several times faster to
 // read, and it is the standard library's own format for Go values.
@@ -101,12 +102,13 @@ const (
 // snapTerms is a chunk of terms with their postings as they are kept in
 // memory (plist): Data holds each term's list in turn, Size bytes each.
 type snapTerms struct {
-	Text    []string
-	Count   []uint32 // postings per term
-	Size    []uint32
-	Data    []byte
-	PosSize []uint32 // each term's positions (plist.pos), PosSize bytes each
-	Pos     []byte
+	Text  []string
+	Count []uint32 // postings per term
+	Size  []uint32
+	Data  []byte
+	// PosSize is each term's positions' size in the positions section
+	// that follows the values (positions.go).
+	PosSize []uint32
 }
 
 const (
@@ -165,38 +167,20 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 	var st snapTerms
 	flushTerms := func() error {
 		err := enc.Encode(&st)
-		st = snapTerms{Text: st.Text[:0], Count: st.Count[:0], Size: st.Size[:0], Data: st.Data[:0], PosSize: st.PosSize[:0], Pos: st.Pos[:0]}
+		st = snapTerms{Text: st.Text[:0], Count: st.Count[:0], Size: st.Size[:0], Data: st.Data[:0], PosSize: st.PosSize[:0]}
 		return err
 	}
-	// The sealed positions are read in one pass, term after term.
-	var old *bufio.Reader
-	if ix.sealed.f != nil {
-		old = bufio.NewReaderSize(io.NewSectionReader(ix.sealed.f, 0, ix.sealed.off[len(ix.sealed.off)-1]), 1<<20)
-	}
 	for t, l := range ix.postings {
-		_, sealedSize := ix.sealed.region(uint32(t))
 		if l.n == 0 {
-			if sealedSize > 0 {
-				if _, err := old.Discard(int(sealedSize)); err != nil {
-					return err
-				}
-			}
 			continue
 		}
+		_, sealedSize := ix.sealed.region(uint32(t))
 		st.Text = append(st.Text, ix.termText[t])
 		st.Count = append(st.Count, l.n)
 		st.Size = append(st.Size, uint32(len(l.data)))
 		st.Data = append(st.Data, l.data...)
 		st.PosSize = append(st.PosSize, uint32(sealedSize)+uint32(len(l.pos)))
-		if sealedSize > 0 {
-			at := len(st.Pos)
-			st.Pos = slices.Grow(st.Pos, int(sealedSize))[:at+int(sealedSize)]
-			if _, err := io.ReadFull(old, st.Pos[at:]); err != nil {
-				return err
-			}
-		}
-		st.Pos = append(st.Pos, l.pos...)
-		if len(st.Data)+len(st.Pos) >= postingChunk {
+		if len(st.Data) >= postingChunk {
 			if err := flushTerms(); err != nil {
 				return err
 			}
@@ -206,6 +190,9 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 		if err := flushTerms(); err != nil {
 			return err
 		}
+	}
+	if err := ix.writePositions(io.MultiWriter(bw, sum)); err != nil {
+		return err
 	}
 	if _, err := bw.Write(binary.BigEndian.AppendUint32(nil, sum.Sum32())); err != nil {
 		return err
@@ -239,7 +226,8 @@ type loaded struct {
 	postings []plist
 	byPath   map[string]uint32
 	termID   map[string]uint32
-	sealed   sealed // the positions, when they went to a file
+	sealed   sealed // the positions, when they are in a file
+	adopted  bool   // that file is the snapshot's own
 }
 
 // errForeign marks a snapshot written by another format, version, vault or
@@ -255,8 +243,9 @@ func (e errForeign) Error() string { return "not this index's snapshot: " + e.wh
 //
 // With sc, the positions go to a file of sc's (sealed.go) rather than
 // into memory.
-func decode(r io.Reader, tag string, size int64, sc Scratch) (out *loaded, err error) {
-	dec := gob.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	dec := gob.NewDecoder(br) // a ByteReader: gob reads no further than its values
 	var h snapHeader
 	if err := dec.Decode(&h); err != nil {
 		return nil, err
@@ -296,25 +285,8 @@ func decode(r io.Reader, tag string, size int64, sc Scratch) (out *loaded, err e
 			l.docs = append(l.docs, snapToDoc(&chunk[i]))
 		}
 	}
-	var pw *bufio.Writer
-	var pcount *countWriter
-	if sc != nil {
-		if f, err := sc.ScratchFile(); err == nil {
-			l.sealed = sealed{f: f, off: []int64{0}}
-			pcount = &countWriter{w: f}
-			pw = bufio.NewWriterSize(pcount, 1<<20)
-			defer func() {
-				if l.sealed.f != nil && (err != nil || pw.Flush() != nil) {
-					// Positions not all in the file: none are used.
-					l.sealed.close()
-					if err == nil {
-						out, err = nil, fmt.Errorf("cannot write phrase positions to a file")
-					}
-				}
-			}()
-		}
-	}
 	total := 0
+	var posSizes []int64
 	for len(l.termText) < h.Terms {
 		var st snapTerms
 		if err := dec.Decode(&st); err != nil {
@@ -326,18 +298,18 @@ func decode(r io.Reader, tag string, size int64, sc Scratch) (out *loaded, err e
 		// Each term's list is a slice of the chunk's Data whose capacity
 		// ends at its length: a later append copies it instead of
 		// overwriting the next term's.
-		at, pat := 0, 0
+		at := 0
 		for i, text := range st.Text {
-			size, psize := int(st.Size[i]), int(st.PosSize[i])
-			if size > len(st.Data)-at || psize > len(st.Pos)-pat {
+			size := int(st.Size[i])
+			if size > len(st.Data)-at {
 				return nil, fmt.Errorf("bad postings of %q", text)
 			}
-			pl := plist{data: st.Data[at : at+size : at+size], pos: st.Pos[pat : pat+psize : pat+psize]}
-			if !checkList(&pl, st.Count[i], len(l.docs)) || !checkPositions(pl.pos, pl.n) {
+			pl := plist{data: st.Data[at : at+size : at+size]}
+			if !checkList(&pl, st.Count[i], len(l.docs)) {
 				return nil, fmt.Errorf("bad postings of %q", text)
 			}
 			at += size
-			pat += psize
+			posSizes = append(posSizes, int64(st.PosSize[i]))
 			total += int(pl.n)
 			// One map operation, not a look-up and then an insert: a term
 			// met before leaves the map's size as it was.
@@ -347,21 +319,17 @@ func decode(r io.Reader, tag string, size int64, sc Scratch) (out *loaded, err e
 				return nil, fmt.Errorf("term %q twice", text)
 			}
 			l.termText = append(l.termText, text)
-			if pw != nil {
-				if _, err := pw.Write(pl.pos); err != nil {
-					return nil, err
-				}
-				l.sealed.off = append(l.sealed.off, pcount.n+int64(pw.Buffered()))
-				pl.pos = nil
-			}
 			l.postings = append(l.postings, pl)
 		}
-		if at != len(st.Data) || pat != len(st.Pos) {
+		if at != len(st.Data) {
 			return nil, fmt.Errorf("bad term chunk")
 		}
 	}
 	if total != h.Postings {
 		return nil, fmt.Errorf("%d postings of %d", total, h.Postings)
+	}
+	if err := l.readPositions(r, br, size, posSizes, sc); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
