@@ -141,8 +141,9 @@ type Index struct {
 	docs     []*doc // by id; nil for a note taken out (see plist)
 	dead     int    // such notes whose postings are still in the lists
 	byPath   map[string]uint32
-	racy     map[uint32]bool // notes read too soon after a write (see racyWindow)
-	termID   map[string]uint32
+	racy     map[uint32]bool   // notes read too soon after a write (see racyWindow)
+	termID   map[string]uint32 // nil: look in sorted (dict.go)
+	sorted   []uint32          // term ids in the order of their text; nil: not kept
 	fresh    map[string]uint32 // terms added in the current refresh stage
 	termText []string
 	postings []plist         // by term
@@ -282,7 +283,7 @@ func (ix *Index) add(pn *parsedNote) {
 // term returns the id of term s, adding it when new. New terms wait in
 // fresh until the refresh stage ends (see refresh).
 func (ix *Index) term(s string) uint32 {
-	if t, ok := ix.termID[s]; ok {
+	if t, ok := ix.lookup(s); ok {
 		return t
 	}
 	if t, ok := ix.fresh[s]; ok {

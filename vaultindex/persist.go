@@ -196,7 +196,7 @@ func (ix *Index) install(l *loaded) {
 		ix.tails += len(pl.pos)
 	}
 	ix.byPath = l.byPath
-	ix.termID = l.termID
+	ix.termID, ix.sorted = nil, l.sorted
 	ix.fresh = map[string]uint32{}
 	ix.racy = map[uint32]bool{}
 	ix.totals = [nFields]uint64{}

@@ -119,7 +119,7 @@ func (ix *Index) keepPhrase(s set, words []string) {
 	found := newSet(len(ix.docs))
 	ids := make([]uint32, len(words))
 	for i, w := range words {
-		t, ok := ix.termID[w]
+		t, ok := ix.lookup(w)
 		if !ok {
 			s.and(found)
 			return

@@ -146,7 +146,7 @@ func (ix *Index) read(p string) *parsedNote {
 	pn.global = make([]int64, len(pn.terms))
 	for l, term := range pn.terms {
 		pn.global[l] = -1
-		if t, ok := ix.termID[term]; ok {
+		if t, ok := ix.lookup(term); ok {
 			pn.global[l] = int64(t)
 		}
 	}

@@ -2,7 +2,6 @@ package vaultindex
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -102,6 +101,7 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 // batches.
 func (ix *Index) readNotes(ctx context.Context, stale []string, b *building) error {
 	const batch = readBatch
+	ix.needMap(len(stale))
 	if len(stale) > batch && ix.onBuild != nil {
 		// The program may tune its collector for a large build (see
 		// WithBuildHook); a library does not change process settings.
@@ -138,8 +138,7 @@ func (ix *Index) readNotes(ctx context.Context, stale []string, b *building) err
 			pn.release()
 		}
 		wg.Wait()
-		maps.Copy(ix.termID, ix.fresh)
-		clear(ix.fresh)
+		ix.endStage()
 		if err := ctx.Err(); err != nil {
 			for _, pn := range next {
 				pn.release()

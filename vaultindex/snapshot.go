@@ -28,7 +28,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 4
+	snapVersion = 5
 )
 
 type snapHeader struct {
@@ -191,6 +191,9 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 			return err
 		}
 	}
+	if err := enc.Encode(ix.snapOrder()); err != nil {
+		return err
+	}
 	if err := ix.writePositions(io.MultiWriter(bw, sum)); err != nil {
 		return err
 	}
@@ -225,9 +228,9 @@ type loaded struct {
 	termText []string
 	postings []plist
 	byPath   map[string]uint32
-	termID   map[string]uint32
-	sealed   sealed // the positions, when they are in a file
-	adopted  bool   // that file is the snapshot's own
+	sorted   []uint32 // term ids in the order of their text (dict.go)
+	sealed   sealed   // the positions, when they are in a file
+	adopted  bool     // that file is the snapshot's own
 }
 
 // errForeign marks a snapshot written by another format, version, vault or
@@ -263,7 +266,7 @@ func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error
 	// the dictionary's rehashing was an eighth of a restart.
 	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)),
 		byPath: make(map[string]uint32, min(int64(h.Docs), size/16)),
-		termID: make(map[string]uint32, min(int64(h.Terms), size/4))}
+	}
 	terms := min(int64(h.Terms), size/4)
 	l.termText, l.postings = make([]string, 0, terms), make([]plist, 0, terms)
 	for len(l.docs) < h.Docs {
@@ -311,13 +314,6 @@ func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error
 			at += size
 			posSizes = append(posSizes, int64(st.PosSize[i]))
 			total += int(pl.n)
-			// One map operation, not a look-up and then an insert: a term
-			// met before leaves the map's size as it was.
-			n := len(l.termID)
-			l.termID[text] = uint32(len(l.termText))
-			if len(l.termID) == n {
-				return nil, fmt.Errorf("term %q twice", text)
-			}
 			l.termText = append(l.termText, text)
 			l.postings = append(l.postings, pl)
 		}
@@ -328,6 +324,14 @@ func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error
 	if total != h.Postings {
 		return nil, fmt.Errorf("%d postings of %d", total, h.Postings)
 	}
+	var order snapOrder
+	if err := dec.Decode(&order); err != nil {
+		return nil, err
+	}
+	if !l.checkOrder(order.Sorted) {
+		return nil, fmt.Errorf("the terms' order is not theirs, or a term is there twice")
+	}
+	l.sorted = order.Sorted
 	if err := l.readPositions(r, br, size, posSizes, sc); err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ const (
 func (ix *Index) termsFor(a alt) [][]weighted {
 	out := make([][]weighted, len(a.words))
 	for i, w := range a.words {
-		if t, ok := ix.termID[w]; ok && ix.postings[t].n > 0 {
+		if t, ok := ix.lookup(w); ok && ix.postings[t].n > 0 {
 			out[i] = append(out[i], weighted{t, 1})
 		}
 		r, _ := utf8.DecodeRuneInString(w)

@@ -16,6 +16,7 @@ var versionDigests = map[int]string{
 	2: "fed78bb93f80c77b", // ー, 々 and half-width kana inside CJK runs
 	3: "f7c48203b1271625", // spacing marks (Indic vowel signs) inside words
 	4: "c7662fed6ad0f8bf", // each term's body positions, for phrases
+	5: "c7662fed6ad0f8bf", // the same; the dictionary kept in the order of its text
 }
 
 const versionSample = `---
