@@ -18,9 +18,6 @@ import (
 // anymore.
 func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 	started := time.Now()
-	if !ix.built && ix.keep != nil && !ix.keep.tried {
-		ix.load()
-	}
 	// Ask what changed before listing: a change after this point is seen by
 	// the next refresh.
 	var changed map[string]bool // nil: check every note
@@ -33,7 +30,22 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 			}
 		}
 	}
-	files, err := ix.src.Files()
+	var files []string
+	if !ix.built && ix.keep != nil && !ix.keep.tried {
+		// The vault is listed while the snapshot loads, on another core:
+		// the check of every note needs both, and neither needs the other
+		// (a third of a restart's time on the Help vault).
+		listed := make(chan error, 1)
+		go func() {
+			var err error
+			files, err = ix.src.Files()
+			listed <- err
+		}()
+		ix.load()
+		err = <-listed
+	} else {
+		files, err = ix.src.Files()
+	}
 	if err != nil {
 		return false, err
 	}

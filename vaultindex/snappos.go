@@ -1,7 +1,6 @@
 package vaultindex
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -41,18 +40,11 @@ func (ix *Index) writePositions(w io.Writer) error {
 	return nil
 }
 
-// readPositions reads the positions section, which br (reading r, a
-// snapshot of size bytes) has reached, sizes bytes for each term in turn:
-// where it lies, when r is a file that may stay open while a new
-// snapshot is renamed over it; else into a file of sc's; else into
-// memory, each term's checked.
-func (l *loaded) readPositions(r io.ReadSeeker, br *bufio.Reader, size int64, sizes []int64, sc Scratch) error {
-	at, err := r.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	start := at - int64(br.Buffered())
-	length := size - 4 - start
+// readPositions reads the positions section, length bytes at start of
+// the snapshot r, sizes bytes for each term in turn: where it lies, when r
+// is a file that may stay open while a new snapshot is renamed over it;
+// else into a file of sc's; else into memory, each term's checked.
+func (l *loaded) readPositions(r io.ReadSeeker, ra io.ReaderAt, start, length int64, sizes []int64, sc Scratch) error {
 	off := make([]int64, len(sizes)+1)
 	for t, n := range sizes {
 		off[t+1] = off[t] + n
@@ -71,19 +63,15 @@ func (l *loaded) readPositions(r io.ReadSeeker, br *bufio.Reader, size int64, si
 	}
 	if sc != nil {
 		if f, err := sc.ScratchFile(); err == nil {
-			if _, err := io.CopyN(f, br, length); err == nil {
+			if _, err := io.Copy(f, io.NewSectionReader(ra, start, length)); err == nil {
 				l.sealed = sealed{f: f, off: off}
 				return nil
 			}
 			_ = f.Close()
-			if _, err := r.Seek(start, io.SeekStart); err != nil {
-				return err
-			}
-			br.Reset(r)
 		}
 	}
 	all := make([]byte, length)
-	if _, err := io.ReadFull(br, all); err != nil {
+	if _, err := ra.ReadAt(all, start); err != nil {
 		return err
 	}
 	for t := range l.postings {

@@ -14,10 +14,11 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 )
 
-// A snapshot is the index written out with encoding/gob, as a stream of
-// values: a header, the notes in chunks, the terms with their postings in
-// chunks; then the positions section (snappos.go), raw; then the CRC-32C
-// of every byte before it, as 4 bytes. Chunks keep what is buffered while
+// A snapshot is the index written out with encoding/gob: a stream of a
+// header and the notes in chunks; a stream of the terms with their
+// postings in chunks, and their order (dict.go); the positions section
+// (snappos.go), raw; where the second stream and the positions begin
+// (snapterms.go); then the CRC-32C of every byte before it, as 4 bytes. Chunks keep what is buffered while
 // writing or reading to one chunk, not the whole index.
 // gob was measured against encoding/json on the same 10,000-note index
 // (see docs/benchmarks.md): it is smaller and several times faster to
@@ -28,7 +29,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 5
+	snapVersion = 6
 )
 
 type snapHeader struct {
@@ -123,7 +124,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func (ix *Index) encode(w io.Writer, tag string) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	sum := crc32.New(castagnoli)
-	enc := gob.NewEncoder(io.MultiWriter(bw, sum))
+	cw := &countWriter{w: io.MultiWriter(bw, sum)}
+	enc := gob.NewEncoder(cw)
 	// Notes taken out leave their postings, dead, and a hole in the ids:
 	// the snapshot has neither (see plist).
 	if ix.dead > 0 {
@@ -164,6 +166,10 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 			return err
 		}
 	}
+	// The terms are a gob stream of their own, which a restart decodes
+	// beside the notes', on another core.
+	termsAt := cw.n
+	enc = gob.NewEncoder(cw)
 	var st snapTerms
 	flushTerms := func() error {
 		err := enc.Encode(&st)
@@ -194,7 +200,11 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 	if err := enc.Encode(ix.snapOrder()); err != nil {
 		return err
 	}
-	if err := ix.writePositions(io.MultiWriter(bw, sum)); err != nil {
+	posAt := cw.n
+	if err := ix.writePositions(cw); err != nil {
+		return err
+	}
+	if _, err := cw.Write(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, uint64(termsAt)), uint64(posAt))); err != nil {
 		return err
 	}
 	if _, err := bw.Write(binary.BigEndian.AppendUint32(nil, sum.Sum32())); err != nil {
@@ -247,8 +257,15 @@ func (e errForeign) Error() string { return "not this index's snapshot: " + e.wh
 // With sc, the positions go to a file of sc's (sealed.go) rather than
 // into memory.
 func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	dec := gob.NewDecoder(br) // a ByteReader: gob reads no further than its values
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return nil, fmt.Errorf("a snapshot must be read at offsets")
+	}
+	termsAt, posAt, err := snapSections(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	dec := gob.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(ra, 0, termsAt), 1<<16))
 	var h snapHeader
 	if err := dec.Decode(&h); err != nil {
 		return nil, err
@@ -267,75 +284,49 @@ func decode(r io.ReadSeeker, tag string, size int64, sc Scratch) (*loaded, error
 	l := &loaded{docs: make([]*doc, 0, min(h.Docs, 1<<16)),
 		byPath: make(map[string]uint32, min(int64(h.Docs), size/16)),
 	}
-	terms := min(int64(h.Terms), size/4)
-	l.termText, l.postings = make([]string, 0, terms), make([]plist, 0, terms)
+	// The terms are decoded on another core meanwhile (snapterms.go).
+	var posSizes []int64
+	termsDone := make(chan error, 1)
+	go func() {
+		var err error
+		posSizes, err = l.decodeTerms(io.NewSectionReader(ra, termsAt, posAt-termsAt), &h, size)
+		termsDone <- err
+	}()
+	docsErr := l.decodeDocs(dec, &h)
+	if err := <-termsDone; err != nil {
+		return nil, err
+	}
+	if docsErr != nil {
+		return nil, docsErr
+	}
+	if err := l.readPositions(r, ra, posAt, size-4-snapTrailer-posAt, posSizes, sc); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// decodeDocs reads the notes, in chunks.
+func (l *loaded) decodeDocs(dec *gob.Decoder, h *snapHeader) error {
 	for len(l.docs) < h.Docs {
 		// A fresh slice each time: gob leaves a field the stream omits
 		// (it omits zero values) as it was in the slice decoded into, and
 		// the notes keep slices of it.
 		var chunk []snapDoc
 		if err := dec.Decode(&chunk); err != nil {
-			return nil, err
+			return err
 		}
 		if len(chunk) == 0 || len(l.docs)+len(chunk) > h.Docs {
-			return nil, fmt.Errorf("bad note chunk of %d", len(chunk))
+			return fmt.Errorf("bad note chunk of %d", len(chunk))
 		}
 		for i := range chunk {
 			if _, dup := l.byPath[chunk[i].Path]; dup {
-				return nil, fmt.Errorf("%q twice", chunk[i].Path)
+				return fmt.Errorf("%q twice", chunk[i].Path)
 			}
 			l.byPath[chunk[i].Path] = uint32(len(l.docs))
 			l.docs = append(l.docs, snapToDoc(&chunk[i]))
 		}
 	}
-	total := 0
-	var posSizes []int64
-	for len(l.termText) < h.Terms {
-		var st snapTerms
-		if err := dec.Decode(&st); err != nil {
-			return nil, err
-		}
-		if len(st.Text) == 0 || len(st.Count) != len(st.Text) || len(st.Size) != len(st.Text) || len(st.PosSize) != len(st.Text) || len(l.termText)+len(st.Text) > h.Terms {
-			return nil, fmt.Errorf("bad term chunk")
-		}
-		// Each term's list is a slice of the chunk's Data whose capacity
-		// ends at its length: a later append copies it instead of
-		// overwriting the next term's.
-		at := 0
-		for i, text := range st.Text {
-			size := int(st.Size[i])
-			if size > len(st.Data)-at {
-				return nil, fmt.Errorf("bad postings of %q", text)
-			}
-			pl := plist{data: st.Data[at : at+size : at+size]}
-			if !checkList(&pl, st.Count[i], len(l.docs)) {
-				return nil, fmt.Errorf("bad postings of %q", text)
-			}
-			at += size
-			posSizes = append(posSizes, int64(st.PosSize[i]))
-			total += int(pl.n)
-			l.termText = append(l.termText, text)
-			l.postings = append(l.postings, pl)
-		}
-		if at != len(st.Data) {
-			return nil, fmt.Errorf("bad term chunk")
-		}
-	}
-	if total != h.Postings {
-		return nil, fmt.Errorf("%d postings of %d", total, h.Postings)
-	}
-	var order snapOrder
-	if err := dec.Decode(&order); err != nil {
-		return nil, err
-	}
-	if !l.checkOrder(order.Sorted) {
-		return nil, fmt.Errorf("the terms' order is not theirs, or a term is there twice")
-	}
-	l.sorted = order.Sorted
-	if err := l.readPositions(r, br, size, posSizes, sc); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return nil
 }
 
 func docToSnap(d *doc) snapDoc {

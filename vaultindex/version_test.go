@@ -17,6 +17,7 @@ var versionDigests = map[int]string{
 	3: "f7c48203b1271625", // spacing marks (Indic vowel signs) inside words
 	4: "c7662fed6ad0f8bf", // each term's body positions, for phrases
 	5: "c7662fed6ad0f8bf", // the same; the dictionary kept in the order of its text
+	6: "c7662fed6ad0f8bf", // the same; notes and terms in gob streams of their own
 }
 
 const versionSample = `---
