@@ -25,6 +25,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
 
 // TrashDir is the vault's own trash folder, where Obsidian's "Move to
@@ -46,8 +47,8 @@ type Engine struct {
 	swept     bool
 	recovered Recovered
 	logger    *slog.Logger
-	onBuild   func() (end func()) // for the index; see WithIndexBuildHook
-	indexDir  string              // see WithSavedIndex
+	onBuild   func(vaultindex.Build) (end func()) // for the index; see WithIndexBuildHook
+	indexDir  string                              // see WithSavedIndex
 	keepIndex bool
 	patience  time.Duration // see WithSearchPatience
 	// published knows the notes this process wrote last, so that editing
@@ -68,7 +69,7 @@ type Option func(*options)
 type options struct {
 	policy    *policy.Policy
 	logger    *slog.Logger
-	onBuild   func() (end func())
+	onBuild   func(vaultindex.Build) (end func())
 	indexDir  string
 	keepIndex bool
 	patience  time.Duration
@@ -78,7 +79,7 @@ type options struct {
 // WithIndexBuildHook runs begin before the search index reads many notes at
 // once, and the function it returns after (vaultindex.WithBuildHook): the
 // program, not the engine, decides how to tune its collector for that.
-func WithIndexBuildHook(begin func() (end func())) Option {
+func WithIndexBuildHook(begin func(vaultindex.Build) (end func())) Option {
 	return func(o *options) { o.onBuild = begin }
 }
 

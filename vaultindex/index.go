@@ -114,8 +114,8 @@ type doc struct {
 // Index indexes one vault. Its methods are safe for concurrent use.
 type Index struct {
 	src     Source
-	onBuild func() (end func()) // see WithBuildHook; nil: none
-	keep    *keeper             // see WithStore; nil: none
+	onBuild func(Build) (end func()) // see WithBuildHook; nil: none
+	keep    *keeper                  // see WithStore; nil: none
 	logger  *slog.Logger
 	// patience is how long a search waits for a build (WithPatience);
 	// build is the large build in progress, if any (see building.go).
@@ -162,12 +162,21 @@ type Index struct {
 type Option func(*Index)
 
 // WithBuildHook runs begin before the index reads many notes at once (its
-// first build, or a large change), and the function it returns after.
-// A build makes garbage fast and keeps most of what it makes, so a
-// program may collect less often meanwhile and give the garbage back to
-// the system afterwards; that is the program's choice, not the index's.
-func WithBuildHook(begin func() (end func())) Option {
+// first build, or a large change) or loads a saved snapshot, and the
+// function it returns after. A build makes garbage fast and keeps most of
+// what it makes; a load keeps nearly all it allocates. So a program may
+// collect less often meanwhile and give the garbage back to the system
+// afterwards; that is the program's choice, not the index's.
+func WithBuildHook(begin func(Build) (end func())) Option {
 	return func(ix *Index) { ix.onBuild = begin }
+}
+
+// Build says what the index is about to do (WithBuildHook).
+type Build struct {
+	// Load is set for loading a snapshot of Size bytes; else the index
+	// reads many notes.
+	Load bool
+	Size int64
 }
 
 // New returns an index of src; nothing is read until it is first used.

@@ -346,7 +346,7 @@ func TestBuildHook(t *testing.T) {
 	}
 	src := newMem(files)
 	began, ended := 0, 0
-	ix := New(src, WithBuildHook(func() func() {
+	ix := New(src, WithBuildHook(func(Build) func() {
 		began++
 		return func() { ended++ }
 	}))

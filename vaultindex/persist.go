@@ -151,17 +151,15 @@ func (ix *Index) load() {
 	k := ix.keep
 	k.tried = true
 	started := time.Now()
-	if ix.onBuild != nil {
-		// Loading keeps nearly all it allocates, as a build does: the
-		// program's collector policy for builds fits it too.
-		defer ix.onBuild()()
-	}
 	rc, err := k.store.Open()
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			ix.logger.Warn("cannot open the saved search index; building it afresh", "err", err)
 		}
 		return
+	}
+	if size, err := rc.Seek(0, io.SeekEnd); err == nil && ix.onBuild != nil {
+		defer ix.onBuild(Build{Load: true, Size: size})()
 	}
 	sc, _ := ix.scratch()
 	l, err := readSnapshot(rc, k.tag, sc)

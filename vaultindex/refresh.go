@@ -117,7 +117,7 @@ func (ix *Index) readNotes(ctx context.Context, stale []string, b *building) err
 	if len(stale) > batch && ix.onBuild != nil {
 		// The program may tune its collector for a large build (see
 		// WithBuildHook); a library does not change process settings.
-		defer ix.onBuild()()
+		defer ix.onBuild(Build{})()
 	}
 	// Batch k+1 is parsed (on every core) while batch k is merged, so the
 	// serial merge does not leave a core idle. Parsing looks terms up in

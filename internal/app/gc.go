@@ -4,23 +4,36 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
 
 // relaxGCForBuild is the server's collector policy while the search index
 // reads many notes at once, or loads its saved copy
-// (native.WithIndexBuildHook): the soft memory limit is lifted, since a
-// large vault's index is a live heap past it and near the limit the
-// collector would run without pause for the whole build. The pace (GOGC)
-// stays: the postings are byte lists the collector does not scan, and at
-// 100,000 notes a build took as long at GOGC 40 as at 100 or 200, with a
-// peak of 472 MB instead of 627 or 891 (docs/benchmarks.md). Afterwards
-// the build's garbage goes back to the system at once rather than over
-// minutes: the server's resident size is what the user sees. It is
+// (native.WithIndexBuildHook). During a build the soft memory limit is
+// lifted, since a large vault's index is a live heap past it and near the
+// limit the collector would run without pause for the whole build. The
+// pace (GOGC) stays: the postings are byte lists the collector does not
+// scan, and at 100,000 notes a build took as long at GOGC 40 as at 100 or
+// 200, with a peak of 472 MB instead of 627 or 891 (docs/benchmarks.md).
+// A load keeps nearly all it allocates, so a collection during it scans
+// a heap that only grows, to free little: the collector waits until the
+// heap reaches loadHeap(b.Size) (a fifth of a restart on the Help vault).
+// Afterwards the garbage goes back to the system at once rather than
+// over minutes: the server's resident size is what the user sees. It is
 // process policy, so it lives here, in the program's wiring, not in the
 // index.
-func relaxGCForBuild() (end func()) {
+func relaxGCForBuild(b vaultindex.Build) (end func()) {
+	pct := 0
 	limit := debug.SetMemoryLimit(math.MaxInt64)
+	if b.Load {
+		pct = debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(min(max(loadHeap(b.Size), softMemoryLimit), userLimit(limit)))
+	}
 	return func() {
+		if b.Load {
+			debug.SetGCPercent(pct)
+		}
 		if limit == softMemoryLimit {
 			// Ours, not the user's: an index larger than the limit must
 			// not keep the collector running for good after the build.
@@ -33,6 +46,23 @@ func relaxGCForBuild() (end func()) {
 		// milliseconds the first search need not wait for.
 		go debug.FreeOSMemory()
 	}
+}
+
+// loadHeap is how large the heap may grow, uncollected, while a snapshot
+// of size bytes loads: three times its size and 64 MB, within 512 MB
+// (a 100,000-note snapshot is 227 MB, most of it positions that stay on
+// disk; the peak of such a restart stays under the 600 MB of issue 31).
+func loadHeap(size int64) int64 {
+	return min(3*size+64<<20, 512<<20)
+}
+
+// userLimit is the memory limit the user set (GOMEMLIMIT), which a load
+// does not go past; none when the limit is the server's own.
+func userLimit(limit int64) int64 {
+	if limit == softMemoryLimit {
+		return math.MaxInt64
+	}
+	return limit
 }
 
 // softMemoryLimit is the heap size past which the collector works harder

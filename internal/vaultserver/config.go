@@ -14,6 +14,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
+	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
 )
 
 // Config is the server's configuration. Each setting comes from a flag or
@@ -63,7 +64,7 @@ type Config struct {
 	// IndexBuildHook, when set, runs as a search index build begins, and
 	// what it returns as the build ends: the program's process policy
 	// (the collector's pace), which a library does not set (not a flag).
-	IndexBuildHook func() (end func())
+	IndexBuildHook func(vaultindex.Build) (end func())
 }
 
 // defaultRecheck spares a CLI round trip per call while the app is closed.
