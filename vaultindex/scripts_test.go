@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -92,5 +93,37 @@ func TestEveryWordOfEveryScriptIsFound(t *testing.T) {
 	}
 	if missed > 20 {
 		t.Errorf("... %d words not found in all", missed)
+	}
+}
+
+// TestFoldBlocksConcurrently: the folds of the BMP, built block by block
+// as runes are first met, from several goroutines at once, are the same
+// as one goroutine's, and fold as the index promises.
+func TestFoldBlocksConcurrently(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	got := make([][]string, 4)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out := make([]string, 0x10000)
+			for i := range 0x10000 - 0x80 {
+				r := rune(0x80 + (i*7919+g*4099)%(0x10000-0x80)) // each goroutine in its own order
+				out[r] = foldOf(r)
+			}
+			got[g] = out
+		}()
+	}
+	wg.Wait()
+	for g := 1; g < len(got); g++ {
+		if !slices.Equal(got[g], got[0]) {
+			t.Fatalf("goroutine %d folded differently", g)
+		}
+	}
+	for in, want := range map[string]string{"Éclair": "eclair", "ﬁle": "file", "Ａb": "ab", "Straße": "strasse", "Ørsted": "orsted"} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

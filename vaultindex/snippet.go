@@ -139,7 +139,6 @@ func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 // the way search snippets do; for search answers that come with lines but
 // no marks (the Obsidian CLI's). A line without them is returned as it is.
 func Highlight(query, line string) string {
-	foldOnce.Do(buildFolds)
 	q, err := parseQuery(query)
 	if err != nil {
 		return line
