@@ -74,7 +74,6 @@ func (ix *Index) waitBuild(ctx context.Context, patience time.Duration) (*buildi
 	if b == nil {
 		return nil, nil
 	}
-	report := note.ProgressOf(ctx)
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	var out <-chan time.Time
@@ -83,10 +82,7 @@ func (ix *Index) waitBuild(ctx context.Context, patience time.Duration) (*buildi
 		defer t.Stop()
 		out = t.C
 	}
-	say := func() {
-		read, total, base := int(b.read.Load()), int(b.total.Load()), int(b.base.Load())
-		report(base+read, base+total, fmt.Sprintf("indexing the vault: %d of %d notes read", read, total))
-	}
+	say := func() { b.report(ctx) }
 	say()
 	for {
 		select {
@@ -100,6 +96,12 @@ func (ix *Index) waitBuild(ctx context.Context, patience time.Duration) (*buildi
 			return b, nil
 		}
 	}
+}
+
+// report tells the caller of ctx, if it asked for progress, how far b is.
+func (b *building) report(ctx context.Context) {
+	read, total, base := int(b.read.Load()), int(b.total.Load()), int(b.base.Load())
+	note.ProgressOf(ctx)(base+read, base+total, fmt.Sprintf("indexing the vault: %d of %d notes read", read, total))
 }
 
 // runPartial runs fn on the notes indexed so far by b, a build that run

@@ -305,7 +305,15 @@ func TestPatienceFromTheStart(t *testing.T) {
 	}()
 	<-src.listing
 	answer := make(chan note.SearchResult, 1)
+	var reports atomic.Int32
 	go func() {
+		// It asks for progress, and gets it although it took the lock
+		// between two batches rather than waiting for the build.
+		ctx := note.WithProgress(ctx, func(done, total int, _ string) {
+			if total == n && done < n {
+				reports.Add(1)
+			}
+		})
 		res, err := ix.Search(ctx, note.SearchRequest{Query: "lighthouse", Limit: 1})
 		if err != nil {
 			t.Error(err)
@@ -323,6 +331,9 @@ func TestPatienceFromTheStart(t *testing.T) {
 	res := <-answer
 	if res.Partial == nil || res.Partial.Indexed >= n {
 		t.Errorf("the search answered %d notes, partial %+v: it waited for the whole build", res.Total, res.Partial)
+	}
+	if reports.Load() == 0 {
+		t.Error("the search that answered from part of the build reported no progress")
 	}
 	if err := <-first; err != nil {
 		t.Fatal(err)

@@ -226,6 +226,10 @@ func (ix *Index) run(ctx context.Context, patience time.Duration, fn func(*note.
 			// between two of its batches: out of patience, it answers from
 			// the notes indexed so far; else it waits for the rest.
 			if patience > 0 && time.Since(arrived) >= patience {
+				// It has not waited in waitBuild, which reports progress:
+				// it says once how far the build is (the client asked
+				// to know it, and gets a part).
+				b.report(ctx)
 				err := ix.partial(ctx, b, fn)
 				ix.mu.Unlock()
 				return err
