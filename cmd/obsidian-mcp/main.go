@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/app"
@@ -28,14 +27,6 @@ func main() {
 	// corrupt the stream.
 	rpcOut := os.Stdout
 	os.Stdout = os.Stderr
-	// The search index is most of the heap and lives as long as the
-	// process; Go's default (collect when the heap doubles) would let the
-	// resident size reach twice the index. Collecting at 40% above the live heap keeps
-	// a 10,000-note vault under ~150 MB, for a little more GC work per
-	// search. GOGC set by the user wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(40)
-	}
 	code := app.Main(ctx, os.Args[1:], os.Getenv, app.Streams{In: os.Stdin, Out: rpcOut, Err: os.Stderr}, version)
 	stop()
 	os.Exit(code)

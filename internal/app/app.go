@@ -34,6 +34,11 @@ type Streams struct {
 func Main(ctx context.Context, args []string, getenv func(string) string, std Streams, version string) int {
 	version = resolveVersion(version)
 	limitMemory(getenv)
+	settle := holdGC(getenv)
+	defer settle() // whatever ended Main early (--help, a bad flag)
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		settle() // a command other than the stdio server: no start-up to speed
+	}
 	if len(args) > 0 && args[0] == "doctor" {
 		exe, _ := os.Executable() // only shown; "" prints as unknown
 		return Doctor(ctx, args[1:], getenv, std.Out, version, vaultserver.Machine{Executable: exe})
@@ -78,6 +83,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	if serve {
 		err = ServeHTTP(ctx, cfg, logger, version, nil)
 	} else {
+		cfg.Started = settle
 		err = Serve(ctx, cfg.Config, std.In, std.Out, logger, version)
 	}
 	if err != nil {
@@ -178,7 +184,7 @@ func Serve(ctx context.Context, cfg vaultserver.Config, in io.Reader, out io.Wri
 	}
 	defer st.Close()
 	// Start-up stays lazy: the tool list is built after initialize.
-	core := st.Core(version, vaultserver.CoreOptions{DeferTools: true})
+	core := st.Core(version, vaultserver.CoreOptions{DeferTools: true, Started: cfg.Started})
 	logger.Info("obsidian-mcp ready", st.LogAttrs(version)...)
 	return stdio.Serve(ctx, core, in, out, stdio.Options{Logger: logger, DrainTimeout: st.CallBound, Gone: func() bool { return stdio.OutputClosed(out) }})
 }

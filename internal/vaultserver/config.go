@@ -65,6 +65,9 @@ type Config struct {
 	// what it returns as the build ends: the program's process policy
 	// (the collector's pace), which a library does not set (not a flag).
 	IndexBuildHook func(vaultindex.Build) (end func())
+	// Started, when set, runs once start-up is over (CoreOptions.Started):
+	// the program's process policy again (not a flag).
+	Started func()
 }
 
 // defaultRecheck spares a CLI round trip per call while the app is closed.

@@ -237,6 +237,9 @@ type CoreOptions struct {
 	DeferTools bool
 	// CallTimeout bounds each call in the core; 0 leaves it to the face.
 	CallTimeout time.Duration
+	// Started, when set, runs once start-up is over: first in the work
+	// put off until initialize is answered (DeferTools), else at once.
+	Started func()
 }
 
 // Core is the vault's MCP server (tools, the notes as resources, hooks)
@@ -250,7 +253,14 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 	s := newServer(st.cfg.ToolErrors, len(st.others) > 0, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
 	st.prompts.attach(s)
-	add := func() { s.AddTools(st.tools()...) }
+	add := func() {
+		if o.Started != nil {
+			// First: what follows (the prompt look's index load) saves
+			// and puts back the process's settings.
+			o.Started()
+		}
+		s.AddTools(st.tools()...)
+	}
 	if o.DeferTools {
 		core.Defer(func() {
 			add()
