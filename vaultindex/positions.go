@@ -12,8 +12,9 @@ import (
 // every note that has all the words took 0.55–0.90 s at 10,000 notes and
 // 4–13.5 s at 100,000, slower than grep. A posting's positions are the
 // indexes of its term in the note's body as the phrase check tokenizes it
-// (terms: the CJK unigrams take none), as varints (appendPositions). They are about as large as the postings
-// themselves.
+// (terms: the CJK unigrams take none), as varints (appendPositions). They
+// are about as large as the postings themselves, and mostly kept out of
+// memory (sealed.go).
 
 // appendPositions appends the positions ps, in increasing order, of one
 // posting to b: the byte length of the gaps (so that a posting a phrase
