@@ -96,13 +96,7 @@ func (ix *Index) seal() {
 		return
 	}
 	off, err := ix.writeSealed(f, func(t int, old *bufio.Reader, size int64, w *bufio.Writer) error {
-		if size > 0 {
-			if _, err := io.CopyN(w, old, size); err != nil {
-				return err
-			}
-		}
-		_, err := w.Write(ix.postings[t].pos)
-		return err
+		return ix.copyTerm(t, old, size, w)
 	})
 	if err != nil {
 		_ = f.Close()
@@ -114,6 +108,18 @@ func (ix *Index) seal() {
 	for t := range ix.postings {
 		ix.postings[t].pos = nil
 	}
+}
+
+// copyTerm writes term t's positions to w: its sealed ones, the size
+// bytes old is at, then its tail in memory.
+func (ix *Index) copyTerm(t int, old *bufio.Reader, size int64, w io.Writer) error {
+	if size > 0 {
+		if _, err := io.CopyN(w, old, size); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(ix.postings[t].pos)
+	return err
 }
 
 // writeSealed writes a new sealed file f, term after term: each calls

@@ -21,20 +21,13 @@ import (
 func (ix *Index) writePositions(w io.Writer) error {
 	old := ix.sealed.reader()
 	for t, l := range ix.postings {
-		_, size := ix.sealed.region(uint32(t))
-		if size > 0 {
-			dst := io.Discard
-			if l.n > 0 {
-				dst = w
-			}
-			if _, err := io.CopyN(dst, old, size); err != nil {
-				return err
-			}
+		dst := w
+		if l.n == 0 {
+			dst = io.Discard // a term without postings is not in a snapshot
 		}
-		if l.n > 0 {
-			if _, err := w.Write(l.pos); err != nil {
-				return err
-			}
+		_, size := ix.sealed.region(uint32(t))
+		if err := ix.copyTerm(t, old, size, dst); err != nil {
+			return err
 		}
 	}
 	return nil
