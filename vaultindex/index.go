@@ -20,6 +20,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -303,6 +304,7 @@ func (ix *Index) term(s string) uint32 {
 		return t
 	}
 	t := uint32(len(ix.termText))
+	s = strings.Clone(s) // see localTerms.strings
 	ix.fresh[s] = t
 	ix.termText = append(ix.termText, s)
 	ix.postings = append(ix.postings, plist{})

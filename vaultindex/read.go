@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
@@ -54,7 +55,7 @@ type parsedNote struct {
 	stamp  Stamp
 	readAt time.Time
 	meta   *metadata.Note
-	local  map[string]int32 // term → local number
+	local  *localTerms      // numbers the terms as they are met
 	terms  []string         // by local number
 	counts [][nFields]uint8 // by local number
 	// seq is the body's terms by local number, in order, as the phrase
@@ -70,16 +71,12 @@ type parsedNote struct {
 	lens   [nFields]uint32
 }
 
-// localPool recycles the per-note term maps, the largest garbage of a
-// build.
-var localPool = sync.Pool{New: func() any { return make(map[string]int32, 512) }}
-
 // release returns what the note no longer needs once merged.
 func (pn *parsedNote) release() {
 	pn.seq, pn.pos, pn.posEnd = nil, nil, nil
 	if pn.local != nil {
-		clear(pn.local)
-		localPool.Put(pn.local)
+		pn.local.reset()
+		localTermsPool.Put(pn.local)
 		pn.local = nil
 	}
 }
@@ -108,15 +105,11 @@ func (ix *Index) read(p string) *parsedNote {
 	} else {
 		pn.meta = metadata.Parse(data)
 	}
-	pn.local = localPool.Get().(map[string]int32)
+	pn.local = localTermsPool.Get().(*localTerms)
 	count := func(f int) func(*token) {
 		return func(t *token) {
-			id, ok := pn.local[string(t.term)]
-			if !ok {
-				id = int32(len(pn.terms))
-				s := string(t.term)
-				pn.local[s] = id
-				pn.terms = append(pn.terms, s)
+			id, added := pn.local.id(t.term)
+			if added {
 				pn.counts = append(pn.counts, [nFields]uint8{})
 			}
 			if c := &pn.counts[id]; c[f] < 255 {
@@ -140,7 +133,10 @@ func (ix *Index) read(p string) *parsedNote {
 		tokenize(t.Name, true, count(fTag))
 	}
 	body := count(fBody)
-	tokenize(string(data), true, body)
+	// The bytes are not changed while they are tokenized, and no token
+	// keeps them: no copy of every note's text (353 MB at 100,000 notes).
+	tokenize(unsafe.String(unsafe.SliceData(data), len(data)), true, body)
+	pn.terms = pn.local.strings()
 	// Reading the index's dictionary here is safe: it does not change
 	// while a batch is parsed (see refresh).
 	pn.global = make([]int64, len(pn.terms))
