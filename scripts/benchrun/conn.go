@@ -54,6 +54,27 @@ func procStatus(pid int, field string) (int64, error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
+// procCPU is the CPU time process pid has used so far, user and system, in
+// seconds (/proc/pid/stat counts clock ticks, 100 a second on Linux).
+func procCPU(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count fields after it.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected %q", pid, data)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected %q", pid, data)
+	}
+	return float64(utime+stime) / 100, nil
+}
+
 // conn is a stdio JSON-RPC connection to one server process.
 type conn struct {
 	cmd     *exec.Cmd

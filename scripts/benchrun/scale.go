@@ -31,6 +31,9 @@ type scaleResult struct {
 	RSSMB   float64
 	IndexMB float64 // the saved index on disk
 	FloorMS float64 // reading every note's bytes once, page cache warm
+	// LeastMS and LeastCPU are the least a build does (leastBuild): wall
+	// milliseconds and CPU-seconds.
+	LeastMS, LeastCPU float64
 }
 
 // scaleBench measures large vaults (internal/vaultgen's GenerateLarge):
@@ -53,6 +56,10 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 		if err != nil {
 			return nil, err
 		}
+		leastMS, leastCPU, err := leastBuild(dir)
+		if err != nil {
+			return nil, err
+		}
 		index := filepath.Join(work, fmt.Sprintf("scale-index-%d", n))
 		ours := searcher{name: "obsidian-mcp (native)",
 			argv:   []string{filepath.Join(bin, "obsidian-mcp"), "--backend", "native", "--vault-path", dir, "--index-dir", index},
@@ -64,7 +71,7 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 		}
 		for _, s := range list {
 			fmt.Fprintf(os.Stderr, "  %s, %d notes\n", s.name, n)
-			r := scaleResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, FloorMS: floor, Peak: map[string]float64{}}
+			r := scaleResult{Server: s.name, Notes: st.Notes, MB: float64(st.Bytes) / (1 << 20), Samples: map[string][]float64{}, FloorMS: floor, LeastMS: leastMS, LeastCPU: leastCPU, Peak: map[string]float64{}}
 			kinds := []string{"first search"}
 			if s.name == ours.name {
 				kinds = append(kinds, "restart")
@@ -76,13 +83,14 @@ func scaleBench(work, bin, peers string, sizes []int, firsts, calls int, w io.Wr
 							return nil, err
 						}
 					}
-					d, built, peak, err := firstSearch(s, queries[0].Query, kind == "first search" && s.name == ours.name, index)
+					d, built, cpu, peak, err := firstSearch(s, queries[0].Query, kind == "first search" && s.name == ours.name, index)
 					if err != nil {
 						return nil, err
 					}
 					r.Samples[kind] = append(r.Samples[kind], d)
 					if built > 0 {
 						r.Samples["built"] = append(r.Samples["built"], built)
+						r.Samples["built cpu"] = append(r.Samples["built cpu"], cpu)
 					}
 					r.Peak[kind] = max(r.Peak[kind], peak)
 				}
@@ -194,30 +202,34 @@ func phrases(c *conn, s searcher, dir string, r *scaleResult) error {
 // the index afresh (saves), the process is kept until the saved index is
 // in place, so that its peak memory includes saving it, and built is the
 // time from the search to then.
-func firstSearch(s searcher, q string, saves bool, index string) (d, built, peakMB float64, err error) {
+func firstSearch(s searcher, q string, saves bool, index string) (d, built, cpu, peakMB float64, err error) {
 	c, err := started(s.name, s.argv)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	defer c.close()
 	tool, args := s.search(q)
 	t0 := time.Now()
 	d, _, err = timedCall(c, 2, tool, args)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%s first search: %w", s.name, err)
+		return 0, 0, 0, 0, fmt.Errorf("%s first search: %w", s.name, err)
 	}
 	if saves {
 		deadline := time.Now().Add(5 * time.Minute)
 		for duSize(index) == 0 || hasTemp(index) {
 			if time.Now().After(deadline) {
-				return 0, 0, 0, fmt.Errorf("%s saved no index in %s within 5 minutes", s.name, index)
+				return 0, 0, 0, 0, fmt.Errorf("%s saved no index in %s within 5 minutes", s.name, index)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		built = ms(time.Since(t0))
+		// The whole process's so far: its start, the build and the save.
+		if cpu, err = procCPU(c.cmd.Process.Pid); err != nil {
+			return 0, 0, 0, 0, err
+		}
 	}
 	peak, _ := procStatus(c.cmd.Process.Pid, "VmHWM")
-	return d, built, float64(peak) / 1024, nil
+	return d, built, cpu, float64(peak) / 1024, nil
 }
 
 // generated makes the vault once; a stamp file remembers it.
@@ -305,6 +317,15 @@ func scaleReport(w io.Writer, res []scaleResult) {
 		fmt.Fprintf(w, "| %d (%.0f) | %s | %s | %s | %s | %s ms | %s | %s | %s / %s / %s MB | %.0f MB | %s |\n", r.Notes, r.MB, r.Server,
 			cell(r, "first search", 0.5), cell(r, "built", 0.5), cell(r, "restart", 0.5), num(r.FloorMS), cell(r, "search", 0.5), cell(r, "search", 0.95),
 			peak(r, "first search"), peak(r, "restart"), peak(r, "search"), r.RSSMB, idx)
+	}
+	fmt.Fprintln(w, "\n| notes | read every note once | the least a build does (leastBuild): wall / CPU | index built and saved, p50 / the process's CPU then, p50 | built / read | least / read |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range res {
+		if b := r.Samples["built"]; len(b) > 0 && r.FloorMS > 0 {
+			built := quantile(b, 0.5)
+			fmt.Fprintf(w, "| %d | %s ms | %s ms / %.1f s | %s / %.1f s | %.1f× | %.1f× |\n", r.Notes, num(r.FloorMS), num(r.LeastMS), r.LeastCPU,
+				cell(r, "built", 0.5), quantile(r.Samples["built cpu"], 0.5), built/r.FloorMS, r.LeastMS/r.FloorMS)
+		}
 	}
 	fmt.Fprintln(w, "\n| notes | server | next search after a note added, p50 | after it is deleted, p50 |")
 	fmt.Fprintln(w, "|---|---|---|---|")
