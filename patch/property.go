@@ -11,6 +11,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/yamltext"
 )
 
 // The property types SetProperty writes, as Obsidian names them.
@@ -60,6 +61,8 @@ func setProperty(content []byte, key, typ string, value any) (Result, error) {
 		from, to, found := fm.key(content, key)
 		if !found {
 			from, to = fm.close, fm.close
+		} else if err := fm.once(content, key, to); err != nil {
+			return Result{}, err
 		}
 		r = splice(content, from, to, rendered)
 	}
@@ -93,6 +96,9 @@ func removeProperty(content []byte, key string) (r Result, removed bool, err err
 	from, to, found := fm.key(content, key)
 	if !found {
 		return Result{Content: content}, false, nil
+	}
+	if err := fm.once(content, key, to); err != nil {
+		return Result{}, false, err
 	}
 	if len(bytes.TrimSpace(content[fm.body:from])) == 0 && len(bytes.TrimSpace(content[to:fm.close])) == 0 {
 		// The last property: the block goes too, as when Obsidian removes
@@ -133,7 +139,24 @@ func frontmatter(content []byte) fmBlock {
 // after it that belongs to its value (indented, a "- " item, blank or a
 // comment inside it), up to the next key or the closing line.
 func (fm fmBlock) key(content []byte, key string) (from, to int, found bool) {
-	off := fm.body
+	return fm.keyAt(content, key, fm.body)
+}
+
+// once refuses a key the frontmatter holds again after the lines that
+// end at to: YAML allows a key once, readers take one or the other or
+// refuse the block, and an edit of one leaves the other to say the old
+// value (found by fuzzing: tags added to the first "tag:" were shadowed by
+// a second).
+func (fm fmBlock) once(content []byte, key string, to int) error {
+	if _, _, again := fm.keyAt(content, key, to); again {
+		return errors.E(errors.InvalidParams, "the frontmatter holds the key %q twice, which YAML does not allow; nothing was changed", key).
+			WithHint("Remove one of the two (obsidian_replace_in_note on its line), then try again.")
+	}
+	return nil
+}
+
+// keyAt is key, looking from the line at off on.
+func (fm fmBlock) keyAt(content []byte, key string, off int) (from, to int, found bool) {
 	for off < fm.close {
 		line := lineAt(content, off, fm.close)
 		if k, ok := lineKey(line); ok && k == key {
@@ -268,21 +291,49 @@ func valueNode(typ string, value any) (*yaml.Node, error) {
 }
 
 // render writes "key: value" lines the way Obsidian does (lists as an
-// indented block), in the note's line ending.
+// indented block), in the note's line ending, every character as itself
+// (package yamltext: yaml.v3 wrote an emoji in a value as \U0001F34E).
 func render(key string, value *yaml.Node, nl string) (string, error) {
-	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: key}, value}}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
-		return "", errors.E(errors.Internal, "rendering %q: %v", key, err)
+	var b strings.Builder
+	b.WriteString(yamltext.PropertyKey(key))
+	b.WriteByte(':')
+	switch {
+	case value.Kind == yaml.SequenceNode && len(value.Content) == 0:
+		b.WriteString(" []\n")
+	case value.Kind == yaml.SequenceNode:
+		b.WriteByte('\n')
+		for _, it := range value.Content {
+			b.WriteString("  -")
+			b.WriteString(scalarText(it, 4))
+		}
+	default:
+		b.WriteString(scalarText(value, 2))
 	}
-	_ = enc.Close()
 	out := b.String()
 	if nl != "\n" {
 		out = strings.ReplaceAll(out, "\n", nl)
 	}
 	return out, nil
+}
+
+// scalarText is a value after its colon or dash, to the end of its last
+// line: a number, date or checkbox as checked (valueNode), a text that
+// reads back as itself, several lines as a block of them at indent.
+func scalarText(n *yaml.Node, indent int) string {
+	switch {
+	case n.Tag != "!!str":
+		return " " + n.Value + "\n"
+	case strings.Contains(n.Value, "\r"):
+		// A block would drop a carriage return; the value must read
+		// back exactly.
+		return " " + yamltext.DoubleQuoted(n.Value) + "\n"
+	case strings.Contains(n.Value, "\n"):
+		if lit, ok := yamltext.Literal(n.Value, indent); ok {
+			return lit
+		}
+		return " " + yamltext.DoubleQuoted(n.Value) + "\n"
+	}
+	return " " + yamltext.String(n.Value, false) + "\n"
 }
 
 // propertyOf reads one property back from a note.

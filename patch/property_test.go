@@ -101,3 +101,34 @@ func TestKeptTrailingLines(t *testing.T) {
 		t.Errorf("plain value: %q", r.Content)
 	}
 }
+
+// TestKeyTwiceIsRefused: a frontmatter that holds a key twice is not
+// edited through either: the other would go on saying the old value.
+func TestKeyTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	in := []byte("---\nstatus: draft\nrank: 1\nstatus: done\n---\nbody\n")
+	if _, err := SetProperty(in, "status", Text, "final"); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("set: %v, want a refusal naming the key twice", err)
+	}
+	if _, _, err := RemoveProperty(in, "status"); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("remove: %v, want a refusal naming the key twice", err)
+	}
+	if r, err := SetProperty(in, "rank", Number, "2"); err != nil || !strings.Contains(string(r.Content), "rank: 2\n") {
+		t.Errorf("a key written once is still set: %q, %v", r.Content, err)
+	}
+}
+
+// TestPropertyValuesAsWritten: a value is written with its characters as
+// themselves, emoji included (yaml.v3 wrote 🍎 as \U0001F34E), and reads
+// back as it was set.
+func TestPropertyValuesAsWritten(t *testing.T) {
+	t.Parallel()
+	r, err := SetProperty([]byte("# x\n"), "mood", Text, "🍎 ok")
+	if err != nil || string(r.Content) != "---\nmood: 🍎 ok\n---\n# x\n" {
+		t.Errorf("text: %q, %v", r.Content, err)
+	}
+	r, err = SetProperty([]byte("# x\n"), "moods", List, []string{"🌱", "yes", "true"})
+	if err != nil || string(r.Content) != "---\nmoods:\n  - 🌱\n  - yes\n  - \"true\"\n---\n# x\n" {
+		t.Errorf("list: %q, %v", r.Content, err)
+	}
+}

@@ -25,7 +25,7 @@ var layoutGroups = []struct {
 	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},
-	{"The engine: the CLI, the folder, and the router between them", []string{"obsidiancli", "internal/backend", "native", "vaultindex", "links", "metadata", "note", "patch", "policy", "tasks", "canvas", "bases", "prompts", "errors"}},
+	{"The engine: the CLI, the folder, and the router between them", []string{"obsidiancli", "internal/backend", "native", "vaultindex", "links", "metadata", "note", "patch", "policy", "tasks", "canvas", "bases", "prompts", "yamltext", "errors"}},
 	{"Tests and measurements", []string{"internal/layout", "internal/obsidiantest", "internal/leasetest", "internal/testenv", "internal/conformance", "internal/vaultgen", "scripts/"}},
 }
 

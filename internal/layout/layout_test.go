@@ -134,7 +134,7 @@ var denied = map[string][]string{
 }
 
 // domain packages import no package of the module but each other.
-var domain = []string{"note", "metadata", "links", "patch", "policy", "tasks", "canvas", "bases", "errors"}
+var domain = []string{"note", "metadata", "links", "patch", "policy", "tasks", "canvas", "bases", "yamltext", "errors"}
 
 // TestNoSidewaysImports fails for an import the packages' documentation
 // denies (obsidiancli once imported native for its path checks and
