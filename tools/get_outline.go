@@ -24,7 +24,7 @@ var getOutline = spec[getOutlineArgs, outlineResult]{
 	description: "A note's map without its text: headings with level and line range, block ids, property names, line count. Use it to read one section of a long note.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a getOutlineArgs) (outlineResult, error) {
-		c, err := v.Notes.Read(ctx, a.note())
+		c, err := readText(ctx, v, a.note())
 		if err != nil {
 			return outlineResult{}, err
 		}

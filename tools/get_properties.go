@@ -29,7 +29,7 @@ var getProperties = spec[getPropertiesArgs, propertiesResult]{
 	description: "A note's frontmatter as typed values, in order, with its tags and aliases.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a getPropertiesArgs) (propertiesResult, error) {
-		c, err := v.Notes.Read(ctx, a.note())
+		c, err := readText(ctx, v, a.note())
 		if err != nil {
 			return propertiesResult{}, err
 		}

@@ -39,7 +39,7 @@ var noteStatsTool = spec[noteStatsArgs, noteStats]{
 	description: "How long a note is without reading it: words, characters, reading time, headings, links and open/done tasks.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a noteStatsArgs) (noteStats, error) {
-		c, err := v.Notes.Read(ctx, a.note())
+		c, err := readText(ctx, v, a.note())
 		if err != nil {
 			return noteStats{}, err
 		}

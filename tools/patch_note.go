@@ -24,7 +24,7 @@ func checkVersion(ctx context.Context, v Vault, loc note.Locator, ifMatch string
 	if ifMatch == "" {
 		return loc, nil
 	}
-	c, err := v.Notes.Read(ctx, loc)
+	c, err := readText(ctx, v, loc)
 	if err != nil {
 		return loc, err
 	}

@@ -49,7 +49,7 @@ var readNote = spec[readNoteArgs, readResult]{
 	description: "Read a note's exact Markdown, or only a `section` (heading path) or `lines`. Structured: {path, content, etag, section, lines}. A part over 100 KB is cut (truncated: true); pass its next_cursor as `cursor` to read on.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a readNoteArgs) (readResult, error) {
-		c, err := v.Notes.Read(ctx, a.note())
+		c, err := readText(ctx, v, a.note())
 		if err != nil {
 			return readResult{}, err
 		}

@@ -21,6 +21,12 @@ func TestReadNote(t *testing.T) {
 	cases := []toolCase{
 		{name: "by path returns raw text", args: `{"path":"Projects/Plan.md"}`, wantCall: "Read path=Projects/Plan.md name=",
 			wantData: `{"path":"Projects/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n","etag":"` + etag + `"}`, wantText: body},
+		{name: "an image is not read as text", args: `{"path":"Photos/cat.jpg"}`, content: "\xff\xd8\xff\xe0\x00\x10JFIF\x00", wantCall: "Read path=Photos/cat.jpg name=",
+			wantKind: errors.InvalidParams, wantMsg: "Photos/cat.jpg is not a note or a text file"},
+		{name: "a text file is read", args: `{"path":"data.csv"}`, content: "a,b\n1,2\n", wantCall: "Read path=data.csv name=",
+			wantData: `{"path":"data.csv","content":"a,b\n1,2\n","etag":"` + note.ETag([]byte("a,b\n1,2\n")) + `"}`, wantText: "a,b\n1,2\n"},
+		{name: "a note is read whatever its bytes", args: `{"path":"Old.md"}`, content: "caf\xe9\n", wantCall: "Read path=Old.md name=",
+			wantData: `{"path":"Old.md","content":"caf\ufffd\n","etag":"` + note.ETag([]byte("caf\xe9\n")) + `"}`, wantText: "caf\xe9\n"},
 		{name: "by name", args: `{"name":"Plan"}`, wantCall: "Read path= name=Plan",
 			wantData: `{"path":"Resolved/Plan.md","content":"# Note\n\nbody with \\ and \"quotes\"\n","etag":"` + etag + `"}`, wantText: body},
 		{name: "ambiguous", args: `{"name":"Plan"}`, wantCall: "Read path= name=Plan",

@@ -52,7 +52,7 @@ var readNotes = spec[readNotesArgs, readNotesResult]{
 		budget := maxRead
 		for _, loc := range locs {
 			it := readItem{Requested: loc.String()}
-			c, err := v.Notes.Read(ctx, loc)
+			c, err := readText(ctx, v, loc)
 			switch {
 			case ctx.Err() != nil:
 				return readNotesResult{}, ctx.Err()

@@ -49,7 +49,7 @@ var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
 			return r.Content, nil
 		}
 		if a.DryRun {
-			c, err := v.Notes.Read(ctx, a.note())
+			c, err := readText(ctx, v, a.note())
 			if err != nil {
 				return replaceResult{}, err
 			}

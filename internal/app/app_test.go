@@ -67,7 +67,7 @@ func TestHelpAndCommands(t *testing.T) {
 		{[]string{"serve", "--help"}, []string{"obsidian-mcp serve: the tools of obsidian-mcp over HTTP", "--listen", "OBSIDIAN_MCP_API_KEY", "--vault-path"}, []string{"over stdio."}},
 		{[]string{"bridge", "--help"}, []string{"obsidian-mcp bridge: a stdio MCP server in front of an HTTP one"}, nil},
 		{[]string{"gateway", "--help"}, []string{"obsidian-mcp gateway: many vaults and stdio MCP servers"}, nil},
-		{[]string{"doctor", "--help"}, []string{"Usage: obsidian-mcp doctor [flags]", "--listen"}, nil},
+		{[]string{"doctor", "--help"}, []string{"Usage: obsidian-mcp doctor [flags]", "--listen", "--gateway", "Exits 0 when"}, []string{"obsidian-mcp serve: the tools", "--cors-origin"}},
 	} {
 		code, out, errs := run(tc.args...)
 		if code != 0 || errs != "" {

@@ -58,7 +58,7 @@ func Read(specs []Spec, args []string, getenv func(string) string, showVersion *
 		}
 	}
 	fs.BoolVar(showVersion, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(joinBoolValues(specs, args)); err != nil {
 		if err == flag.ErrHelp {
 			return nil, nil, err
 		}
@@ -82,6 +82,36 @@ func Read(specs []Spec, args []string, getenv func(string) string, showVersion *
 		vals = append(vals, v)
 	}
 	return vals, ignored, nil
+}
+
+// joinBoolValues writes a bool flag followed by a boolean word
+// ("--read-only true", as the help's "true/false" invites) as one
+// argument, --read-only=true: the flag package takes a bool flag's value
+// only after "=", and stopped at "true" as an unexpected argument.
+func joinBoolValues(specs []Spec, args []string) []string {
+	isBool := map[string]bool{}
+	for _, sp := range specs {
+		if sp.Bool && sp.Flag != "" {
+			isBool[sp.Flag] = true
+		}
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if name != a && isBool[name] && i+1 < len(args) {
+			if _, err := strconv.ParseBool(args[i+1]); err == nil {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // boolFlag is a string flag that may be given without a value, as true.

@@ -41,3 +41,30 @@ func TestRead(t *testing.T) {
 		t.Errorf("help:\n%s", got)
 	}
 }
+
+// TestBoolFlagSpellings: a bool flag is true bare, and takes true or false
+// after "=" or after a space alike; a word that is no boolean after it is
+// still an argument of its own.
+func TestBoolFlagSpellings(t *testing.T) {
+	specs := []Spec{{Flag: "read-only", Env: "R", Default: "false", Bool: true}, {Flag: "vault", Env: "V"}}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--read-only"}, "true"},
+		{[]string{"--read-only=false"}, "false"},
+		{[]string{"--read-only", "true"}, "true"},
+		{[]string{"--read-only", "false", "--vault", "v"}, "false"},
+		{[]string{"-read-only", "0"}, "0"},
+	} {
+		var version bool
+		vals, _, err := Read(specs, c.args, func(string) string { return "" }, &version, "--help")
+		if err != nil || vals[0].Value != c.want {
+			t.Errorf("%q: %+v, %v; want %s", c.args, vals, err, c.want)
+		}
+	}
+	var version bool
+	if _, _, err := Read(specs, []string{"--read-only", "maybe"}, func(string) string { return "" }, &version, "--help"); err == nil || !strings.Contains(err.Error(), `unexpected argument "maybe"`) {
+		t.Errorf("a word that is no boolean: %v", err)
+	}
+}

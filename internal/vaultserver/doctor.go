@@ -260,8 +260,15 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 		d.fail("vault folder: unknown (no OBSIDIAN_VAULT_PATH, and the app did not answer)", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder, the one holding .obsidian/")
 	case f.path == "":
 	case !isDir(filepath.Join(f.path, ".obsidian")):
-		d.fail(fmt.Sprintf("vault folder %s has no .obsidian folder, so it is not a vault's top folder", f.path),
-			"point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/ (Obsidian's vault switcher shows each vault's location)")
+		// Served either way; but a folder inside a vault gets notes
+		// created and links resolved as if it were the whole vault.
+		// Both are noted, not failed: the server serves them (doctor
+		// said ✗ and then ready).
+		if top := vaultAbove(f.path); top != "" {
+			d.skip("vault folder %s is a folder inside the vault at %s (which holds .obsidian/): it is served on its own, so links resolve and notes are created as if it were the whole vault, and none of the vault's settings are read; unless that is meant, point OBSIDIAN_VAULT_PATH at %s (with --read-paths '%s/**' to keep the server to this folder)", f.path, top, top, partOf(top, f.path))
+		} else {
+			d.skip("vault folder %s has no .obsidian folder: it is served as a plain folder of notes (Obsidian has not opened it as a vault, so there are no daily-note, template or attachment settings to read); to serve a vault, point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", f.path)
+		}
 	case !app.vaultOK: // so the folder is the configured one
 		d.ok("vault folder: %s (set by %s)", f.path, cfg.setting("vault-path").Source)
 	}
@@ -436,4 +443,28 @@ func sameFolder(a, b string) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return os.SameFile(fa, fb)
+}
+
+// vaultAbove is the nearest folder above dir that holds .obsidian/, or "".
+func vaultAbove(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for p := filepath.Dir(abs); p != filepath.Dir(p); p = filepath.Dir(p) {
+		if isDir(filepath.Join(p, ".obsidian")) {
+			return p
+		}
+	}
+	return ""
+}
+
+// partOf is dir as a vault path inside the vault at top.
+func partOf(top, dir string) string {
+	abs, _ := filepath.Abs(dir)
+	rel, err := filepath.Rel(top, abs)
+	if err != nil {
+		return dir
+	}
+	return filepath.ToSlash(rel)
 }

@@ -281,12 +281,30 @@ func TestDoctor(t *testing.T) {
 			want: []string{"✗ Obsidian app: no answer within 300ms", "fix: bring Obsidian to the front"},
 		},
 		{
-			name: "folder without .obsidian is flagged but works",
+			// Noted, not failed: the server serves it, and doctor says so
+			// (it said ✗ and then ready, exit 0).
+			name: "folder without .obsidian is noted and works",
 			prepare: func(t *testing.T) setup {
 				return setup{args: []string{"--backend", "native", "--vault-path", t.TempDir()}, finder: nowhere}
 			},
 			exit: 0,
-			want: []string{"– Obsidian CLI: not used (backend native)", "has no .obsidian folder", "fix: point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+			want: []string{"– Obsidian CLI: not used (backend native)", "has no .obsidian folder: it is served as a plain folder of notes", "point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+			absent: []string{"✗"},
+		},
+		{
+			name: "a folder inside a vault is noted as one",
+			prepare: func(t *testing.T) setup {
+				top := t.TempDir()
+				for _, d := range []string{".obsidian", "Notes/Deep"} {
+					if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return setup{args: []string{"--backend", "native", "--vault-path", filepath.Join(top, "Notes", "Deep")}, finder: nowhere}
+			},
+			exit: 0,
+			want: []string{"– vault folder ", "is a folder inside the vault at ", "(which holds .obsidian/)", "--read-paths 'Notes/Deep/**'", "✓ ready"},
+			absent: []string{"✗"},
 		},
 		{
 			name: "invalid settings are each reported, the rest still checked",
