@@ -287,8 +287,8 @@ func TestDoctor(t *testing.T) {
 			prepare: func(t *testing.T) setup {
 				return setup{args: []string{"--backend", "native", "--vault-path", t.TempDir()}, finder: nowhere}
 			},
-			exit: 0,
-			want: []string{"– Obsidian CLI: not used (backend native)", "has no .obsidian folder: it is served as a plain folder of notes", "point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+			exit:   0,
+			want:   []string{"– Obsidian CLI: not used (backend native)", "has no .obsidian folder: it is served as a plain folder of notes", "point OBSIDIAN_VAULT_PATH at the folder that holds .obsidian/", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
 			absent: []string{"✗"},
 		},
 		{
@@ -302,8 +302,8 @@ func TestDoctor(t *testing.T) {
 				}
 				return setup{args: []string{"--backend", "native", "--vault-path", filepath.Join(top, "Notes", "Deep")}, finder: nowhere}
 			},
-			exit: 0,
-			want: []string{"– vault folder ", "is a folder inside the vault at ", "(which holds .obsidian/)", "--read-paths 'Notes/Deep/**'", "✓ ready"},
+			exit:   0,
+			want:   []string{"– vault folder ", "is a folder inside the vault at ", "(which holds .obsidian/)", "--read-paths 'Notes/Deep/**'", "✓ ready"},
 			absent: []string{"✗"},
 		},
 		{
