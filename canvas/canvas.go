@@ -242,16 +242,51 @@ func (c *Canvas) place(o *Object) {
 	o.Delete("width")
 	o.Delete("height")
 	if !o.Has("x") {
-		o.Set("x", int(x))
+		setCoord(o, "x", x)
 	}
 	if !o.Has("y") {
-		o.Set("y", int(y))
+		setCoord(o, "y", y)
 	}
 	o.Set("width", w)
 	o.Set("height", h)
 	for _, k := range rest.Keys() {
 		o.Set(k, rest.Raw(k))
 	}
+}
+
+// maxCoord bounds a coordinate or size: the integers JavaScript, and so
+// Obsidian, holds exactly.
+const maxCoord = 1 << 53
+
+// setCoord sets a place computed from the other nodes: as an integer, or,
+// past maxCoord, as it is, for checkNode to refuse (int() of such a float
+// gave a new node x = -9223372036854775808).
+func setCoord(o *Object, k string, v float64) {
+	if math.Abs(v) <= maxCoord {
+		o.Set(k, int64(v))
+		return
+	}
+	o.Set(k, v)
+}
+
+// shared says why id cannot name one item, when more than one node or
+// edge of the canvas has it ("" when one or none does).
+func (c *Canvas) shared(id string) string {
+	n := 0
+	for _, o := range c.Nodes {
+		if o.Str("id") == id {
+			n++
+		}
+	}
+	for _, o := range c.Edges {
+		if o.Str("id") == id {
+			n++
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%q is the id of %d items of this canvas, so it names none of them; give each its own id in the canvas file (obsidian_replace_in_note on its JSON), then try again", id, n)
 }
 
 // Update changes nodes and edges: each item names its id, and its other
@@ -263,6 +298,10 @@ func (c *Canvas) Update(items []Object) []errors.Field {
 		id, _ := it.String("id")
 		target := (*Object)(nil)
 		isEdge := false
+		if why := c.shared(id); why != "" {
+			bad = append(bad, errors.Field{Field: at + ".id", Message: why})
+			continue
+		}
 		if n, ok := c.Node(id); ok {
 			target = &c.Nodes[n]
 		} else if e, ok := c.edge(id); ok {
@@ -308,6 +347,8 @@ func (c *Canvas) Remove(ids []string) (int, []errors.Field) {
 		_, e := c.edge(id)
 		if !n && !e {
 			bad = append(bad, errors.Field{Field: fmt.Sprintf("remove[%d]", i), Message: fmt.Sprintf("%q is no node or edge of the canvas", id)})
+		} else if why := c.shared(id); why != "" {
+			bad = append(bad, errors.Field{Field: fmt.Sprintf("remove[%d]", i), Message: why})
 		}
 		gone[id] = true
 	}
@@ -353,6 +394,8 @@ func checkNode(at string, o Object) []errors.Field {
 			fail(k, "must be a number (pixels)")
 		case (k == "width" || k == "height") && v <= 0:
 			fail(k, "must be more than 0")
+		case math.Abs(v) > maxCoord:
+			fail(k, "must be within ±9007199254740992 pixels (the integers JavaScript holds exactly); give the new node its own x and y if the canvas's others lie that far")
 		}
 	}
 	need := map[string]string{"text": "text", "file": "file", "link": "url"}[typ]

@@ -189,3 +189,47 @@ func TestRetarget(t *testing.T) {
 		t.Errorf("nothing to change, yet %d changes", n)
 	}
 }
+
+// TestFarNodesAreNotWrappedAround: a node placed below others that lie
+// past what JavaScript holds exactly is refused, naming the field, instead
+// of getting x = -9223372036854775808 from an overflowing conversion.
+func TestFarNodesAreNotWrappedAround(t *testing.T) {
+	t.Parallel()
+	c, err := Parse([]byte(`{"nodes":[{"id":"far","type":"text","text":"a","x":1e19,"y":3e19,"width":250,"height":60}],"edges":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, bad := c.Add(items(t, `[{"type":"text","text":"b"}]`))
+	if len(ids) != 0 || len(bad) == 0 || bad[0].Field != "add[0].x" || !strings.Contains(bad[0].Message, "within ±9007199254740992") {
+		t.Errorf("ids %v, bad %+v", ids, bad)
+	}
+	if strings.Contains(string(c.Marshal()), "-9223372036854775808") {
+		t.Errorf("wrapped around:\n%s", c.Marshal())
+	}
+	ids, bad = c.Add(items(t, `[{"type":"text","text":"b","x":0,"y":0}]`))
+	if len(ids) != 1 || bad != nil {
+		t.Errorf("a node with its own place: ids %v, bad %+v", ids, bad)
+	}
+}
+
+// TestSharedIDsNameNothing: an id two items share is refused by update
+// and remove, and nothing changes (update changed the first, remove
+// deleted both).
+func TestSharedIDsNameNothing(t *testing.T) {
+	t.Parallel()
+	const twice = `{"nodes":[{"id":"a","type":"text","text":"one","x":0,"y":0,"width":250,"height":60},{"id":"a","type":"text","text":"two","x":0,"y":100,"width":250,"height":60}],"edges":[]}`
+	c, err := Parse([]byte(twice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := string(c.Marshal())
+	if bad := c.Update(items(t, `[{"id":"a","text":"three"}]`)); len(bad) != 1 || !strings.Contains(bad[0].Message, "is the id of 2 items") {
+		t.Errorf("update: %+v", bad)
+	}
+	if _, bad := c.Remove([]string{"a"}); len(bad) != 1 || bad[0].Field != "remove[0]" || !strings.Contains(bad[0].Message, "is the id of 2 items") {
+		t.Errorf("remove: %+v", bad)
+	}
+	if got := string(c.Marshal()); got != before {
+		t.Errorf("the canvas changed:\n%s", got)
+	}
+}
