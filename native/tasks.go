@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
 )
 
@@ -34,7 +35,9 @@ func (v *Engine) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error)
 		if err != nil {
 			continue // gone or unreadable since it was listed: no tasks
 		}
+		etag := note.ETag(data)
 		for _, t := range tasks.Parse(f, data) {
+			t.ETag = etag
 			if set.Selected(t) && q.Match(t) {
 				out = append(out, t)
 			}

@@ -32,6 +32,9 @@ type Task struct {
 	Recurrence string   `json:"recurrence,omitempty" jsonschema:"as written, e.g. every week"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"its #tags, without #"`
 	BlockID    string   `json:"block_id,omitempty" jsonschema:"its ^id, without ^"`
+	// ETag is the note's when its tasks were read, so that an update by
+	// line can be refused once the note has changed.
+	ETag string `json:"etag,omitempty" jsonschema:"the note's etag when it was listed: pass it as if_match to obsidian_update_task"`
 }
 
 var (

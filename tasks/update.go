@@ -60,20 +60,34 @@ func setField(s string, field func() *regexp.Regexp, value string) string {
 	return s
 }
 
+// Target is the task an update is for: at Line or with Block (its ^id);
+// Text, when set, is the task's text as it was listed, which the line
+// must still hold.
+type Target struct {
+	Line  int
+	Block string
+	Text  string
+}
+
 // Update returns content with one task changed, as the Tasks plugin
 // (with settings set) changes it: completed, its box ticked and
 // "✅ <today>" added (before its block id); uncompleted, its box emptied
 // and its done date removed; toggled, whichever it is not. Completing a
 // recurring task also writes its next occurrence (NextOccurrence) on the
-// line above, or below with RecurrenceOnNextLine. The task is the one at
-// line, or the one with block id block. Every other byte stays.
-func Update(content []byte, line int, block, op string, today time.Time, set Settings) ([]byte, error) {
+// line above, or below with RecurrenceOnNextLine. The task is at's (see
+// Target). Every other byte stays.
+func Update(content []byte, at Target, op string, today time.Time, set Settings) ([]byte, error) {
+	line, block := at.Line, at.Block
 	var target *Task
 	for _, t := range Parse("", content) {
 		if line > 0 && t.Line == line || block != "" && t.BlockID == strings.TrimPrefix(block, "^") {
 			target = &t
 			break
 		}
+	}
+	if target != nil && at.Text != "" && target.Text != at.Text {
+		return nil, errors.E(errors.RevisionConflict, "line %d now holds the task %q, not %q: the note changed since its tasks were listed; nothing was changed", target.Line, target.Text, at.Text).
+			WithHint("List the tasks again (obsidian_list_tasks) and use the line it gives now, or the task's block id.")
 	}
 	if target == nil {
 		where := "at line " + strconv.Itoa(line)

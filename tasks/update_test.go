@@ -34,7 +34,7 @@ func TestUpdate(t *testing.T) {
 		{name: "no such block", op: Complete, block: "nope", kind: errors.FileNotFound},
 	}
 	for _, c := range cases {
-		got, err := Update([]byte(note), c.line, c.block, c.op, today, DefaultSettings())
+		got, err := Update([]byte(note), Target{Line: c.line, Block: c.block}, c.op, today, DefaultSettings())
 		if c.kind != "" {
 			if errors.From(err) == nil || errors.From(err).Kind != c.kind {
 				t.Errorf("%s: %v, want %s", c.name, err, c.kind)
@@ -96,7 +96,7 @@ func TestUpdateRecurring(t *testing.T) {
 		if strings.HasSuffix(c.note, "\n") {
 			line--
 		}
-		got, err := Update([]byte(c.note), line+1, "", Toggle, date(c.today), c.set)
+		got, err := Update([]byte(c.note), Target{Line: line + 1}, Toggle, date(c.today), c.set)
 		if c.kind != "" {
 			if errors.From(err) == nil || errors.From(err).Kind != c.kind {
 				t.Errorf("%s: %v, want %s", c.name, err, c.kind)

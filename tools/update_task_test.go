@@ -17,10 +17,13 @@ func TestUpdateTask(t *testing.T) {
 		kind             errors.Kind
 		fields           []string
 	}{
-		{name: "complete by line", args: `{"path":"T.md","operation":"complete","line":2}`, want: "# Todo\n- [x] call ✅ " + today + " ^c\n- [x] paid ✅ 2026-11-01\n"},
+		{name: "complete by line and text", args: `{"path":"T.md","operation":"complete","line":2,"text":"call"}`, want: "# Todo\n- [x] call ✅ " + today + " ^c\n- [x] paid ✅ 2026-11-01\n"},
 		{name: "toggle by block", args: `{"path":"T.md","operation":"toggle","block":"c"}`, want: "# Todo\n- [x] call ✅ " + today + " ^c\n- [x] paid ✅ 2026-11-01\n"},
-		{name: "uncomplete", args: `{"path":"T.md","operation":"uncomplete","line":3}`, want: "# Todo\n- [ ] call ^c\n- [ ] paid\n"},
-		{name: "not a task", args: `{"path":"T.md","operation":"toggle","line":1}`, kind: errors.FileNotFound},
+		{name: "uncomplete", args: `{"path":"T.md","operation":"uncomplete","line":3,"text":"paid"}`, want: "# Todo\n- [ ] call ^c\n- [ ] paid\n"},
+		{name: "not a task", args: `{"path":"T.md","operation":"toggle","line":1,"text":"call"}`, kind: errors.FileNotFound},
+		// An outside edit put another task on the line listed.
+		{name: "the line holds another task now", args: `{"path":"T.md","operation":"complete","line":2,"text":"buy milk"}`, kind: errors.RevisionConflict},
+		{name: "a line alone", args: `{"path":"T.md","operation":"complete","line":2}`, kind: errors.InvalidParams, fields: []string{"line"}},
 		{name: "neither line nor block", args: `{"path":"T.md","operation":"toggle"}`, kind: errors.InvalidParams, fields: []string{"line", "block"}},
 		{name: "both", args: `{"path":"T.md","operation":"toggle","line":2,"block":"c"}`, kind: errors.InvalidParams, fields: []string{"line", "block"}},
 		{name: "bad operation", args: `{"path":"T.md","operation":"done","line":2}`, kind: errors.InvalidParams, fields: []string{"operation"}},

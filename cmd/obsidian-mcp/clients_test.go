@@ -250,7 +250,7 @@ var everyTool = []step{
 		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -5,4 +5,4 @@\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n \n-- sprouted\n+- grown\n")},
 	{Tool: "obsidian_list_templates", Arguments: map[string]any{}, check: wantError(-32003, "FILE_NOT_FOUND", "no template folder")},
 	{Tool: "obsidian_list_tasks", Arguments: map[string]any{"status": "any"}, check: wantData("total", 0)},
-	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1}, check: wantError(-32003, "FILE_NOT_FOUND", "no task at line 1")},
+	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1, "text": "water the seeds"}, check: wantError(-32003, "FILE_NOT_FOUND", "no task at line 1")},
 	{Tool: "obsidian_edit_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas", "create": true, "add": []any{map[string]any{"id": "s", "type": "file", "file": "Notes/Seed.md"}}},
 		check: wantData("ids", []any{"s"})},
 	{Tool: "obsidian_read_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas"}, check: wantAt("Notes/Seed.md", "nodes", 0, "file")},

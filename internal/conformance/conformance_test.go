@@ -322,8 +322,10 @@ var scenarios = append([]scenario{
 		check: func(t *testing.T, _ string, got any, _ string) {
 			data, _ := json.Marshal(got)
 			want := `{"success":true,"data":{"total":2,"items":[` +
-				`{"path":"Tasks/B.md","line":4,"status":"todo","text":"sooner #work","due":"2026-12-01","tags":["work"]},` +
-				`{"path":"Tasks/A.md","line":1,"status":"todo","text":"later","due":"2026-12-02"}]}}`
+				`{"path":"Tasks/B.md","line":4,"status":"todo","text":"sooner #work","due":"2026-12-01","tags":["work"],"etag":"` +
+				note.ETag([]byte("```\n- [ ] in code\n```\n- [ ] sooner [due:: 2026-12-01] #work\n")) + `"},` +
+				`{"path":"Tasks/A.md","line":1,"status":"todo","text":"later","due":"2026-12-02","etag":"` +
+				note.ETag([]byte("- [ ] later 📅 2026-12-02\n- [x] done ✅ 2026-11-01\n")) + `"}]}}`
 			if string(data) != want {
 				t.Errorf("tasks = %s\nwant %s", data, want)
 			}
@@ -333,7 +335,7 @@ var scenarios = append([]scenario{
 		files: map[string]string{"Tasks/T.md": "- [x] call ✅ " + time.Now().Format(time.DateOnly) + " ^c\n- [ ] write\n"}},
 	{name: "complete a recurring task: its next occurrence above it", remote: true,
 		setup: write("Tasks/R.md", "- [ ] water 🔁 every 3 days ⏳ 2026-01-01 📅 2026-01-02 ^w\n"),
-		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"toggle","line":1}`),
+		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"toggle","line":1,"text":"water"}`),
 		files: map[string]string{"Tasks/R.md": "- [ ] water 🔁 every 3 days ⏳ 2026-01-04 📅 2026-01-05\n" +
 			"- [x] water 🔁 every 3 days ⏳ 2026-01-01 📅 2026-01-02 ✅ " + time.Now().Format(time.DateOnly) + " ^w\n"}},
 	{name: "complete a recurring task as the Tasks plugin's settings say: below, with a created date",
@@ -342,12 +344,12 @@ var scenarios = append([]scenario{
 			writeFile(t, dir, ".obsidian/plugins/obsidian-tasks-plugin/data.json", `{"recurrenceOnNextLine":true,"setCreatedDate":true,"setDoneDate":false}`)
 			writeFile(t, dir, "Tasks/R.md", "- [ ] pay 🔁 every month 📅 2026-01-31\n")
 		},
-		call: tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1}`),
+		call: tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1,"text":"pay"}`),
 		files: map[string]string{"Tasks/R.md": "- [x] pay 🔁 every month 📅 2026-01-31\n" +
 			"- [ ] pay 🔁 every month ➕ " + time.Now().Format(time.DateOnly) + " 📅 2026-02-28\n"}},
 	{name: "a recurrence rule the Tasks plugin does not read changes nothing", remote: true,
 		setup: write("Tasks/R.md", "- [ ] moon 🔁 every blue moon 📅 2026-01-02\n"),
-		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1}`),
+		call:  tool("obsidian_update_task", `{"path":"Tasks/R.md","operation":"complete","line":1,"text":"moon"}`),
 		kind:  errors.Unsupported, files: map[string]string{"Tasks/R.md": "- [ ] moon 🔁 every blue moon 📅 2026-01-02\n"}},
 	{name: "tasks under the Tasks plugin's global filter",
 		setup: func(t *testing.T, dir string) {
@@ -358,7 +360,8 @@ var scenarios = append([]scenario{
 		call: tool("obsidian_list_tasks", `{"folder":"Tasks"}`),
 		check: func(t *testing.T, _ string, got any, _ string) {
 			data, _ := json.Marshal(got)
-			want := `{"success":true,"data":{"total":1,"items":[{"path":"Tasks/G.md","line":2,"status":"todo","text":"#task file taxes","tags":["task"]}]}}`
+			want := `{"success":true,"data":{"total":1,"items":[{"path":"Tasks/G.md","line":2,"status":"todo","text":"#task file taxes","tags":["task"],"etag":"` +
+				note.ETag([]byte("- [ ] shopping list item\n- [ ] #task file taxes\n")) + `"}]}}`
 			if string(data) != want {
 				t.Errorf("tasks = %s\nwant %s", data, want)
 			}

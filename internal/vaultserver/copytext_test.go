@@ -71,3 +71,41 @@ func textBlock(t *testing.T, line string) string {
 	}
 	return r.Result.Content[0].Text
 }
+
+// TestTaskByLineAfterAnOutsideEdit: a task listed, then a line written
+// above it by someone else: an update by the listed line, with the
+// listing's etag or the task's text, changes nothing (it ticked whatever
+// task had moved onto the line).
+func TestTaskByLineAfterAnOutsideEdit(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Tasks.md", "- [ ] pay rent\n- [ ] call mum\n")
+	cfg := testConfig(f)
+	cfg.Backend, cfg.VaultPath, cfg.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
+	s := startServer(t, cfg)
+	s.initialize()
+	r := decode(t, s.call("obsidian_list_tasks", map[string]any{}))
+	items, _ := r.Result.StructuredContent["data"].(map[string]any)["items"].([]any)
+	if len(items) != 2 {
+		t.Fatalf("tasks: %v", r.Result.StructuredContent)
+	}
+	call := items[1].(map[string]any) // call mum, line 2
+	etag, _ := call["etag"].(string)
+	if call["line"] != float64(2) || etag == "" {
+		t.Fatalf("listed: %v", call)
+	}
+	const edited = "- [ ] buy milk\n- [ ] pay rent\n- [ ] call mum\n"
+	f.WriteNote("Tasks.md", edited) // someone adds a task at the top
+	for _, args := range []map[string]any{
+		{"path": "Tasks.md", "operation": "complete", "line": 2, "if_match": etag},
+		{"path": "Tasks.md", "operation": "complete", "line": 2, "text": "call mum"},
+	} {
+		r := decode(t, s.call("obsidian_update_task", args))
+		if r.Error == nil || r.Error.Data["errorCode"] != "REVISION_CONFLICT" {
+			t.Errorf("%v: %+v, want REVISION_CONFLICT", args, r.Error)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.Vault, "Tasks.md")); string(got) != edited {
+		t.Errorf("the note changed: %q", got)
+	}
+}
