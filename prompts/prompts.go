@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -67,9 +69,8 @@ func FromNote(path string, content []byte) (p Prompt, ok bool) {
 			case map[string]any:
 				for k, d := range v {
 					declared[k], _ = d.(string)
-					order = append(order, k)
 				}
-				sort.Strings(order)
+				order = argumentOrder(content, declared)
 			case []any:
 				for _, k := range v {
 					if s, ok := k.(string); ok {
@@ -133,4 +134,40 @@ func Named(ps []Prompt) []Prompt {
 	}
 	sort.Slice(ps, func(a, b int) bool { return ps[a].Name < ps[b].Name })
 	return ps
+}
+
+// argumentOrder is the keys of the frontmatter's arguments mapping in the
+// order the note writes them: a client shows a prompt's arguments in the
+// order it gets them, and the decoded map had lost it (they came back
+// alphabetical). Keys it cannot place (a frontmatter yaml.v3 reads
+// otherwise than the metadata parser) follow, sorted.
+func argumentOrder(content []byte, declared map[string]string) []string {
+	var order []string
+	var doc yaml.Node
+	if end := note.FrontmatterEnd(content); end > 0 {
+		_, block, _ := strings.Cut(string(content[:end]), "\n")
+		block = strings.TrimSuffix(strings.TrimRight(block, "\r\n"), "---")
+		if yaml.Unmarshal([]byte(block), &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+			m := doc.Content[0].Content
+			for i := 0; i+1 < len(m); i += 2 {
+				if m[i].Value != "arguments" || m[i+1].Kind != yaml.MappingNode {
+					continue
+				}
+				args := m[i+1].Content
+				for j := 0; j+1 < len(args); j += 2 {
+					if _, ok := declared[args[j].Value]; ok && !slices.Contains(order, args[j].Value) {
+						order = append(order, args[j].Value)
+					}
+				}
+			}
+		}
+	}
+	var rest []string
+	for k := range declared {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(order, rest...)
 }

@@ -44,3 +44,18 @@ func TestNamed(t *testing.T) {
 		t.Errorf("names %v", names)
 	}
 }
+
+// TestArgumentsInTheNotesOrder: declared arguments come in the order the
+// note writes them (they came back alphabetical), then the placeholders'
+// in the order the body uses them.
+func TestArgumentsInTheNotesOrder(t *testing.T) {
+	const note = "---\ntags: [mcp-prompt]\narguments:\n  zeta: last letter\n  alpha: first letter\n  mid:\n---\nUse {{zeta}}, {{alpha}}, {{mid}} and {{extra}}.\n"
+	p, ok := FromNote("P.md", []byte(note))
+	var names []string
+	for _, a := range p.Args {
+		names = append(names, a.Name)
+	}
+	if !ok || strings.Join(names, ",") != "zeta,alpha,mid,extra" || p.Args[0].Description != "last letter" {
+		t.Errorf("arguments %+v", p.Args)
+	}
+}

@@ -13,7 +13,7 @@ type listFilesArgs struct {
 	Glob      string `json:"glob,omitempty" jsonschema:"Only names matching, e.g. 2026-11-*; with / the path (**/Risks*.md)." validate:"omitempty,max=300,nocontrols"`
 	Ext       string `json:"ext,omitempty" jsonschema:"Only files with this extension, e.g. md." validate:"omitempty,max=20,nocontrols"`
 	Sort      string `json:"sort,omitempty" jsonschema:"name (default) or modified (newest first)." validate:"omitempty,oneof=name modified"`
-	Unused    bool   `json:"unused,omitempty" jsonschema:"Only attachments no note or canvas embeds or links to."`
+	Unused    bool   `json:"unused,omitempty" jsonschema:"Only attachments no note or canvas embeds or links to; without a folder, in the whole vault."`
 	paging
 }
 
@@ -24,6 +24,11 @@ var listFiles = spec[listFilesArgs, Page[note.Entry]]{
 	description: "List files and folders in `folder` (default the whole vault), filtered by `glob` or `ext`, sorted by name or `modified` (\"what changed this week?\"). Entries: path, type, size, modified. Paged.",
 	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a listFilesArgs) (Page[note.Entry], error) {
+		if a.Unused && a.Folder == "" {
+			// Unused attachments are a question about the whole vault:
+			// without recursive it silently missed every subfolder's.
+			a.Recursive = true
+		}
 		k := key("list", a.Folder, strconv.FormatBool(a.Recursive), a.Glob, a.Ext, a.Sort, strconv.FormatBool(a.Unused))
 		off, err := a.offset(k)
 		if err != nil {

@@ -37,6 +37,10 @@ type promptSet struct {
 	// folder reports whether the vault folder answers.
 	folder func() bool
 
+	// looked is closed once the first look is over (found or failed).
+	looked     chan struct{}
+	lookedOnce sync.Once
+
 	mu      sync.Mutex
 	servers []*server.MCPServer
 	current []server.ServerPrompt
@@ -82,13 +86,31 @@ func (ps *promptSet) close() {
 	}
 }
 
+// firstLookWait bounds how long a prompts/list waits for the first look
+// at the vault: a small vault's is over in milliseconds, a restart's in a
+// fraction of a second; a first build of a very large vault answers with
+// what is known, and list_changed follows.
+const firstLookWait = 5 * time.Second
+
+// firstLook is closed once the first look is over.
+func (ps *promptSet) firstLook() chan struct{} {
+	ps.lookedOnce.Do(func() { ps.looked = make(chan struct{}) })
+	return ps.looked
+}
+
 func (ps *promptSet) loop(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
+	first := ps.firstLook()
 	for {
 		if ps.folder() {
 			if err := ps.refresh(ctx); err != nil && ctx.Err() == nil {
 				ps.logger.Debug("the vault's prompt notes could not be listed", "err", err)
 			}
+		}
+		select {
+		case <-first:
+		default:
+			close(first)
 		}
 		select {
 		case <-ctx.Done():
@@ -102,6 +124,16 @@ func (ps *promptSet) loop(ctx context.Context, stopped chan struct{}) {
 // is looked at in the background.
 func (ps *promptSet) listing(ctx context.Context) {
 	if ps.folder() {
+		// The first list holds the prompt notes: it answered before the
+		// first look was over, without them, for about a second.
+		ps.begin()
+		t := time.NewTimer(firstLookWait)
+		defer t.Stop()
+		select {
+		case <-ps.firstLook():
+		case <-ctx.Done():
+		case <-t.C:
+		}
 		return
 	}
 	if err := ps.refresh(ctx); err != nil && ctx.Err() == nil {

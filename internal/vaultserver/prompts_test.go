@@ -3,6 +3,7 @@ package vaultserver
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,5 +51,51 @@ func TestPromptsLookOnlyOnceBegun(t *testing.T) {
 	ps.close()
 	if n := len(meta.looked); n != 0 {
 		t.Errorf("%d more looks: begin started more than one loop", n)
+	}
+}
+
+// gatedTagged is vault metadata whose look for tagged notes waits to be
+// let go, and says when it is entered and when it is over.
+type gatedTagged struct {
+	taggedOnly
+	entered, release chan struct{}
+	seq              *atomic.Int32
+	over             *atomic.Int32
+}
+
+func (m gatedTagged) Tagged(context.Context, string) ([]string, error) {
+	close(m.entered)
+	<-m.release
+	m.over.Store(m.seq.Add(1))
+	return nil, nil
+}
+
+// TestFirstPromptsListWaitsForTheFirstLook: a prompts/list sent right
+// after initialize is answered once the first look at the vault is over,
+// so that it holds the prompt notes (it answered at once, without them,
+// for about a second after connecting).
+func TestFirstPromptsListWaitsForTheFirstLook(t *testing.T) {
+	var seq, over atomic.Int32
+	meta := gatedTagged{entered: make(chan struct{}), release: make(chan struct{}), seq: &seq, over: &over}
+	ps := &promptSet{vault: tools.Vault{Meta: meta}, logger: slog.New(slog.DiscardHandler), every: time.Hour, folder: func() bool { return true }}
+	defer ps.close()
+	listed := make(chan int32, 1)
+	go func() {
+		ps.listing(context.Background())
+		listed <- seq.Add(1)
+	}()
+	select {
+	case <-meta.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first look did not begin within 30 s")
+	}
+	close(meta.release)
+	select {
+	case at := <-listed:
+		if at < over.Load() || over.Load() == 0 {
+			t.Errorf("prompts/list answered (step %d) before the first look was over (step %d)", at, over.Load())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("prompts/list did not answer within 30 s")
 	}
 }
