@@ -1,6 +1,8 @@
 # obsidian-mcp. Targets delegate to go and scripts/; `make help` lists them.
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# One version for every build of a commit: manifest.json's (the bundle's,
+# and what go install reports; internal/app.Version is held to it).
+VERSION ?= $(shell sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' manifest.json | head -1)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/lmittmann/tint"
@@ -143,17 +142,6 @@ func configError(w io.Writer, prog string, err error, hint string) int {
 	return 2
 }
 
-// resolveVersion prefers the -ldflags version, then the module version
-// `go install` records, then "dev".
-func resolveVersion(v string) string {
-	if v != "" && v != "dev" {
-		return v
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 // NewLogger logs to w through tint, in colour only when w is a terminal:
 // MCP hosts capture stderr into files, where escape codes are noise.

@@ -214,3 +214,29 @@ func TestToolsetsServed(t *testing.T) {
 		t.Errorf("the note was changed: %q", got)
 	}
 }
+
+// TestOneVersion: the version every build reports is manifest.json's:
+// make build and the bundle stamp it from there, and a binary built with
+// nothing stamped (go install at a commit) finds it in Version. A release
+// tag says the same; a pseudo-version is no release.
+func TestOneVersion(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Version string }
+	if err := json.Unmarshal(data, &m); err != nil || m.Version != Version {
+		t.Errorf("manifest.json's version %q (%v), internal/app.Version %q: make them the same", m.Version, err, Version)
+	}
+	for stamped, want := range map[string]string{"": Version, "dev": Version, "1.2.3": "1.2.3"} {
+		if got := resolveVersion(stamped); got != want {
+			t.Errorf("resolveVersion(%q) = %q, want %q", stamped, got, want)
+		}
+	}
+	for v, want := range map[string]bool{"0.1.0": true, "12.0.3": true, "0.0.0-20261127053000-0be7482abcd1": false, "0.1.0-rc.1": false, "0.1": false} {
+		if isRelease(v) != want {
+			t.Errorf("isRelease(%q) = %v", v, !want)
+		}
+	}
+}
