@@ -142,7 +142,6 @@ func configError(w io.Writer, prog string, err error, hint string) int {
 	return 2
 }
 
-
 // NewLogger logs to w through tint, in colour only when w is a terminal:
 // MCP hosts capture stderr into files, where escape codes are noise.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
