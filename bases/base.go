@@ -23,6 +23,14 @@ type Base struct {
 	Filters  any               `yaml:"filters"`
 	Formulas map[string]string `yaml:"formulas"`
 	Views    []View            `yaml:"views"`
+	// Summaries are the base's own summary formulas; a view's Summaries
+	// name one (or a built-in) per column. Neither is computed here yet:
+	// a view that shows summaries is refused as unsupported, never
+	// answered without them.
+	Summaries map[string]string `yaml:"summaries"`
+	// Types are the vault's property types (.obsidian/types.json), by
+	// name, set by the caller: a text property typed date is a date.
+	Types map[string]string `yaml:"-"`
 }
 
 // View is one view of a base.
@@ -40,6 +48,7 @@ type View struct {
 		Property  string `yaml:"property"`
 		Direction string `yaml:"direction"`
 	} `yaml:"groupBy" json:"-"`
+	Summaries map[string]string `yaml:"summaries" json:"-"`
 }
 
 // Parse reads a .base file.
@@ -71,6 +80,17 @@ type Result struct {
 	Rows    []Row    `json:"rows"`
 }
 
+// noViewError is a view asked for by a name the base does not have.
+type noViewError struct{ msg string }
+
+func (e *noViewError) Error() string { return e.msg }
+
+// IsNoView reports whether err is about a view the base does not have.
+func IsNoView(err error) bool {
+	var n *noViewError
+	return errors.As(err, &n)
+}
+
 // IsUnsupported reports whether err is about something the native
 // evaluation does not do.
 func IsUnsupported(err error) bool {
@@ -96,11 +116,25 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 			}
 		}
 		if !found {
-			return Result{}, fmt.Errorf("the base has no view %q (views: %s)", view, strings.Join(names, ", "))
+			return Result{}, &noViewError{fmt.Sprintf("the base has no view %q (views: %s)", view, strings.Join(names, ", "))}
 		}
 	}
 	if err := b.checkAll(v); err != nil {
 		return Result{}, err
+	}
+	if len(v.Summaries) > 0 {
+		// They were dropped without a word; an answer without them
+		// would say less than the view shows.
+		var cols []string
+		for c := range v.Summaries {
+			cols = append(cols, c)
+		}
+		sort.Strings(cols)
+		return Result{}, unsupported("the view %q shows summaries (of %s), which are not computed natively", v.Name, strings.Join(cols, ", "))
+	}
+	types := map[string]string{}
+	for k, t := range b.Types {
+		types[strings.ToLower(k)] = t
 	}
 	cols := v.Order
 	if len(cols) == 0 {
@@ -113,7 +147,7 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 	}
 	var rows []row
 	for i := range files {
-		e := &env{f: &files[i], formulas: b.Formulas, now: now, done: map[string]any{}, busy: map[string]bool{}}
+		e := &env{f: &files[i], formulas: b.Formulas, types: types, now: now, done: map[string]any{}, busy: map[string]bool{}}
 		for _, f := range []any{b.Filters, v.Filters} {
 			ok, err := e.filter(f)
 			if err != nil {
@@ -259,6 +293,14 @@ func jsonValue(v any) any {
 		out := make([]any, len(v))
 		for i, x := range v {
 			out[i] = jsonValue(x)
+		}
+		return out
+	case *regex:
+		return v.src
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonValue(x)
 		}
 		return out
 	case fileObj, noteObj, formulaObj:

@@ -148,7 +148,7 @@ func TestExpressions(t *testing.T) {
 	for src, want := range map[string]string{
 		`frobnicate(1)`:     "frobnicate() is not supported natively",
 		`file.hasTags("x")`: "file.hasTags() is not supported",
-		`s.reverse()`:       "the method .reverse() of a string is not supported",
+		`l.filter(value)`:   "the method .filter() of a list is not supported",
 		`this.file`:         "`this`",
 		`file.embeds`:       "file.embeds is not supported",
 		`formula.nope`:      "formula.nope is not defined",
@@ -161,6 +161,11 @@ func TestExpressions(t *testing.T) {
 		if !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want unsupported %q", src, err, want)
 		}
+	}
+	// A pattern RE2 cannot match as JavaScript would is refused as
+	// unsupported, not as a broken base.
+	if _, err := parse(`"a".replace(/(?<=a)b/, "")`); !IsUnsupported(err) || !strings.Contains(err.Error(), "not one this server can match the way JavaScript would") {
+		t.Errorf("lookbehind: %v", err)
 	}
 	for _, bad := range []string{`a +`, `"open`, `a ? b : c`, `f(1,`, `(a`} {
 		if _, err := parse(bad); err == nil {
@@ -185,5 +190,65 @@ func TestQueryChecksFirst(t *testing.T) {
 		if _, err := b.Query("", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want unsupported %q", src, err, want)
 		}
+	}
+}
+
+// TestDocumentedBehaviours: what the Bases documentation says each of
+// these does (in expressions of our own), as the native evaluation does
+// it: number literals with methods, regular expression literals in
+// replace, split and matches, replace of a text pattern everywhere,
+// split's count, object literals, the string methods repeat, reverse and
+// title, a date property plus a duration, and division still dividing.
+func TestDocumentedBehaviours(t *testing.T) {
+	f := &File{Path: "A.md", Props: []metadata.Property{
+		{Key: "start", Type: "date", Value: "2026-11-02"},
+		{Key: "due", Type: "text", Value: "2026-12-01"},
+		{Key: "n", Type: "number", Value: 6.0},
+	}}
+	cases := map[string]string{
+		`123.toString()`:             "123",
+		`5.isEmpty()`:                "false",
+		`1.isTruthy()`:               "true",
+		`(2.5).round()`:              "3",
+		`"x:y:z".replace(":", "+")`:  "x+y+z",
+		`"x:y:z".replace(/:/, "+")`:  "x+y:z",
+		`"x:y:z".replace(/:/g, "+")`: "x+y+z",
+		`"Ada Lovelace".replace(/(\w+) (\w+)/, "$2, $1")`:                "Lovelace, Ada",
+		`"Ada Lovelace".replace(/(?<first>\w+) (\w+)/, "$2 $<first>$$")`: "Lovelace Ada$",
+		`"ABC".replace(/b/i, "-")`:                                       "A-C",
+		`"1;2;3;4;5".split(";", 2).join("|")`:                            "1|2",
+		`"1;2;3".split(/;/, 5).join("|")`:                                "1|2|3",
+		`"1;2;3".split(/;/).length`:                                      "3",
+		`/ab+c/.matches("xabbbcx")`:                                      "true",
+		`/^ab$/.matches("xab")`:                                          "false",
+		`{}.isEmpty()`:                                                   "true",
+		`{"a b": 1, c: n}.c`:                                             "6",
+		`"ab".repeat(3)`:                                                 "ababab",
+		`"déjà".reverse()`:                                               "àjéd",
+		`"good morning all".title()`:                                     "Good Morning All",
+		`(start + "2w").format("YYYY-MM-DD")`:                            "2026-11-16",
+		`(due + "1d").format("YYYY-MM-DD")`:                              "2026-12-02",
+		`n / 2 / 3`:                                                      "1",
+		`(n) / 2`:                                                        "3",
+	}
+	for src, want := range cases {
+		n, err := parse(src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		e := &env{f: f, types: map[string]string{"due": "date"}, now: now, done: map[string]any{}, busy: map[string]bool{}}
+		v, err := e.eval(n)
+		if err != nil || toString(v) != want {
+			t.Errorf("%s = %v (%v), want %s", src, toString(v), err, want)
+		}
+	}
+	// A view that shows summaries is refused, not answered without them.
+	b, err := Parse([]byte("views: [{type: table, name: T, summaries: {price: Sum, file.name: Unique}}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Query("", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), "summaries (of file.name, price)") {
+		t.Errorf("summaries: %v", err)
 	}
 }

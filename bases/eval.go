@@ -42,7 +42,10 @@ type (
 type env struct {
 	f        *File
 	formulas map[string]string
-	now      time.Time
+	// types are the vault's property types by lower-case name
+	// (Base.Types).
+	types map[string]string
+	now   time.Time
 	done     map[string]any
 	busy     map[string]bool
 }
@@ -72,6 +75,16 @@ func (e *env) evalNode(n node) (any, error) {
 				return nil, err
 			}
 			out = append(out, v)
+		}
+		return out, nil
+	case object:
+		out := make(map[string]any, len(n.keys))
+		for i, k := range n.keys {
+			v, err := e.eval(n.vals[i])
+			if err != nil {
+				return nil, err
+			}
+			out[k] = v
 		}
 		return out, nil
 	case ident:
@@ -135,15 +148,32 @@ func (e *env) evalNode(n node) (any, error) {
 func (e *env) prop(name string) any {
 	for _, p := range e.f.Props {
 		if p.Key == name {
-			return p.Value
+			return e.typed(p)
 		}
 	}
 	for _, p := range e.f.Props {
 		if strings.EqualFold(p.Key, name) {
-			return p.Value
+			return e.typed(p)
 		}
 	}
 	return nil
+}
+
+// typed is a property's value as the base computes with it: a date
+// property (written as a date, or a text the vault's property types,
+// .obsidian/types.json, say is a date) is a date, so that start_date +
+// "2w" adds two weeks (it gave the text "2026-11-022w").
+func (e *env) typed(p metadata.Property) any {
+	t := p.Type
+	if vt, ok := e.types[strings.ToLower(p.Key)]; ok {
+		t = vt
+	}
+	if t == "date" || t == "datetime" {
+		if d, ok := toDate(p.Value); ok {
+			return d
+		}
+	}
+	return p.Value
 }
 
 func (e *env) formula(name string) (any, error) {
@@ -245,10 +275,10 @@ func (e *env) field(x any, name string) (any, error) {
 var Functions = []string{
 	"if", "now", "today", "date", "number", "list", "link", "max", "min",
 	"file.hasTag", "file.inFolder", "file.hasLink", "file.hasProperty",
-	"contains", "containsAll", "containsAny", "startsWith", "endsWith", "isEmpty", "lower", "upper", "trim", "replace", "split", "slice",
+	"contains", "containsAll", "containsAny", "startsWith", "endsWith", "isEmpty", "lower", "upper", "trim", "replace", "split", "slice", "repeat", "title",
 	"join", "unique", "sort", "reverse", "flat",
 	"toFixed", "round", "floor", "ceil", "abs",
-	"format", "date", "isTruthy", "isType", "toString",
+	"format", "date", "isTruthy", "isType", "toString", "matches (of a regular expression)",
 }
 
 func (e *env) args(ns []node) ([]any, error) {
@@ -366,6 +396,10 @@ func (e *env) method(x any, name string, a []any) (any, error) {
 		return len(a) == 1 && typeName(x) == toString(a[0]), nil
 	}
 	switch x := x.(type) {
+	case *regex:
+		if name == "matches" && len(a) == 1 {
+			return x.re.MatchString(toString(a[0])), nil
+		}
 	case string:
 		return stringMethod(x, name, a)
 	case float64, int64, int:

@@ -30,7 +30,11 @@ type (
 		fn   node
 		args []node
 	} // fn is an ident or a member
-	array struct{ items []node }
+	array  struct{ items []node }
+	object struct {
+		keys []string
+		vals []node
+	}
 )
 
 // parse reads one expression of the Bases language: JavaScript-like
@@ -88,7 +92,8 @@ func (p *parser) lex() error {
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+			// A dot followed by no digit is a method's: 123.toString().
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
 				j++
 			}
 			f, err := strconv.ParseFloat(s[i:j], 64)
@@ -118,6 +123,34 @@ func (p *parser) lex() error {
 			}
 			p.toks = append(p.toks, token{kind: 'i', s: s[i:j]})
 			i = j
+		case c == '/' && p.operandNext():
+			// A regular expression literal, /:/g, where a value is
+			// expected (elsewhere / divides).
+			j := i + 1
+			inClass := false
+			for ; j < len(s) && (s[j] != '/' || inClass); j++ {
+				switch s[j] {
+				case '\\':
+					j++
+				case '[':
+					inClass = true
+				case ']':
+					inClass = false
+				}
+			}
+			if j >= len(s) {
+				return fmt.Errorf("a regular expression is not closed in %q", s)
+			}
+			k := j + 1
+			for k < len(s) && strings.ContainsRune("dgimsuvy", rune(s[k])) {
+				k++
+			}
+			re, err := newRegex(s[i+1:j], s[j+1:k])
+			if err != nil {
+				return err
+			}
+			p.toks = append(p.toks, token{kind: 'r', s: s[i:k], v: re})
+			i = k
 		default:
 			op := ""
 			for _, o := range []string{"==", "!=", "<=", ">=", "&&", "||", "===", "!=="} {
@@ -126,7 +159,7 @@ func (p *parser) lex() error {
 				}
 			}
 			if op == "" {
-				if !strings.ContainsRune("+-*/%<>!().,[]", c) {
+				if !strings.ContainsRune("+-*/%<>!().,[]{}:", c) {
 					return fmt.Errorf("unexpected %q in %q", string(c), s)
 				}
 				op = string(c)
@@ -140,6 +173,16 @@ func (p *parser) lex() error {
 		}
 	}
 	return nil
+}
+
+// operandNext reports whether the lexer stands where a value is expected:
+// at the start, or after an operator or an opening bracket or comma.
+func (p *parser) operandNext() bool {
+	if len(p.toks) == 0 {
+		return true
+	}
+	t := p.toks[len(p.toks)-1]
+	return t.kind == 'o' && t.s != ")" && t.s != "]" && t.s != "}"
 }
 
 func (p *parser) peek(op string) bool {
@@ -268,7 +311,7 @@ func (p *parser) primary() (node, error) {
 	t := p.toks[p.i]
 	p.i++
 	switch t.kind {
-	case 'n', 's':
+	case 'n', 's', 'r':
 		return lit{t.v}, nil
 	case 'i':
 		switch t.s {
@@ -294,6 +337,41 @@ func (p *parser) primary() (node, error) {
 	case "[":
 		items, err := p.list("]")
 		return array{items}, err
+	case "{":
+		return p.objectLit()
 	}
 	return nil, fmt.Errorf("unexpected %q in %q", t.s, p.src)
+}
+
+// objectLit reads an object literal after its "{": {} or {key: value, …},
+// a key a name or a string.
+func (p *parser) objectLit() (node, error) {
+	var o object
+	if p.take("}") {
+		return o, nil
+	}
+	for {
+		if p.i >= len(p.toks) || p.toks[p.i].kind != 'i' && p.toks[p.i].kind != 's' {
+			return nil, fmt.Errorf("a key must come in an object in %q", p.src)
+		}
+		k := p.toks[p.i].s
+		if p.toks[p.i].kind == 's' {
+			k = p.toks[p.i].v.(string)
+		}
+		p.i++
+		if !p.take(":") {
+			return nil, fmt.Errorf("':' missing after %q in %q", k, p.src)
+		}
+		v, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		o.keys, o.vals = append(o.keys, k), append(o.vals, v)
+		if p.take("}") {
+			return o, nil
+		}
+		if !p.take(",") {
+			return nil, fmt.Errorf("',' or '}' missing in %q", p.src)
+		}
+	}
 }

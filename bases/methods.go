@@ -1,12 +1,14 @@
 package bases
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 func stringMethod(s, name string, a []any) (any, error) {
@@ -38,14 +40,51 @@ func stringMethod(s, name string, a []any) (any, error) {
 	case "trim":
 		return strings.TrimSpace(s), nil
 	case "replace":
-		return strings.Replace(s, arg(0), arg(1), 1), nil
+		// A text pattern replaces every occurrence, as the docs say; a
+		// regular expression the first, or every one with g.
+		if r, ok := argRegex(a, 0); ok {
+			return r.replace(s, arg(1)), nil
+		}
+		return strings.ReplaceAll(s, arg(0), arg(1)), nil
 	case "split":
-		parts := strings.Split(s, arg(0))
+		var parts []string
+		if r, ok := argRegex(a, 0); ok {
+			parts = r.re.Split(s, -1)
+		} else {
+			parts = strings.Split(s, arg(0))
+		}
+		if len(a) > 1 {
+			// n: the first n elements (the rest were dropped silently
+			// before: four items where the docs give three).
+			n, ok := toNumber(a[1])
+			if !ok || n < 0 {
+				return nil, fmt.Errorf(".split(%q, %v): n must be a number, 0 or more", arg(0), a[1])
+			}
+			parts = parts[:min(len(parts), int(n))]
+		}
 		out := make([]any, len(parts))
 		for i, p := range parts {
 			out[i] = p
 		}
 		return out, nil
+	case "repeat":
+		n, ok := toNumber(arg0(a))
+		if !ok || n < 0 || n*float64(len(s)) > maxValueSize {
+			return nil, errBound(".repeat(%v): the count must be 0 or more, and the text at most %d bytes", arg0(a), maxValueSize)
+		}
+		return strings.Repeat(s, int(n)), nil
+	case "reverse":
+		r := []rune(s)
+		slices.Reverse(r)
+		return string(r), nil
+	case "title":
+		words := strings.Fields(s)
+		for i, w := range words {
+			r := []rune(w)
+			r[0] = unicode.ToUpper(r[0])
+			words[i] = string(r)
+		}
+		return strings.Join(words, " "), nil
 	case "slice":
 		r := []rune(s)
 		from, to := sliceBounds(len(r), a)
@@ -175,4 +214,20 @@ func dateMethod(t time.Time, name string, a []any) (any, error) {
 		return day(t), nil
 	}
 	return nil, unsupported("the method .%s() of a date is not supported natively (supported: format, date)", name)
+}
+
+// argRegex is argument i when it is a regular expression literal.
+func argRegex(a []any, i int) (*regex, bool) {
+	if i >= len(a) {
+		return nil, false
+	}
+	r, ok := a[i].(*regex)
+	return r, ok
+}
+
+func arg0(a []any) any {
+	if len(a) == 0 {
+		return nil
+	}
+	return a[0]
 }

@@ -76,6 +76,8 @@ func toString(v any) string {
 			parts[i] = toString(x)
 		}
 		return strings.Join(parts, ", ")
+	case *regex:
+		return v.src
 	}
 	return fmt.Sprint(v)
 }
@@ -126,6 +128,8 @@ func typeName(v any) string {
 		return "object"
 	case fileObj:
 		return "file"
+	case *regex:
+		return "regexp"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"time"
@@ -29,6 +30,7 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 	if err != nil {
 		return bases.Result{}, errors.E(errors.Unsupported, "%s %v", p, err).WithHint("Fix the base's YAML in Obsidian, or read it with obsidian_read_note.")
 	}
+	b.Types = v.propertyTypes()
 	paths, err := v.Files()
 	if err != nil {
 		return bases.Result{}, err
@@ -70,9 +72,30 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 			return bases.Result{}, errors.E(errors.Unsupported, "%s: %v; nothing was guessed", p, err).
 				WithHint("This server evaluates the documented Bases functions listed in its README; open the base in Obsidian for the rest.")
 		}
+		if bases.IsNoView(err) {
+			return bases.Result{}, errors.E(errors.InvalidParams, "%s: %v", p, err).
+				WithHint("Pass one of the views named (obsidian_query_base without view lists them).")
+		}
 		return bases.Result{}, errors.E(errors.InvalidParams, "%s: %v", p, err).
-			WithHint("Check the view's name (obsidian_query_base without view lists them) or fix the base in Obsidian.")
+			WithHint("The base itself is at fault where the message says: fix it in Obsidian, or with obsidian_replace_in_note on the .base file.")
 	}
 	res.Path = p
 	return res, nil
+}
+
+// propertyTypes are the vault's property types as Obsidian keeps them
+// (.obsidian/types.json: {"types": {"due": "date", …}}); none when the
+// file is missing or unreadable, as in a vault Obsidian never typed.
+func (v *Engine) propertyTypes() map[string]string {
+	data, err := v.readSmall(".obsidian/types.json", maxConfig)
+	if err != nil {
+		return nil
+	}
+	var f struct {
+		Types map[string]string `json:"types"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	return f.Types
 }
