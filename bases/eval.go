@@ -46,8 +46,8 @@ type env struct {
 	// (Base.Types).
 	types map[string]string
 	now   time.Time
-	done     map[string]any
-	busy     map[string]bool
+	done  map[string]any
+	busy  map[string]bool
 }
 
 // eval evaluates n; what an operator or a call computes is bounded in
