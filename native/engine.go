@@ -201,7 +201,7 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 	}
 	if fi.IsDir() {
 		return "", "", errors.E(errors.FileNotFound, "%s is a folder, not a note", loc.Path).
-			WithHint("Pass the path of a file inside it, with its extension.")
+			WithHint("To create, move, rename or delete the folder itself, use obsidian_folder; for a note in it, pass the note's path with its extension.")
 	}
 	return loc.Path, real, nil
 }

@@ -172,3 +172,15 @@ type CommandRun struct {
 	ID     string `json:"id" jsonschema:"the command run"`
 	Output string `json:"output,omitempty" jsonschema:"what the app printed, if anything"`
 }
+
+// FolderChange is what a folder operation did: a folder created, moved
+// (its files and every link to them with it) or deleted to the trash.
+type FolderChange struct {
+	Folder  string `json:"folder" jsonschema:"the folder's vault-relative path (before a move)"`
+	To      string `json:"to,omitempty" jsonschema:"after a move: its new path"`
+	Changed bool   `json:"changed" jsonschema:"false when there was nothing to do (the folder already existed)"`
+	// Files counts the files a move took along.
+	Files     int          `json:"files,omitempty" jsonschema:"files moved with the folder"`
+	TrashPath string       `json:"trash_path,omitempty" jsonschema:"where a deleted folder went (the vault's .trash)"`
+	Links     *LinkChanges `json:"links,omitempty" jsonschema:"links this server rewrote so they still point at the moved files"`
+}

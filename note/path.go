@@ -82,7 +82,7 @@ func CheckPath(p string) string {
 		return msg
 	}
 	if strings.HasSuffix(p, "/") {
-		return "must name a file, not a folder; remove the trailing '/'"
+		return "must name a file, not a folder: remove the trailing '/' to name a note (to change a folder itself, use obsidian_folder)"
 	}
 	return checkSegments(p)
 }

@@ -144,6 +144,8 @@ func fieldMessage(fe validator.FieldError) string {
 	switch fe.Tag() {
 	case "locator":
 		return "give exactly one of `path` (exact vault-relative path, e.g. Projects/Plan.md) or `name` (note name resolved like a wikilink, e.g. Plan)"
+	case "folderTo":
+		return "is the folder's new path, for operation move (e.g. Archive/2026), and only for it"
 	case "target":
 		return "give exactly one target: `heading` (a heading path such as Plan > Risks), `block` (^id) or `property` (a frontmatter key)"
 	case "required":

@@ -82,6 +82,14 @@ type TagRenamer interface {
 	RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error)
 }
 
+// Folders creates, moves (links into them rewritten) and deletes the
+// vault's folders.
+type Folders interface {
+	CreateFolder(ctx context.Context, folder string) (note.FolderChange, error)
+	MoveFolder(ctx context.Context, folder, to string) (note.FolderChange, error)
+	DeleteFolder(ctx context.Context, folder string) (note.FolderChange, error)
+}
+
 // ErrNoBulk is a TagRenamer's answer when it cannot do the edit as one:
 // the caller then edits note by note.
 var ErrNoBulk = errors.New("no journaled vault-wide edits without the vault folder")
@@ -144,6 +152,8 @@ type Vault struct {
 	// Tags renames a tag across notes as one journaled edit; nil when
 	// the backend cannot (see TagRenamer).
 	Tags TagRenamer
+	// Folders changes the vault's folders.
+	Folders Folders
 }
 
 // VaultOf is the Vault of the capabilities b has (each field b does not
@@ -163,5 +173,6 @@ func VaultOf(b any) Vault {
 	v.Bases, _ = b.(BaseQuerier)
 	v.Commands, _ = b.(Commander)
 	v.Tags, _ = b.(TagRenamer)
+	v.Folders, _ = b.(Folders)
 	return v
 }

@@ -55,6 +55,9 @@ func (g *Gate) Wrap(v tools.Vault, paths PeriodPaths) tools.Vault {
 	if v.Tags != nil {
 		out.Tags = guardTags{g, v.Tags}
 	}
+	if v.Folders != nil {
+		out.Folders = guardFolders{g, v.Folders}
+	}
 	return out
 }
 

@@ -76,3 +76,21 @@ func (r *Router) wayOut(err error) error {
 	}
 	return err
 }
+
+// folderFolders implements tools.Folders on the vault folder: the app's
+// command line moves files, not folders.
+type folderFolders struct{ r *Router }
+
+const foldersHint = "Folders are created, moved and deleted in the vault folder. Set --vault-path / OBSIDIAN_VAULT_PATH."
+
+func (f folderFolders) CreateFolder(ctx context.Context, folder string) (note.FolderChange, error) {
+	return onFolder(ctx, f.r, "folder create", "creating a folder", foldersHint, func(v *native.Engine) (note.FolderChange, error) { return v.CreateFolder(ctx, folder) })
+}
+
+func (f folderFolders) MoveFolder(ctx context.Context, folder, to string) (note.FolderChange, error) {
+	return onFolder(ctx, f.r, "folder move", "moving a folder", foldersHint, func(v *native.Engine) (note.FolderChange, error) { return v.MoveFolder(ctx, folder, to) })
+}
+
+func (f folderFolders) DeleteFolder(ctx context.Context, folder string) (note.FolderChange, error) {
+	return onFolder(ctx, f.r, "folder delete", "deleting a folder", foldersHint, func(v *native.Engine) (note.FolderChange, error) { return v.DeleteFolder(ctx, folder) })
+}

@@ -29,6 +29,7 @@ func (r *Router) Vault() tools.Vault {
 		Tasks:     folderTasks{r},
 		Templates: folderTemplates{r},
 		Commands:  appCommands{r},
+		Folders:   folderFolders{r},
 	}
 }
 
