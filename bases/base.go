@@ -78,6 +78,10 @@ type Result struct {
 	Columns []string `json:"columns" jsonschema:"the columns, in the view's order"`
 	Total   int      `json:"total" jsonschema:"rows in all, after the view's limit"`
 	Rows    []Row    `json:"rows"`
+	// Summaries are the view's summaries over its rows; Groups over each
+	// group's, when it groups.
+	Summaries map[string]any   `json:"summaries,omitempty" jsonschema:"the view's summaries: column → value over its rows"`
+	Groups    []GroupSummaries `json:"groups,omitempty" jsonschema:"when the view groups: each group's summaries"`
 }
 
 // noViewError is a view asked for by a name the base does not have.
@@ -122,15 +126,8 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 	if err := b.checkAll(v); err != nil {
 		return Result{}, err
 	}
-	if len(v.Summaries) > 0 {
-		// They were dropped without a word; an answer without them
-		// would say less than the view shows.
-		var cols []string
-		for c := range v.Summaries {
-			cols = append(cols, c)
-		}
-		sort.Strings(cols)
-		return Result{}, unsupported("the view %q shows summaries (of %s), which are not computed natively", v.Name, strings.Join(cols, ", "))
+	if err := b.checkSummaries(v); err != nil {
+		return Result{}, err
 	}
 	types := map[string]string{}
 	for k, t := range b.Types {
@@ -144,6 +141,7 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 		Row
 		keys  []any
 		group any
+		sums  map[string]any // the raw values of the summarised columns
 	}
 	var rows []row
 	for i := range files {
@@ -179,6 +177,16 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 					return Result{}, err
 				}
 				r.group, r.Group = val, jsonValue(val)
+			}
+			for c := range v.Summaries {
+				val, err := e.property(c)
+				if err != nil {
+					return Result{}, err
+				}
+				if r.sums == nil {
+					r.sums = map[string]any{}
+				}
+				r.sums[c] = val
 			}
 			rows = append(rows, r)
 		}
@@ -218,6 +226,36 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 	res := Result{View: v.Name, Columns: cols, Total: len(rows), Rows: make([]Row, len(rows))}
 	for i, r := range rows {
 		res.Rows[i] = r.Row
+	}
+	if len(v.Summaries) == 0 {
+		return res, nil
+	}
+	// Over the rows the view shows, and over each group's (the rows are
+	// sorted by group, so a group's rows stand together).
+	values := func(rs []row) map[string][]any {
+		out := map[string][]any{}
+		for _, r := range rs {
+			for c := range v.Summaries {
+				out[c] = append(out[c], r.sums[c])
+			}
+		}
+		return out
+	}
+	var err error
+	if res.Summaries, err = b.summarise(v, values(rows), now); err != nil {
+		return Result{}, err
+	}
+	for from := 0; v.GroupBy != nil && from < len(rows); {
+		to := from + 1
+		for to < len(rows) && equal(rows[to].group, rows[from].group) {
+			to++
+		}
+		sums, err := b.summarise(v, values(rows[from:to]), now)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Groups = append(res.Groups, GroupSummaries{Group: rows[from].Group, Summaries: sums})
+		from = to
 	}
 	return res, nil
 }

@@ -243,12 +243,80 @@ func TestDocumentedBehaviours(t *testing.T) {
 			t.Errorf("%s = %v (%v), want %s", src, toString(v), err, want)
 		}
 	}
-	// A view that shows summaries is refused, not answered without them.
-	b, err := Parse([]byte("views: [{type: table, name: T, summaries: {price: Sum, file.name: Unique}}]"))
+}
+
+// TestSummaries: the default summaries as the docs define them, over the
+// view's rows and over each group's, and a base's own summary formula
+// over values (they were dropped without a word).
+func TestSummaries(t *testing.T) {
+	item := func(path, kind string, price float64, done bool, when string) File {
+		return File{Path: path, Props: []metadata.Property{
+			{Key: "kind", Type: "text", Value: kind},
+			{Key: "price", Type: "number", Value: price},
+			{Key: "done", Type: "checkbox", Value: done},
+			{Key: "when", Type: "date", Value: when},
+		}}
+	}
+	files := []File{
+		item("a.md", "book", 10, true, "2026-01-01"),
+		item("b.md", "book", 30, false, "2026-01-11"),
+		item("c.md", "tool", 5, true, "2026-02-01"),
+		{Path: "d.md", Props: []metadata.Property{{Key: "kind", Type: "text", Value: "tool"}}},
+	}
+	src := `summaries:
+  top: 'values.sort().reverse()[0]'
+views:
+  - type: table
+    name: T
+    order: [price]
+    groupBy: {property: kind, direction: ASC}
+    summaries: {price: Sum, done: Checked, when: Earliest, kind: Unique, file.name: Filled, formula.x: Average}
+  - type: table
+    name: All
+    summaries: {price: Median, when: Range, done: Unchecked, kind: Empty}
+  - type: table
+    name: Custom
+    summaries: {price: top}
+  - type: table
+    name: Deviation
+    summaries: {price: Stddev}
+  - type: table
+    name: Nope
+    summaries: {price: Mode}
+formulas:
+  x: 'price * 2'
+`
+	b, err := Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Query("", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), "summaries (of file.name, price)") {
-		t.Errorf("summaries: %v", err)
+	js := func(v any) string { data, _ := json.Marshal(v); return string(data) }
+	res, err := b.Query("T", files, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := js(res.Summaries), `{"done":2,"file.name":4,"formula.x":30,"kind":2,"price":45,"when":"2026-01-01"}`; got != want {
+		t.Errorf("view summaries %s\nwant %s", got, want)
+	}
+	if got, want := js(res.Groups), `[{"group":"book","summaries":{"done":1,"file.name":2,"formula.x":40,"kind":1,"price":40,"when":"2026-01-01"}},`+
+		`{"group":"tool","summaries":{"done":1,"file.name":2,"formula.x":10,"kind":1,"price":5,"when":"2026-02-01"}}]`; got != want {
+		t.Errorf("group summaries %s\nwant %s", got, want)
+	}
+	res, err = b.Query("All", files, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := js(res.Summaries), `{"done":1,"kind":0,"price":10,"when":2678400000}`; got != want {
+		t.Errorf("All: %s\nwant %s", got, want)
+	}
+	res, err = b.Query("Custom", files, now)
+	if err != nil || js(res.Summaries) != `{"price":30}` {
+		t.Errorf("a base's own summary: %s, %v", js(res.Summaries), err)
+	}
+	if _, err := b.Query("Deviation", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), "Stddev") {
+		t.Errorf("Stddev: %v", err)
+	}
+	if _, err := b.Query("Nope", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), `"Mode", which is no default summary`) {
+		t.Errorf("an unknown summary: %v", err)
 	}
 }

@@ -38,6 +38,12 @@ func (b *Base) check(n node) error {
 				return err
 			}
 		}
+	case object:
+		for _, it := range n.vals {
+			if err := b.check(it); err != nil {
+				return err
+			}
+		}
 	case index:
 		if err := b.check(n.x); err != nil {
 			return err

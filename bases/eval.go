@@ -45,9 +45,11 @@ type env struct {
 	// types are the vault's property types by lower-case name
 	// (Base.Types).
 	types map[string]string
-	now   time.Time
-	done  map[string]any
-	busy  map[string]bool
+	// vars are names bound for this evaluation (a summary's values).
+	vars map[string]any
+	now  time.Time
+	done map[string]any
+	busy map[string]bool
 }
 
 // eval evaluates n; what an operator or a call computes is bounded in
@@ -88,6 +90,9 @@ func (e *env) evalNode(n node) (any, error) {
 		}
 		return out, nil
 	case ident:
+		if v, ok := e.vars[n.name]; ok {
+			return v, nil
+		}
 		switch n.name {
 		case "file":
 			return fileObj{}, nil

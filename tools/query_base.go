@@ -27,13 +27,17 @@ type baseAnswer struct {
 	// Listing the bases.
 	Bases []baseInfo `json:"bases,omitempty" jsonschema:"without path or name: the vault's bases"`
 	// Querying one.
-	Path       string      `json:"path,omitempty" jsonschema:"the base queried"`
-	View       string      `json:"view,omitempty" jsonschema:"the view's name"`
-	Columns    []string    `json:"columns,omitempty" jsonschema:"the view's columns, in order"`
-	Total      int         `json:"total" jsonschema:"bases, or rows, in all"`
-	Rows       []bases.Row `json:"rows,omitempty" jsonschema:"this page of the view's rows: path, group, values by column"`
-	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last"`
-	Truncated  bool        `json:"truncated,omitempty" jsonschema:"true when the page was cut short to keep the answer small"`
+	Path    string      `json:"path,omitempty" jsonschema:"the base queried"`
+	View    string      `json:"view,omitempty" jsonschema:"the view's name"`
+	Columns []string    `json:"columns,omitempty" jsonschema:"the view's columns, in order"`
+	Total   int         `json:"total" jsonschema:"bases, or rows, in all"`
+	Rows    []bases.Row `json:"rows,omitempty" jsonschema:"this page of the view's rows: path, group, values by column"`
+	// Summaries and Groups are over every row of the view, whatever
+	// the page.
+	Summaries  map[string]any         `json:"summaries,omitempty" jsonschema:"the view's summaries over all its rows: column → value"`
+	Groups     []bases.GroupSummaries `json:"groups,omitempty" jsonschema:"when the view groups: each group's summaries"`
+	NextCursor string                 `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last"`
+	Truncated  bool                   `json:"truncated,omitempty" jsonschema:"true when the page was cut short to keep the answer small"`
 }
 
 var queryBase = spec[queryBaseArgs, baseAnswer]{
@@ -68,7 +72,8 @@ var queryBase = spec[queryBaseArgs, baseAnswer]{
 		}
 		rows := res.Rows[min(off, len(res.Rows)):min(off+a.limit(), len(res.Rows))]
 		n := fit(rows)
-		ans := baseAnswer{Path: res.Path, View: res.View, Columns: res.Columns, Total: res.Total, Rows: rows[:n], Truncated: n < len(rows)}
+		ans := baseAnswer{Path: res.Path, View: res.View, Columns: res.Columns, Total: res.Total, Rows: rows[:n], Truncated: n < len(rows),
+			Summaries: res.Summaries, Groups: res.Groups}
 		if off+n < res.Total {
 			ans.NextCursor = nextCursor(k, off+n)
 		}

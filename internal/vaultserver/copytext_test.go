@@ -109,3 +109,26 @@ func TestTaskByLineAfterAnOutsideEdit(t *testing.T) {
 		t.Errorf("the note changed: %q", got)
 	}
 }
+
+// TestBaseSummariesReachTheClient: a view's summaries come back with its
+// rows, over every row whatever the page (they were dropped silently).
+func TestBaseSummariesReachTheClient(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Books/A.md", "---\nprice: 12\n---\n")
+	f.WriteNote("Books/B.md", "---\nprice: 30\n---\n")
+	f.WriteNote("Shelf.base", "filters: 'file.inFolder(\"Books\")'\nviews:\n  - type: table\n    name: Shelf\n    order: [price]\n    summaries: {price: Sum}\n")
+	cfg := testConfig(f)
+	cfg.Backend, cfg.VaultPath, cfg.ObsidianBin = backend.Native, f.Vault, "/nonexistent/bin/obsidian"
+	s := startServer(t, cfg)
+	s.initialize()
+	r := decode(t, s.call("obsidian_query_base", map[string]any{"path": "Shelf.base", "limit": 1}))
+	if r.Error != nil || r.Result == nil {
+		t.Fatalf("%+v", r.Error)
+	}
+	data, _ := r.Result.StructuredContent["data"].(map[string]any)
+	sums, _ := data["summaries"].(map[string]any)
+	if rows, _ := data["rows"].([]any); len(rows) != 1 || sums["price"] != float64(42) {
+		t.Errorf("rows %v, summaries %v; want one row on the page and a sum of 42 over both", data["rows"], data["summaries"])
+	}
+}
