@@ -33,6 +33,21 @@ func folderPath(field, p string) (string, error) {
 	return p, nil
 }
 
+// folderWrite checks folder for a change the policy allows and takes the
+// vault's write lock; release gives it back.
+func (v *Engine) folderWrite(ctx context.Context, folder string) (p string, release func(), err error) {
+	if p, err = folderPath("folder", folder); err != nil {
+		return "", nil, err
+	}
+	if err := v.Policy().CheckWrite(p + "/"); err != nil {
+		return "", nil, err
+	}
+	if release, err = v.writing(ctx); err != nil {
+		return "", nil, err
+	}
+	return p, release, nil
+}
+
 // isFolder reports whether p is a folder of the vault (not a symlink).
 func (v *Engine) isFolder(p string) (bool, error) {
 	fi, err := v.root.Lstat(p)
@@ -45,14 +60,7 @@ func (v *Engine) isFolder(p string) (bool, error) {
 // CreateFolder makes an empty folder, and its parents; an existing one
 // is left as it is (changed false).
 func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	p, err := folderPath("folder", folder)
-	if err != nil {
-		return note.FolderChange{}, err
-	}
-	if err := v.Policy().CheckWrite(p + "/"); err != nil {
-		return note.FolderChange{}, err
-	}
-	release, err := v.writing(ctx)
+	p, release, err := v.folderWrite(ctx, folder)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
@@ -73,14 +81,7 @@ func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderCh
 // does with its setting's default; a folder that holds anything, hidden
 // files included, is refused, saying what it holds.
 func (v *Engine) DeleteFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	p, err := folderPath("folder", folder)
-	if err != nil {
-		return note.FolderChange{}, err
-	}
-	if err := v.Policy().CheckWrite(p + "/"); err != nil {
-		return note.FolderChange{}, err
-	}
-	release, err := v.writing(ctx)
+	p, release, err := v.folderWrite(ctx, folder)
 	if err != nil {
 		return note.FolderChange{}, err
 	}

@@ -11,15 +11,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 )
 
-func readVault(t *testing.T, dir, rel string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // TestMoveFolder: a folder moves in one step with everything in it, and
 // every link to its notes and attachments, from notes and canvases and
 // from the moved notes themselves, still reaches them (moving its notes
@@ -51,7 +42,7 @@ func TestMoveFolder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "Sync")); !os.IsNotExist(err) {
 		t.Errorf("the old folder is still there: %v", err)
 	}
-	if got := readVault(t, dir, "Services/Cloud/.hidden"); got != "kept with it" {
+	if got := readNote(t, dir, "Services/Cloud/.hidden"); got != "kept with it" {
 		t.Errorf("hidden file: %q", got)
 	}
 	for rel, want := range map[string]string{
@@ -60,14 +51,14 @@ func TestMoveFolder(t *testing.T) {
 		"Index.md":                "[[Setup|setup]], [[Plans]], [md](Setup.md) ![[logo.png]]\n",
 		"Services/Cloud/Setup.md": "See [[Plans#Prices]] and ![[logo.png]] and [rel](Plans.md).\n",
 	} {
-		if got := readVault(t, dir, rel); got != want {
+		if got := readNote(t, dir, rel); got != want {
 			t.Errorf("%s =\n%q\nwant\n%q", rel, got, want)
 		}
 	}
-	if got := readVault(t, dir, "Board.canvas"); !strings.Contains(got, `"file":"Services/Cloud/Plans.md"`) {
+	if got := readNote(t, dir, "Board.canvas"); !strings.Contains(got, `"file":"Services/Cloud/Plans.md"`) {
 		t.Errorf("canvas: %s", got)
 	}
-	if got := readVault(t, dir, "Other/Plans copy.md"); got != "unrelated [[Plans copy]]\n" {
+	if got := readNote(t, dir, "Other/Plans copy.md"); got != "unrelated [[Plans copy]]\n" {
 		t.Errorf("an unrelated note changed: %q", got)
 	}
 
@@ -130,7 +121,7 @@ func TestCreateAndDeleteFolder(t *testing.T) {
 	if _, err := v.DeleteFolder(ctx, "Full"); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("delete a folder with a note: %v", err)
 	}
-	if got := readVault(t, dir, "Full/a.md"); got != "a" {
+	if got := readNote(t, dir, "Full/a.md"); got != "a" {
 		t.Errorf("the note in it: %q", got)
 	}
 }
@@ -149,7 +140,7 @@ func TestFolderPolicy(t *testing.T) {
 	if _, err := v.MoveFolder(context.Background(), "Work", "Done"); err == nil {
 		t.Error("moved a folder holding a hidden note")
 	}
-	if got := readVault(t, dir, "Work/Private/b.md"); got != "b" {
+	if got := readNote(t, dir, "Work/Private/b.md"); got != "b" {
 		t.Errorf("hidden note: %q", got)
 	}
 }
@@ -169,10 +160,10 @@ func TestRecoverCompletesAFolderMove(t *testing.T) {
 	if len(r.Completed) != 1 {
 		t.Fatalf("recovered %+v", r)
 	}
-	if got := readVault(t, dir, "Index.md"); got != "[[Setup]] and [[Plans|plans]]\n" {
+	if got := readNote(t, dir, "Index.md"); got != "[[Setup]] and [[Plans|plans]]\n" {
 		t.Errorf("Index.md = %q", got)
 	}
-	if got := readVault(t, dir, "Later/Cloud/Plans.md"); got != "see [[Setup]]\n" {
+	if got := readNote(t, dir, "Later/Cloud/Plans.md"); got != "see [[Setup]]\n" {
 		t.Errorf("Plans.md = %q", got)
 	}
 }
