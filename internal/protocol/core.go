@@ -188,12 +188,12 @@ func (c *Core) handle(ctx context.Context, id json.RawMessage, raw []byte) []byt
 		res = c.srv.HandleMessage(ctx, raw)
 	}()
 	f, forced := sl.failure()
-	return c.render(id, res, f, forced)
+	return c.render(id, res, f, forced, declaredRevision([]json.RawMessage{raw}))
 }
 
 // render encodes mcp-go's answer, or ours where the request failed with a
 // Coded error or the Substitute takes it.
-func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, forced bool) []byte {
+func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, forced bool, revision string) []byte {
 	if e, ok := toolFailure(res); ok && !forced {
 		f = &Failure{Method: mcp.MethodToolsCall, Err: e}
 		res = nil
@@ -206,6 +206,12 @@ func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, fo
 	if failed && f != nil {
 		if c.opts.Substitute != nil {
 			if result, ok := c.opts.Substitute(*f); ok {
+				if m, ok := result.(mcp.ResultMetadata); ok && revision >= "2026-07-28" && m.GetResultType() == "" {
+					// Required from 2026-07-28 on; mcp-go sets it on the
+					// results it answers, and a substitute is not one
+					// (the bridge's "Tool 'x' not found" lacked it).
+					m.SetResultType(mcp.ResultTypeComplete)
+				}
 				out, err := json.Marshal(answer{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: result})
 				if err == nil {
 					return out

@@ -199,6 +199,12 @@ func TestSubstituteAndFail(t *testing.T) {
 	if got, want := string(c.roundTrip(call("1", "nope", "{}"))), `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"no such tool: nope"}],"isError":true}}`; got != want {
 		t.Errorf("substituted: %s, want %s", got, want)
 	}
+	// A 2026-07-28 request's substituted result says resultType, as
+	// mcp-go's own results do from that revision on.
+	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`
+	if got := string(c.roundTrip(modern)); !strings.Contains(got, `"resultType":"complete"`) || !strings.Contains(got, "no such tool: nope") {
+		t.Errorf("substituted on 2026-07-28: %s", got)
+	}
 	if got := string(c.roundTrip(call("2", "missing", "{}"))); !strings.Contains(got, `"code":-32003`) {
 		t.Errorf("a typed error the substitute left alone: %s", got)
 	}
