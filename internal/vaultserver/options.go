@@ -137,7 +137,7 @@ func Rows() []settings.Row[Config] {
 				c.Commands = b
 				return nil
 			}},
-		{Flag: "tools", Env: "OBSIDIAN_MCP_TOOLS", Default: "all", Help: "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open, templates), `daily` (daily and periodic notes), `tasks`, `canvas`, `bases`, `commands` (also needs `--commands`); or `all`. E.g. `read,graph` for a reading assistant.",
+		{Flag: "tools", Env: "OBSIDIAN_MCP_TOOLS", Default: "all", Help: "Comma-separated toolsets to serve, so that a client that needs fewer tools pays for no other tool's description: `read` (read and find notes), `graph` (links, tags, properties across the vault), `edit` (change existing notes), `files` (create, delete, move, rename, open, templates, folders), `daily` (daily and periodic notes), `tasks`, `canvas`, `bases`, `commands` (also needs `--commands`); or `all`. E.g. `read,graph` for a reading assistant.",
 			Set: func(c *Config, v string) error {
 				var names []string
 				for _, n := range strings.Split(v, ",") {
