@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -97,19 +96,11 @@ func (v *Engine) DeleteFolder(ctx context.Context, folder string) (note.FolderCh
 		return note.FolderChange{}, errors.E(errors.InvalidParams, "%s is not empty: it holds %d entries (%s first); only an empty folder is deleted", p, len(entries), entries[0].Name()).
 			WithHint("Move or delete what it holds first (obsidian_list_files with folder and recursive lists it), or move the whole folder with obsidian_folder's move.")
 	}
-	if err := v.root.MkdirAll(TrashDir, 0o755); err != nil {
-		return note.FolderChange{}, FileError(err, TrashDir)
+	dest, err := v.toTrash(p, v.moveDir)
+	if err != nil {
+		return note.FolderChange{}, err
 	}
-	for {
-		dest := note.Numbered(TrashDir+"/"+path.Base(p), v.taken)
-		if err := v.moveDir(p, dest); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				continue // taken since it was picked
-			}
-			return note.FolderChange{}, FileError(err, p)
-		}
-		return note.FolderChange{Folder: p, Changed: true, TrashPath: dest}, nil
-	}
+	return note.FolderChange{Folder: p, Changed: true, TrashPath: dest}, nil
 }
 
 // MoveFolder moves (or renames) a folder to the new path to, with
@@ -153,10 +144,9 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 	pol := v.Policy()
 	moves := map[string]string{}
 	for _, f := range files {
+		// f itself is checked with everything else the folder holds,
+		// below.
 		if rest, ok := strings.CutPrefix(f, from+"/"); ok {
-			if err := pol.CheckWrite(f); err != nil {
-				return note.FolderChange{}, err
-			}
 			if err := pol.CheckWrite(dest + "/" + rest); err != nil {
 				return note.FolderChange{}, err
 			}
@@ -166,8 +156,8 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 	if err := pol.CheckWrite(dest + "/"); err != nil {
 		return note.FolderChange{}, err
 	}
-	// The listing leaves out what the policy hides; the rename would
-	// take it along all the same.
+	// Every file the rename takes along, the ones the listing leaves out
+	// (hidden by the policy) too.
 	if err := fs.WalkDir(v.root.FS(), from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || note.InDotFolder(p) {
 			return err
@@ -177,24 +167,16 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 		return note.FolderChange{}, errors.E(errors.PermissionDenied, "%s holds files this server may not change (%v); nothing was moved", from, errors.From(err).Message).
 			WithHint("Move the files it may change one by one, or ask the user to move the folder in Obsidian.")
 	}
-	if len(moves) == 0 {
-		// Nothing in it any link could reach: no journal to keep.
-		if dir := note.Dir(dest); dir != "" {
-			if err := v.root.MkdirAll(dir, 0o755); err != nil {
-				return note.FolderChange{}, FileError(err, dir)
-			}
-		}
-		if err := v.moveDir(from, dest); err != nil {
-			return note.FolderChange{}, FileError(err, from)
-		}
-		return note.FolderChange{Folder: from, To: dest, Changed: true, Links: &note.LinkChanges{Paths: []string{}}}, nil
-	}
-	j, err := v.startJournal(intent{Op: opMove, Moves: moves})
-	if err != nil {
-		return note.FolderChange{}, err
-	}
+	var j *journal
 	complete := true
-	defer func() { j.finish(complete) }()
+	if len(moves) > 0 {
+		// Kept until every link to the moved files is rewritten; a folder
+		// holding nothing a link could reach needs none.
+		if j, err = v.startJournal(intent{Op: opMove, Moves: moves}); err != nil {
+			return note.FolderChange{}, err
+		}
+		defer func() { j.finish(complete) }()
+	}
 	if dir := note.Dir(dest); dir != "" {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
 			return note.FolderChange{}, FileError(err, dir)
@@ -202,6 +184,9 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 	}
 	if err := v.moveDir(from, dest); err != nil {
 		return note.FolderChange{}, FileError(err, from)
+	}
+	if j == nil {
+		return note.FolderChange{Folder: from, To: dest, Changed: true, Links: &note.LinkChanges{Paths: []string{}}}, nil
 	}
 	// The folder has moved: its links are repaired whatever the context
 	// says, or the vault would be left half-done.

@@ -154,19 +154,30 @@ func (v *Engine) Delete(ctx context.Context, loc note.Locator, permanent bool) (
 		}
 		return note.Deleted{Path: p, Permanent: true}, nil
 	}
+	dest, err := v.toTrash(p, v.rename)
+	if err != nil {
+		return note.Deleted{}, err
+	}
+	return note.Deleted{Path: p, TrashPath: dest}, nil
+}
+
+// toTrash moves p into the vault's trash under a name free there, as
+// Obsidian does with what it deletes; move is how (a file's rename, a
+// folder's). It returns where p went.
+func (v *Engine) toTrash(p string, move func(from, to string) error) (string, error) {
 	if err := v.root.MkdirAll(TrashDir, 0o755); err != nil {
-		return note.Deleted{}, FileError(err, TrashDir)
+		return "", FileError(err, TrashDir)
 	}
 	for {
 		dest := note.Numbered(TrashDir+"/"+path.Base(p), v.taken)
-		err := v.rename(p, dest)
+		err := move(p, dest)
 		if errors.Is(err, fs.ErrExist) {
 			continue // taken between the check and the move: pick again
 		}
 		if err != nil {
-			return note.Deleted{}, FileError(err, p)
+			return "", FileError(err, p)
 		}
-		return note.Deleted{Path: p, TrashPath: dest}, nil
+		return dest, nil
 	}
 }
 

@@ -125,6 +125,10 @@ func (v *yval) flat() bool {
 // as an explicit "? key".
 const maxImplicitKey = 1000
 
+// block reports whether v is written as a block on the lines below its
+// key: a collection with something in it that is not flat.
+func (v *yval) block() bool { return !v.scalar() && len(v.elems) > 0 && !v.flat() }
+
 // writeTop writes the answer itself as a block: one line per field, or
 // per element.
 func (v *yval) writeTop(b *emitter) {
@@ -155,7 +159,7 @@ func (v *yval) writeBlock(b *emitter, indent int) {
 		// An element: written as if a field at indent+2, with "- " in
 		// place of its first two spaces.
 		var item emitter
-		if !e.scalar() && len(e.elems) > 0 && !e.flat() {
+		if e.block() {
 			e.writeBlock(&item, indent+2)
 			s := item.String()
 			b.WriteString(pad)
@@ -174,7 +178,7 @@ func (v *yval) writeBlock(b *emitter, indent int) {
 // key at indent: inline on the same line, or as a block on the lines after.
 func (v *yval) writeValue(b *emitter, indent int) {
 	switch {
-	case !v.scalar() && len(v.elems) > 0 && !v.flat():
+	case v.block():
 		b.WriteByte('\n')
 		v.writeBlock(b, indent+2)
 	case v.kind == 't' && strings.ContainsAny(v.text, "\n\r"):

@@ -17,7 +17,7 @@ type guardFolders struct {
 }
 
 func (f guardFolders) CreateFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	if err := f.g.writePolicy(ctx).CheckWrite(strings.TrimSuffix(folder, "/") + "/"); err != nil {
+	if err := f.g.writePolicy(ctx).CheckWrite(asFolder(folder)); err != nil {
 		return note.FolderChange{}, err
 	}
 	return f.next.CreateFolder(ctx, folder)
@@ -26,7 +26,7 @@ func (f guardFolders) CreateFolder(ctx context.Context, folder string) (note.Fol
 func (f guardFolders) MoveFolder(ctx context.Context, folder, to string) (note.FolderChange, error) {
 	pol := f.g.writePolicy(ctx)
 	for _, p := range []string{folder, to} {
-		if err := pol.CheckWrite(strings.TrimSuffix(p, "/") + "/"); err != nil {
+		if err := pol.CheckWrite(asFolder(p)); err != nil {
 			return note.FolderChange{}, err
 		}
 	}
@@ -34,8 +34,12 @@ func (f guardFolders) MoveFolder(ctx context.Context, folder, to string) (note.F
 }
 
 func (f guardFolders) DeleteFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	if err := f.g.writePolicy(ctx).CheckWrite(strings.TrimSuffix(folder, "/") + "/"); err != nil {
+	if err := f.g.writePolicy(ctx).CheckWrite(asFolder(folder)); err != nil {
 		return note.FolderChange{}, err
 	}
 	return f.next.DeleteFolder(ctx, folder)
 }
+
+// asFolder is folder as the policy judges a folder: with one trailing
+// slash, so that a rule on what it holds applies.
+func asFolder(folder string) string { return strings.TrimSuffix(folder, "/") + "/" }
