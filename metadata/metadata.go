@@ -387,7 +387,9 @@ func (n *Note) FindSection(sectionPath string) (int, []string) {
 func (n *Note) wholeMatches(q string) []int {
 	var out []int
 	for i, h := range n.Headings {
-		if strings.Contains(q, ">") && (strings.EqualFold(h.Text, q) || strings.EqualFold(n.HeadingPath(i), q)) {
+		// The path is trimmed as q is: an empty top heading starts it with
+		// a space (found by fuzzing: "#\n##\n###\n## >").
+		if strings.Contains(q, ">") && (strings.EqualFold(h.Text, q) || strings.EqualFold(strings.TrimSpace(n.HeadingPath(i)), q)) {
 			out = append(out, i)
 		}
 	}
