@@ -23,7 +23,7 @@ func (p CorePeer) Attach(s *Session) error {
 	if err != nil {
 		return err
 	}
-	if s.shared {
+	if s.shared || s.alone {
 		// Requests that name no session never initialize one; the
 		// notifications their calls send (progress) still reach them.
 		sess.Initialize()

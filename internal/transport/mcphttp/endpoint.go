@@ -109,8 +109,10 @@ type Endpoint struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	streams  map[*Stream]struct{}
-	stopped  bool
+	// alone are the sessions of the 2026-07-28 requests being served.
+	alone   map[*Session]struct{}
+	streams map[*Stream]struct{}
+	stopped bool
 	// evicted remembers the sessions closed to make room (bounded), so
 	// that their clients learn why theirs is gone.
 	evicted      map[string]struct{}
@@ -172,7 +174,7 @@ func New(peer Peer, opts Options) (*Endpoint, error) {
 	if opts.ConnsSetting == "" {
 		opts.ConnsSetting = "the connection limit"
 	}
-	e := &Endpoint{peer: peer, opts: opts, logger: opts.Logger, sessions: map[string]*Session{}, streams: map[*Stream]struct{}{}, evicted: map[string]struct{}{},
+	e := &Endpoint{peer: peer, opts: opts, logger: opts.Logger, sessions: map[string]*Session{}, alone: map[*Session]struct{}{}, streams: map[*Stream]struct{}{}, evicted: map[string]struct{}{},
 		posts: make(chan struct{}, opts.MaxPosts)}
 	e.shared = e.newSession("shared", false)
 	e.shared.shared = true
@@ -395,8 +397,11 @@ func (e *Endpoint) isStopped() bool {
 // Close ends every session, the shared one too.
 func (e *Endpoint) Close() {
 	e.mu.Lock()
-	open := make([]*Session, 0, len(e.sessions))
+	open := make([]*Session, 0, len(e.sessions)+len(e.alone))
 	for _, s := range e.sessions {
+		open = append(open, s)
+	}
+	for s := range e.alone {
 		open = append(open, s)
 	}
 	e.mu.Unlock()

@@ -104,6 +104,7 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var s *Session
+	ctx := r.Context()
 	if id := r.Header.Get(HeaderSession); id != "" {
 		if s = e.lookup(id); s == nil {
 			e.noSession(w, id)
@@ -116,10 +117,21 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set(HeaderSession, s.id)
+	} else if isStateless(revision) && !batch && len(msgs) == 1 && msgs[0].isRequest() {
+		var done func()
+		var err error
+		if s, ctx, done, err = e.openAlone(ctx); err != nil {
+			e.openFailed(w, err)
+			return
+		}
+		defer done()
 	} else {
 		// No session, no initialize: served on the shared session, as
 		// scripts and the ObsiScripta bridge post tools/list and calls.
 		s = e.shared
+		if isStateless(revision) {
+			e.cancelAlone(ctx, msgs)
+		}
 	}
 	s.touch()
 	side := NewStream(e.logger, e.opts.StreamBytes)
@@ -130,11 +142,11 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 	var wg sync.WaitGroup
 	for _, m := range msgs {
 		if !m.isRequest() {
-			e.dispatch(r.Context(), s, m, nil)
+			e.dispatch(ctx, s, m, nil)
 			continue
 		}
 		wg.Add(1)
-		e.dispatch(r.Context(), s, m, func(answer []byte) {
+		e.dispatch(ctx, s, m, func(answer []byte) {
 			if answer != nil { // nil: cancelled, so not answered
 				mu.Lock()
 				answers = append(answers, answer)

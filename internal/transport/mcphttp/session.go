@@ -24,6 +24,9 @@ type Session struct {
 	e      *Endpoint
 	legacy bool
 	shared bool
+	// alone marks the session of one 2026-07-28 request that named none
+	// (stateless.go): it lasts as long as that request.
+	alone bool
 	// ctx ends with the session: the calls it sent through a 202 are
 	// cancelled then.
 	ctx    context.Context

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -131,4 +132,52 @@ func writeRefusal(w http.ResponseWriter, id []byte, r *refusal2026) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(r.status)
 	_, _ = w.Write(append(r.obj.Answer(id), '\n'))
+}
+
+// openAlone opens the session of one 2026-07-28 request that names none.
+// Such a request stands alone (SEP-2575), so it gets a session of its own
+// for as long as it lasts: what it causes — progress, a
+// subscriptions/listen's acknowledgement and the notifications that
+// follow — reaches its POST, and no other client's, and two clients'
+// subscriptions never share one filter. ctx, for the request, ends with
+// the client's or with the endpoint; done ends the session.
+func (e *Endpoint) openAlone(parent context.Context) (s *Session, ctx context.Context, done func(), err error) {
+	s = e.newSession(newSessionID(), false)
+	s.alone = true
+	if err := e.peer.Attach(s); err != nil {
+		return nil, nil, nil, err
+	}
+	e.mu.Lock()
+	e.alone[s] = struct{}{}
+	e.mu.Unlock()
+	ctx, cancel := context.WithCancel(parent)
+	stop := context.AfterFunc(s.ctx, cancel)
+	return s, ctx, func() {
+		stop()
+		cancel()
+		e.mu.Lock()
+		delete(e.alone, s)
+		e.mu.Unlock()
+		e.end(s)
+	}, nil
+}
+
+// cancelAlone hands a notifications/cancelled that names no session to
+// every request served alone: the request it names may be one of them
+// (the client cannot name its session, as it has none).
+func (e *Endpoint) cancelAlone(ctx context.Context, msgs []*Message) {
+	for _, m := range msgs {
+		if m.Method != "notifications/cancelled" {
+			continue
+		}
+		e.mu.Lock()
+		all := make([]*Session, 0, len(e.alone))
+		for s := range e.alone {
+			all = append(all, s)
+		}
+		e.mu.Unlock()
+		for _, s := range all {
+			e.dispatch(ctx, s, m, nil)
+		}
+	}
 }
