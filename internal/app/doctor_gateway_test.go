@@ -63,7 +63,7 @@ func TestDoctorGateway(t *testing.T) {
 				"    ✓ ready: tools are served from the vault folder",
 				"namespace self (command, line 9 of ",
 				"    ✓ command: " + self,
-				"    ✓ started once: obsidian-mcp 7.7.7-test (protocol 2025-06-18) answered with",
+				"    ✓ started once: obsidian-mcp 7.7.7-test (protocol 2025-11-25) answered with",
 				" tools in ",
 				"✓ ready: the gateway would serve 2 namespaces at /mcp/{namespace}",
 			},

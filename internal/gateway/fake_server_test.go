@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -22,7 +23,12 @@ import (
 // request's token, then answers); notify (tools/list_changed, then
 // answers); ask (asks the client ping and roots/list, answers with what it
 // got); big {bytes}; flood {bytes} (junk on stdout and stderr); child (starts a grandchild that sleeps, answers its
-// pid).
+// pid); news (a tools/list_changed for every subscriptions/listen open,
+// tagged with its id, as MCP 2026-07-28 has it).
+//
+// initialize answers the revision asked for, or FAKE_PROTOCOL's if set.
+// subscriptions/listen is acknowledged, tagged with its id; with no
+// notification asked for it ends at once, else when cancelled.
 
 func TestMain(m *testing.M) {
 	switch {
@@ -42,7 +48,11 @@ type fake struct {
 	mu      sync.Mutex
 	waiting map[string]chan json.RawMessage // the server's own requests
 	cancels map[string]chan struct{}
+	listens map[string]bool
 }
+
+// subscriptionID is the _meta member that names a subscription.
+const subscriptionID = "io.modelcontextprotocol/subscriptionId"
 
 func (f *fake) logf(format string, args ...any) {
 	f.mu.Lock()
@@ -63,7 +73,7 @@ func fakeServer() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	f := &fake{log: logFile, waiting: map[string]chan json.RawMessage{}, cancels: map[string]chan struct{}{}}
+	f := &fake{log: logFile, waiting: map[string]chan json.RawMessage{}, cancels: map[string]chan struct{}{}, listens: map[string]bool{}}
 	f.logf("start %d", os.Getpid())
 	fmt.Fprintf(os.Stderr, "fake server ready, pid %d\n", os.Getpid())
 	sc := bufio.NewScanner(os.Stdin)
@@ -86,6 +96,7 @@ func fakeServer() {
 				} `json:"_meta"`
 				RequestID       json.RawMessage `json:"requestId"`
 				ProtocolVersion string          `json:"protocolVersion"`
+				Notifications   map[string]any  `json:"notifications"`
 			} `json:"params"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
@@ -106,7 +117,7 @@ func fakeServer() {
 			}
 		case m.Method == "initialize":
 			f.logf("initialize %s", m.Params.ProtocolVersion)
-			f.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": m.Params.ProtocolVersion,
+			f.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": cmp.Or(os.Getenv("FAKE_PROTOCOL"), m.Params.ProtocolVersion),
 				"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}, "serverInfo": map[string]any{"name": "fake", "version": "1"}}})
 		case m.Method == "notifications/initialized":
 			f.logf("initialized")
@@ -117,12 +128,25 @@ func fakeServer() {
 				close(ch)
 				delete(f.cancels, string(m.Params.RequestID))
 			}
+			delete(f.listens, string(m.Params.RequestID))
 			f.mu.Unlock()
 		case m.Method == "ping":
 			f.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
 		case m.Method == "tools/list":
 			f.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"tools": []map[string]any{
 				{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}}})
+		case m.Method == "subscriptions/listen":
+			f.logf("listen %s", m.ID)
+			f.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": map[string]any{
+				"_meta": map[string]any{subscriptionID: m.ID}, "notifications": m.Params.Notifications}})
+			if len(m.Params.Notifications) == 0 {
+				f.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"_meta": map[string]any{subscriptionID: m.ID}}})
+				continue
+			}
+			f.mu.Lock()
+			f.cancels[string(m.ID)] = make(chan struct{})
+			f.listens[string(m.ID)] = true
+			f.mu.Unlock()
 		case m.Method == "tools/call":
 			f.logf("call %s id %s", m.Params.Name, m.ID)
 			cancel := make(chan struct{})
@@ -174,6 +198,17 @@ func (f *fake) call(id json.RawMessage, name, text string, ms, size int, token j
 			f.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": token, "progress": 1, "total": 2}})
 		}
 		f.answer(id, "progressed")
+	case "news":
+		f.mu.Lock()
+		var ids []string
+		for id := range f.listens {
+			ids = append(ids, id)
+		}
+		f.mu.Unlock()
+		for _, id := range ids {
+			f.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": map[string]any{"_meta": map[string]any{subscriptionID: json.RawMessage(id)}}})
+		}
+		f.answer(id, fmt.Sprintf("%d listening", len(ids)))
 	case "notify":
 		f.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 		f.answer(id, "notified")

@@ -147,8 +147,20 @@ type sse struct {
 
 func openSSE(t *testing.T, url string, headers ...string) (*sse, *http.Response) {
 	t.Helper()
+	return streamOf(t, http.MethodGet, url, "", headers...)
+}
+
+// postSSE posts body and reads its answer as a stream (a POST's answer
+// turns into one when the server sends something before it).
+func postSSE(t *testing.T, url, body string, headers ...string) (*sse, *http.Response) {
+	t.Helper()
+	return streamOf(t, http.MethodPost, url, body, append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, headers...)...)
+}
+
+func streamOf(t *testing.T, method, url, body string, headers ...string) (*sse, *http.Response) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	req.Header.Set("Accept", "text/event-stream")
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
@@ -306,6 +318,58 @@ func TestSharedSession(t *testing.T) {
 	// Nothing of the notes namespace reached the work one's stream.
 	ew := string(endW.data)
 	w.nextAfter(t, func() { do(t, http.MethodPost, r.api+ew, call(8, "echo", `{"text":"marker"}`)) }, `"text":"marker"`)
+}
+
+// TestModernRequestsStandAlone: an MCP 2026-07-28 request that names no
+// session is served in a session of its own, so what it causes reaches
+// its own POST: a call's notification comes on that call's stream, not
+// on the stream of another client's call still waiting.
+func TestModernRequestsStandAlone(t *testing.T) {
+	r := startGateway(t, twoVaults)
+	url := r.api + "/mcp/notes"
+	headers := func(tool string) []string {
+		return []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", tool}
+	}
+	waited := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(call(1, "slow", `{}`)))
+		h := headers("slow")
+		for i := 0; i < len(h); i += 2 {
+			req.Header.Set(h[i], h[i+1])
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			waited <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		waited <- string(b)
+	}()
+	select {
+	case <-r.ts.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow call did not start within 10 s")
+	}
+	notified, _ := postSSE(t, url, call(2, "notify", `{}`), headers("notify")...)
+	if ev := notified.next(t); !strings.Contains(string(ev.data), `"method":"notifications/message"`) {
+		t.Errorf("the notifying call's stream began with %s", ev.data)
+	}
+	if ev := notified.next(t); !strings.Contains(string(ev.data), `"id":2,"result"`) {
+		t.Errorf("the notifying call's answer: %s", ev.data)
+	}
+	r.ts.release <- struct{}{}
+	select {
+	case body := <-waited:
+		// Its answer alone, as JSON: nothing came before it.
+		if !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":1,"result"`) {
+			t.Errorf("the waiting call got %s", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow call was not answered within 10 s")
+	}
 }
 
 func TestLegacySessionRules(t *testing.T) {

@@ -30,8 +30,8 @@ func TestProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Server != "fake" || got.Protocol != "2025-06-18" || got.Tools != 1 || got.PID == 0 || got.Took <= 0 {
-		t.Errorf("probed %+v, want the fake's name, protocol 2025-06-18, 1 tool, a pid and a time", got)
+	if got.Server != "fake" || got.Protocol != gatewayProtocol || got.Tools != 1 || got.PID == 0 || got.Took <= 0 {
+		t.Errorf("probed %+v, want the fake's name, protocol %s, 1 tool, a pid and a time", got, gatewayProtocol)
 	}
 	// Stopped as the gateway stops it: end of input first.
 	if lines := fakeLog(t, log); count(lines, "start ") != 1 || count(lines, "initialize ") != 1 || count(lines, "eof") != 1 {

@@ -56,6 +56,10 @@ type pendingCall struct {
 	id      json.RawMessage // the client's
 	reply   func([]byte)
 	token   string // the gateway's progress token, if the request had one
+	// listen marks a subscriptions/listen (MCP 2026-07-28): it lasts as
+	// long as the client listens, and what the server sends for it
+	// carries its id, which the client must see as its own.
+	listen bool
 	// unwatch and timer end the watch on the client's context and the
 	// request's deadline (release).
 	unwatch func() bool
@@ -124,7 +128,7 @@ func (p *commandPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 			reply(protocol.ErrorAnswer(m.ID, -32603, err.Error()))
 			return
 		}
-		reply(resultResponse(m.ID, pr.initResult))
+		reply(resultResponse(m.ID, negotiate(pr.initResult, gjson.GetBytes(m.Raw, "params.protocolVersion").String())))
 	case m.Method == "notifications/initialized":
 		// The process had its own, once.
 	case m.Method == "notifications/cancelled":
@@ -159,7 +163,7 @@ func (p *commandPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphtt
 	p.mu.Lock()
 	p.nextID++
 	id := p.nextID
-	pc := &pendingCall{proc: pr, session: s, id: m.ID, reply: reply}
+	pc := &pendingCall{proc: pr, session: s, id: m.ID, reply: reply, listen: m.Method == "subscriptions/listen"}
 	raw, err := setMember(m.Raw, []string{"id"}, json.RawMessage(strconv.FormatInt(id, 10)))
 	if err == nil && bytes.Contains(m.Raw, []byte(`"progressToken"`)) {
 		raw, pc.token = p.routeProgress(raw, s, id)
@@ -173,7 +177,7 @@ func (p *commandPeer) request(ctx context.Context, s *mcphttp.Session, m *mcphtt
 	// Both run on their own goroutines, and find the call (p.mu) only
 	// once it is fully recorded.
 	pc.unwatch = context.AfterFunc(ctx, func() { p.abandon(id, "the client went away") })
-	if p.timeout > 0 {
+	if p.timeout > 0 && !pc.listen {
 		pc.timer = time.AfterFunc(p.timeout, func() { p.expire(id) })
 	}
 	p.mu.Unlock()
@@ -301,6 +305,9 @@ func (p *commandPeer) fromServer(pr *proc, line []byte) {
 			return
 		}
 		out, err := setMember(line, []string{"id"}, pc.id)
+		if err == nil && pc.listen {
+			out, err = ownSubscription(out, "result._meta", pc.id)
+		}
 		if err != nil {
 			out = protocol.ErrorAnswer(pc.id, -32603, "the server's answer could not be read: "+err.Error())
 		}
@@ -324,6 +331,20 @@ func (p *commandPeer) fromServer(pr *proc, line []byte) {
 		if out, err := setMember(line, []string{"params", "progressToken"}, route.token); err == nil {
 			route.session.Send(out)
 		}
+	case gjson.GetBytes(line, "params._meta."+subscriptionKey).Exists():
+		// For one subscriptions/listen: its acknowledgement, or news it
+		// asked for. It goes to the session that listens, under its id.
+		n, err := strconv.ParseInt(gjson.GetBytes(line, "params._meta."+subscriptionKey).Raw, 10, 64)
+		p.mu.Lock()
+		pc := p.pending[n]
+		p.mu.Unlock()
+		if err != nil || pc == nil || !pc.listen {
+			p.logger.Debug("a notification for no subscription open here; dropped", "method", method)
+			return
+		}
+		if out, err := ownSubscription(line, "params._meta", pc.id); err == nil {
+			pc.session.Send(out)
+		}
 	default:
 		// Everyone's news: list changes, log messages, resource updates.
 		p.mu.Lock()
@@ -336,6 +357,36 @@ func (p *commandPeer) fromServer(pr *proc, line []byte) {
 			s.Send(line)
 		}
 	}
+}
+
+// negotiate is the process's initialize result as this client's: the
+// revision it asked for where the process speaks that one or a later one
+// (as a server answers initialize), the process's own otherwise. The
+// process was initialized once, with the newest revision that has
+// initialize; every client gets the answer a server of its own would give.
+func negotiate(result json.RawMessage, asked string) json.RawMessage {
+	own := gjson.GetBytes(result, "protocolVersion").String()
+	if asked == own || !protocol.Supported(asked) || asked > gatewayProtocol || asked > own {
+		return result
+	}
+	if out, err := sjson.SetBytes(result, "protocolVersion", asked); err == nil {
+		return out
+	}
+	return result
+}
+
+// subscriptionKey is the _meta member naming a subscription (MCP
+// 2026-07-28), escaped as a gjson/sjson path member.
+var subscriptionKey = strings.ReplaceAll("io.modelcontextprotocol/subscriptionId", ".", `\.`)
+
+// ownSubscription gives the subscription id in msg's member at meta (a
+// gjson path) the client's id, if it has one.
+func ownSubscription(msg []byte, meta string, id json.RawMessage) ([]byte, error) {
+	path := meta + "." + subscriptionKey
+	if !gjson.GetBytes(msg, path).Exists() {
+		return msg, nil
+	}
+	return sjson.SetRawBytes(msg, path, id)
 }
 
 // resultResponse is a JSON-RPC answer to id with result.

@@ -337,3 +337,104 @@ func TestSetMember(t *testing.T) {
 		}
 	}
 }
+
+// modern are the headers of an MCP 2026-07-28 request of method.
+func modern(method string) []string {
+	return []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+}
+
+// listen is a 2026-07-28 subscriptions/listen with id, for the tools list.
+func listen(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+}
+
+// TestCommandSubscriptions: through a command namespace, on MCP
+// 2026-07-28, each client's subscriptions/listen is acknowledged under its
+// own id, on its own POST; the news the server tags for a subscription
+// reaches only the client that listens, under its id; a listen is not
+// bound by limits.request_timeout; a client that goes away has its listen
+// cancelled in the server; a listen that ends answers under the client's
+// id, its result's subscription id the client's too.
+func TestCommandSubscriptions(t *testing.T) {
+	ns, log := fakeNamespace(t, "fake")
+	r := startGatewayWith(t, "limits:\n  request_timeout: 1s\nnamespaces:\n"+ns, fastBackoff)
+	url := r.api + "/mcp/fake"
+	ids := []string{`"abc"`, `1234`}
+	streams := make([]*sse, len(ids))
+	for i, id := range ids {
+		s, resp := postSSE(t, url, listen(id), modern("subscriptions/listen")...)
+		if s == nil {
+			t.Fatalf("listen %s: %d", id, resp.StatusCode)
+		}
+		streams[i] = s
+		ack := s.next(t)
+		if !strings.Contains(string(ack.data), `"method":"notifications/subscriptions/acknowledged"`) ||
+			!strings.Contains(string(ack.data), `"io.modelcontextprotocol/subscriptionId":`+id) {
+			t.Fatalf("listen %s acknowledged with %s", id, ack.data)
+		}
+	}
+	// Past the request timeout: a call that takes longer is given up...
+	if _, body := do(t, http.MethodPost, url, call(5, "slow", `{"ms":3000}`), append(modern("tools/call"), "Mcp-Name", "slow")...); !strings.Contains(body, "limits.request_timeout") {
+		t.Fatalf("slow call: %s", body)
+	}
+	// ...and each listen still gets its news, under its own id, alone.
+	if _, body := do(t, http.MethodPost, url, call(6, "news", `{}`), append(modern("tools/call"), "Mcp-Name", "news")...); !strings.Contains(body, "2 listening") {
+		t.Fatalf("news: %s", body)
+	}
+	for i, id := range ids {
+		ev := streams[i].next(t)
+		if !strings.Contains(string(ev.data), `"method":"notifications/tools/list_changed"`) ||
+			!strings.Contains(string(ev.data), `"io.modelcontextprotocol/subscriptionId":`+id+`}`) {
+			t.Errorf("listen %s got %s", id, ev.data)
+		}
+	}
+	// The first client goes: its listen is cancelled in the server, and
+	// the news reaches the other alone.
+	first := strings.TrimPrefix(waitLog(t, log, "listen "), "listen ") // the server's id of the first
+	streams[0].close()
+	gone := waitLog(t, log, "cancelled "+first)
+	if _, body := do(t, http.MethodPost, url, call(7, "news", `{}`), append(modern("tools/call"), "Mcp-Name", "news")...); !strings.Contains(body, "1 listening") {
+		t.Fatalf("news after one left: %s (%s)", body, gone)
+	}
+	if ev := streams[1].next(t); !strings.Contains(string(ev.data), `"io.modelcontextprotocol/subscriptionId":1234}`) {
+		t.Errorf("the second listen got %s", ev.data)
+	}
+	// A listen for nothing ends at once, its answer the client's.
+	s, _ := postSSE(t, url, strings.Replace(listen(`"x-9"`), `{"toolsListChanged":true}`, `{}`, 1), modern("subscriptions/listen")...)
+	if ack := s.next(t); !strings.Contains(string(ack.data), `"io.modelcontextprotocol/subscriptionId":"x-9"`) {
+		t.Errorf("empty listen acknowledged with %s", ack.data)
+	}
+	if end := s.next(t); !strings.Contains(string(end.data), `"id":"x-9"`) || !strings.Contains(string(end.data), `"result":{"_meta":{"io.modelcontextprotocol/subscriptionId":"x-9"}}`) {
+		t.Errorf("empty listen ended with %s", end.data)
+	}
+}
+
+// TestCommandNegotiates: every client's initialize is answered with the
+// revision a server would give it: the one it asked for where the process
+// speaks that one or a later one, the process's own otherwise (a newer one
+// than the process speaks, 2026-07-28, or one unknown).
+func TestCommandNegotiates(t *testing.T) {
+	for _, c := range []struct {
+		process string
+		asked   map[string]string
+	}{
+		{"", map[string]string{"2025-11-25": "2025-11-25", "2025-06-18": "2025-06-18", "2024-11-05": "2024-11-05", "2026-07-28": "2025-11-25", "1999-01-01": "2025-11-25"}},
+		{"2025-06-18", map[string]string{"2025-11-25": "2025-06-18", "2025-06-18": "2025-06-18", "2025-03-26": "2025-03-26", "2026-07-28": "2025-06-18", "later": "2025-06-18"}},
+	} {
+		ns, log := fakeNamespace(t, "fake")
+		if c.process != "" {
+			ns = strings.Replace(ns, `GATEWAY_FAKE_SERVER: "1"`, `GATEWAY_FAKE_SERVER: "1", FAKE_PROTOCOL: "`+c.process+`"`, 1)
+		}
+		r := startGatewayWith(t, "namespaces:\n"+ns, fastBackoff)
+		for asked, want := range c.asked {
+			_, body := do(t, http.MethodPost, r.api+"/mcp/fake", strings.Replace(initialize, `"2025-06-18"`, `"`+asked+`"`, 1))
+			if !strings.Contains(body, `"protocolVersion":"`+want+`"`) {
+				t.Errorf("process on %q, client asking %s: %s, want %s", c.process, asked, body, want)
+			}
+		}
+		if lines := fakeLog(t, log); count(lines, "initialize "+gatewayProtocol) != 1 {
+			t.Errorf("the process saw %q", lines)
+		}
+	}
+}

@@ -110,8 +110,9 @@ const (
 	// eofWait is how long a process has to exit on end of input before
 	// SIGTERM.
 	eofWait = 2 * time.Second
-	// gatewayProtocol is the MCP revision the gateway asks for.
-	gatewayProtocol = "2025-06-18"
+	// gatewayProtocol is the MCP revision the gateway asks for: the newest
+	// with initialize (negotiate answers each client with its own).
+	gatewayProtocol = "2025-11-25"
 	initID          = `"obsidian-mcp-gateway-initialize"`
 )
 
