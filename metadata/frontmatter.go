@@ -80,7 +80,7 @@ func noteLines(msg string) string {
 
 // stringsOf reads a list property, or a string of comma-separated items
 // (and, for tags, space-separated ones), as Obsidian accepts both. Tags
-// lose a leading '#'.
+// lose their leading '#' and '/' and their trailing '/'.
 func stringsOf(v any, tags bool) []string {
 	var raw []string
 	switch v := v.(type) {
@@ -102,7 +102,10 @@ func stringsOf(v any, tags bool) []string {
 	for _, s := range raw {
 		s = strings.TrimSpace(s)
 		if tags {
-			s = strings.Trim(strings.TrimLeft(s, "#"), "/")
+			// Every leading '#' and '/' at once, so that a name read
+			// reads back as itself when written ("/#" was read as the
+			// tag "#", which, written, read as none: found by fuzzing).
+			s = strings.TrimRight(strings.TrimLeft(s, "#/"), "/")
 			if strings.ContainsAny(s, " \t") {
 				continue // not a tag Obsidian would accept
 			}

@@ -3,6 +3,7 @@ package metadata
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -151,6 +152,28 @@ func TestFindSectionWithAngleBracket(t *testing.T) {
 	for _, q := range []string{"A > B", ">"} {
 		if i, c := n.FindSection(q); i >= 0 || len(c) != 2 {
 			t.Errorf("FindSection(%q) = %d %q; want two candidates", q, i, c)
+		}
+	}
+}
+
+// TestTagsReadBackAsThemselves: a tag read from the tags property, written
+// back as a list, reads as the same tag: the names lose all their leading
+// '#' and '/' at once ("/#" read as "#", which read as no tag).
+func TestTagsReadBackAsThemselves(t *testing.T) {
+	for value, want := range map[string]string{"/#": "", "/#a": "a", "#/a/": "a", "##a//": "a", "a/b": "a/b", "#": ""} {
+		n := Parse([]byte("---\ntags: '" + value + "'\n---\n"))
+		var got []string
+		for _, tg := range n.Tags {
+			got = append(got, tg.Name)
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("tags %q read as %q, want %q", value, got, want)
+		}
+		for _, name := range got {
+			back := Parse([]byte("---\ntags:\n  - '" + name + "'\n---\n"))
+			if len(back.Tags) != 1 || back.Tags[0].Name != name {
+				t.Errorf("tag %q, written, reads as %+v", name, back.Tags)
+			}
 		}
 	}
 }

@@ -29,7 +29,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 6
+	snapVersion = 7
 )
 
 type snapHeader struct {

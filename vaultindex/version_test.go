@@ -18,10 +18,12 @@ var versionDigests = map[int]string{
 	4: "c7662fed6ad0f8bf", // each term's body positions, for phrases
 	5: "c7662fed6ad0f8bf", // the same; the dictionary kept in the order of its text
 	6: "c7662fed6ad0f8bf", // the same; notes and terms in gob streams of their own
+	// From here the sample has the tag "/#seed/" (read as "#seed/" before).
+	7: "9c5a42c6302e6704", // tags lose every leading '#' and '/'
 }
 
 const versionSample = `---
-tags: [garden, project/active]
+tags: [garden, project/active, "/#seed/"]
 aliases: [Backyard]
 status: doing
 rating: 4.5
