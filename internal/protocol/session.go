@@ -61,6 +61,7 @@ type Session struct {
 // call is one request, from the moment it is read until it is answered.
 type call struct {
 	key       string
+	listen    bool // a subscriptions/listen
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
@@ -230,6 +231,7 @@ func (s *Session) one(ctx context.Context, raw []byte, reply func([]byte)) {
 			}
 		}
 		c := s.begin(ctx, key)
+		c.listen = method == string(mcp.MethodSubscriptionsListen)
 		go s.run(c, method, e.ID, raw, reply)
 	}
 }
@@ -305,6 +307,23 @@ func (s *Session) finish(c *call) {
 	}
 	s.mu.Unlock()
 	s.release()
+}
+
+// EndListens ends the session's subscriptions/listen requests, each
+// answered as when its client stops listening. A transport whose input
+// ended calls it: a listen lasts as long as its client listens, so
+// waiting for it to finish would hold the exit until the client kills
+// the process.
+func (s *Session) EndListens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cs := range s.calls {
+		for _, c := range cs {
+			if c.listen {
+				c.cancel()
+			}
+		}
+	}
 }
 
 // cancel stops the requests with this id: a running call sees its context

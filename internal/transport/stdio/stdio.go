@@ -171,6 +171,7 @@ func (t *transport) lose(why string) {
 // drain waits until nothing is pending, ctx ends, DrainTimeout passes, or
 // the client is found gone.
 func (t *transport) drain(ctx context.Context) {
+	t.sess.EndListens()
 	n := t.sess.Pending()
 	if n == 0 {
 		return

@@ -385,3 +385,23 @@ func countCanonical(got map[string]int, id string) int {
 	}
 	return n
 }
+
+// TestEOFEndsListens: a subscriptions/listen (MCP 2026-07-28) lasts as
+// long as its client listens; once the input ends, it is answered and the
+// transport returns, rather than wait for a client that is gone (the MCP
+// Inspector closes its input, then kills the server two seconds later).
+func TestEOFEndsListens(t *testing.T) {
+	hooks := &server.Hooks{}
+	protocol.Hooks(hooks)
+	s := server.NewMCPServer("test", "1", server.WithHooks(hooks), server.WithToolCapabilities(true))
+	s.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	in := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}` + "\n"
+	out := serve(t, protocol.New(s, protocol.Options{}), in, stdio.Options{DrainTimeout: time.Hour})
+	if !strings.Contains(out, `"method":"notifications/subscriptions/acknowledged"`) || answers(t, out)[`"l"`] != 1 {
+		t.Errorf("the listen was not acknowledged and answered: %q", out)
+	}
+}
