@@ -677,11 +677,18 @@ func TestTypeScriptSDKCloseWithHungCall(t *testing.T) {
 // its stdout, stderr and exit status.
 func inspector(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	argv := []string{filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"), "--cli"}
+	var argv []string
 	for _, e := range env {
 		argv = append(argv, "-e", e)
 	}
-	argv = append(argv, binary)
+	return inspectorAt(t, append(append(argv, binary), args...)...)
+}
+
+// inspectorAt runs the MCP Inspector's CLI with args (its target among
+// them: a command, or a URL).
+func inspectorAt(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	argv := []string{filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"), "--cli"}
 	cmd := exec.CommandContext(t.Context(), node(t), append(argv, args...)...)
 	cmd.Dir = clientsDir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // its catalog and client config
