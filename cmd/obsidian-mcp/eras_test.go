@@ -132,6 +132,8 @@ func TestFacesAgree(t *testing.T) {
 			regexp.MustCompile(`"id":7|"protocolVersion":"[^"]*"`), ""},
 		{"initialize an unknown revision", `{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil,
 			regexp.MustCompile(`"id":8|"protocolVersion":"[^"]*"`), ""},
+		{"initialize sent as a 2026-07-28 request", `{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"},` + meta + `}}`, modern("initialize", ""),
+			regexp.MustCompile(`^\d+|"id":10|"protocolVersion":"[^"]*"|"code":-?\d+`), ""},
 		{"listen, a string id", `{"jsonrpc":"2.0","id":"abc","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},` + meta + `}}`, modern("subscriptions/listen", ""),
 			regexp.MustCompile(`notifications/subscriptions/acknowledged|"io.modelcontextprotocol/subscriptionId":[^,}]*`), ""},
 		{"listen, a number id", `{"jsonrpc":"2.0","id":1234,"method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},` + meta + `}}`, modern("subscriptions/listen", ""),

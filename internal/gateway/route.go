@@ -122,6 +122,10 @@ func (p *commandPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 		// The gateway answers the server's requests itself (ping), or
 		// refuses them; clients are never asked.
 		p.logger.Debug("an answer from a client to no question; dropped", "session", s.ID())
+	case m.Method == "initialize" && gjson.GetBytes(m.Raw, "params._meta."+versionKey).String() >= "2026-07-28":
+		// A request of 2026-07-28 or later, which has no initialize:
+		// answered as the protocol core answers it on every other face.
+		reply(protocol.ErrorAnswer(m.ID, -32601, `"initialize" was removed in protocol version 2026-07-28`))
 	case m.Method == "initialize":
 		pr, err := p.sup.ensure(ctx)
 		if err != nil {
@@ -375,9 +379,13 @@ func negotiate(result json.RawMessage, asked string) json.RawMessage {
 	return result
 }
 
-// subscriptionKey is the _meta member naming a subscription (MCP
-// 2026-07-28), escaped as a gjson/sjson path member.
-var subscriptionKey = strings.ReplaceAll("io.modelcontextprotocol/subscriptionId", ".", `\.`)
+// subscriptionKey and versionKey are the _meta members naming a
+// subscription and a request's revision (MCP 2026-07-28), escaped as
+// gjson/sjson path members.
+var (
+	subscriptionKey = strings.ReplaceAll("io.modelcontextprotocol/subscriptionId", ".", `\.`)
+	versionKey      = strings.ReplaceAll("io.modelcontextprotocol/protocolVersion", ".", `\.`)
+)
 
 // ownSubscription gives the subscription id in msg's member at meta (a
 // gjson path) the client's id, if it has one.

@@ -433,6 +433,13 @@ func TestCommandNegotiates(t *testing.T) {
 				t.Errorf("process on %q, client asking %s: %s, want %s", c.process, asked, body, want)
 			}
 		}
+		// A 2026-07-28 request has no initialize: refused as every face
+		// refuses it, and never passed on to initialize the process again.
+		modernInit := strings.Replace(initialize, `"clientInfo"`, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"clientInfo"`, 1)
+		if resp, body := do(t, http.MethodPost, r.api+"/mcp/fake", modernInit, modern("initialize")...); resp.StatusCode != http.StatusNotFound ||
+			!strings.Contains(body, `"code":-32601,"message":"\"initialize\" was removed in protocol version 2026-07-28"`) {
+			t.Errorf("a 2026-07-28 initialize: %d %s", resp.StatusCode, body)
+		}
 		if lines := fakeLog(t, log); count(lines, "initialize "+gatewayProtocol) != 1 {
 			t.Errorf("the process saw %q", lines)
 		}
