@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
 )
 
 // TestReadOnly: every tool not annotated read-only is refused, naming the
@@ -45,5 +47,33 @@ func TestReadOnly(t *testing.T) {
 				t.Errorf("%s is listed in read-only mode", name)
 			}
 		}
+	}
+}
+
+// TestGuarded: a request marked read-only (package access: an OAuth token
+// granted vault:read) is refused every tool that writes, naming its rule,
+// without reaching the vault; an unmarked one is served.
+func TestGuarded(t *testing.T) {
+	t.Parallel()
+	fb := &fakeBackend{}
+	all := Guarded(All(on(fb)))
+	ro := access.WithReadOnly(t.Context(), "the token reads only")
+	for _, st := range all {
+		if !Writes(st.Tool) {
+			continue
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = st.Tool.Name
+		req.Params.RawArguments = json.RawMessage(examples[st.Tool.Name])
+		_, err := st.Handler(ro, req)
+		if e := errors.From(err); e == nil || e.Kind != errors.PermissionDenied || e.Details["rule"] != "the token reads only" {
+			t.Errorf("%s, read-only request: %v, want PERMISSION_DENIED naming the rule", st.Tool.Name, err)
+		}
+	}
+	if len(fb.calls) != 0 {
+		t.Errorf("refused writes reached the vault: %q", fb.calls)
+	}
+	if _, err := call(t, findIn(t, all, "obsidian_create_note"), `{"path":"n.md","content":"x"}`); err != nil {
+		t.Errorf("a write, unmarked: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
@@ -326,7 +327,7 @@ func toolSet(vault tools.Vault, readOnly bool, rule string) []server.ServerTool 
 	if readOnly {
 		return tools.ReadOnly(tools.All(vault), rule)
 	}
-	return tools.All(vault)
+	return tools.Guarded(tools.All(vault))
 }
 
 // newServer is the MCP server without tools: the notes as resources, hooks
@@ -335,11 +336,13 @@ func newServer(toolErrors string, several bool, logger *slog.Logger, version str
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
 	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { listingPrompts(ctx) })
-	if readOnly {
-		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		// Read-only for every request, or for this one's client (an
+		// OAuth token granted reading alone).
+		if _, ro := access.ReadOnly(ctx); readOnly || ro {
 			tools.ListedReadOnly(res)
-		})
-	}
+		}
+	})
 	notes := tools.Resources(vault)
 	// mcp-go lists only resources registered one by one; a vault's notes
 	// come and go, so the listing is filled in from the vault, page by
