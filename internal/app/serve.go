@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -27,9 +28,26 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		return err
 	}
 	defer st.Close()
+	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
+	}
+	url := httpapi.ReachableURL(ln.Addr())
+	public := url
+	allowed := cfg.HTTP.AllowedHosts
+	if cfg.HTTP.PublicURL != "" {
+		public = cfg.HTTP.PublicURL + "/mcp"
+		allowed = append(slices.Clone(allowed), publicHost(cfg.HTTP.PublicURL))
+	}
+	oauth, err := resourceServer(ctx, cfg.HTTP.OAuthIssuer, public)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
 		Key:          cfg.HTTP.Key,
-		AllowedHosts: cfg.HTTP.AllowedHosts,
+		OAuth:        oauth,
+		AllowedHosts: allowed,
 		CORSOrigins:  cfg.HTTP.CORSOrigins,
 		CallTimeout:  st.CallBound,
 		Logger:       logger,
@@ -40,13 +58,9 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		PolicyLoaded: st.PolicyLoaded,
 	})
 	if err != nil {
+		_ = ln.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
-	}
-	url := httpapi.ReachableURL(ln.Addr())
 	// The URL file is written before the line announcing the server, so
 	// whoever waits for one finds the other.
 	if cfg.HTTP.URLFile != "" {
@@ -56,7 +70,10 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		}
 		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
 	}
-	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.Key.Set())
+	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.Key.Set(), "oauth_issuer", cfg.HTTP.OAuthIssuer)
+	if public != url {
+		attrs = append(attrs, "public_url", public)
+	}
 	logger.Info("obsidian-mcp serving over HTTP", attrs...)
 	if ready != nil {
 		ready(ln.Addr())

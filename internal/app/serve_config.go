@@ -36,6 +36,13 @@ type HTTPConfig struct {
 	// URLFile, when set, receives the server's URL once it listens, for
 	// `obsidian-mcp bridge --url-file` to find it on whatever port.
 	URLFile string
+	// OAuthIssuer, when set, is the authorization server whose access
+	// tokens the server accepts (it is then an OAuth resource server).
+	OAuthIssuer string
+	// PublicURL is the server's address as its clients reach it
+	// (scheme://host[:port]), when that is not the one it listens on: a
+	// tunnel's or a proxy's.
+	PublicURL string
 }
 
 // httpRows are serve's own settings.
@@ -104,6 +111,32 @@ func httpRows() []settings.Row[HTTPConfig] {
 						o = strings.ToLower(u.Scheme + "://" + u.Host)
 					}
 					c.CORSOrigins = append(c.CORSOrigins, o)
+				}
+				return nil
+			}},
+		{Flag: "oauth-issuer", Env: "OBSIDIAN_MCP_OAUTH_ISSUER",
+			Help: "`serve`: the URL of an OAuth 2.1 / OpenID Connect authorization server (your identity provider) whose access tokens the server accepts, beside the API key: a client such as Claude's web and mobile apps signs in there and sends the token. The server publishes where to sign in (`/.well-known/oauth-protected-resource`), finds the issuer's keys from its metadata (RFC 8414 or OpenID discovery) and follows their rotation, and accepts a JWT access token only when it was issued for this server (audience `<public URL>/mcp`), is unexpired, and grants `vault:read` (read-only) or `vault:write`.",
+			Set: func(c *HTTPConfig, v string) error {
+				c.OAuthIssuer = strings.TrimSpace(v)
+				if c.OAuthIssuer == "" {
+					return nil
+				}
+				u, err := url.Parse(c.OAuthIssuer)
+				if err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http" {
+					return fmt.Errorf("%q is not an http(s) URL", v)
+				}
+				return nil
+			}},
+		{Flag: "public-url", Env: "OBSIDIAN_MCP_PUBLIC_URL",
+			Help: "`serve`: the server's address as its clients reach it, when not the one it listens on, e.g. `https://vault.example.com` behind a tunnel or proxy. With `--oauth-issuer`, tokens must name `<public URL>/mcp` as their audience; its host is accepted in the `Host` header.",
+			Set: func(c *HTTPConfig, v string) error {
+				c.PublicURL = strings.TrimSuffix(strings.TrimSpace(v), "/")
+				if c.PublicURL == "" {
+					return nil
+				}
+				u, err := url.Parse(c.PublicURL)
+				if err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http" || u.Path != "" || u.RawQuery != "" {
+					return fmt.Errorf("%q is not a scheme://host[:port] URL", v)
 				}
 				return nil
 			}},

@@ -50,15 +50,9 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		// The key is checked from the headers, before any body is read:
-		// whoever has not got it costs no more than its headers.
-		if ok, presented := h.opts.Key.Allows(r); !ok {
-			if h.envelopeRefusal(w, r) {
-				// The envelope API answers 200 with AUTH_REQUIRED.
-				envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
-				return
-			}
-			RefuseKey(w, presented, "obsidian-mcp")
+		// The key or token is checked from the headers, before any body is
+		// read: whoever has not got it costs no more than its headers.
+		if r = h.authorize(w, r); r == nil {
 			return
 		}
 		if r.Method == http.MethodPost && r.ContentLength > h.opts.MaxBody {

@@ -28,8 +28,11 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Key, when set, is required on every request.
+	// Key, when set, is required on every request (or, with OAuth, an
+	// access token).
 	Key Key
+	// OAuth, when set, makes the face an OAuth resource server.
+	OAuth *OAuth
 	// AllowedHosts are Host names accepted besides the loopback ones.
 	AllowedHosts []string
 	// CORSOrigins are browser origins allowed besides loopback ones; "*"
@@ -146,6 +149,11 @@ func (h *Server) Handler() http.Handler {
 	mux.HandleFunc("/health", env.ServeHealth)
 	mux.HandleFunc("/v1/health", env.ServeHealth)
 	mux.Handle(bridgev1.Prefix+"/", &bridgev1.Handler{Caller: h.caller, Version: h.opts.Version})
+	if h.opts.OAuth != nil {
+		for _, p := range h.opts.OAuth.Resource.MetadataPaths() {
+			mux.HandleFunc("GET "+p, h.opts.OAuth.Resource.ServeMetadata)
+		}
+	}
 	return h.accessLog(h.guard(mux))
 }
 

@@ -79,8 +79,11 @@ func (e *Endpoint) legacyPost(w http.ResponseWriter, r *http.Request) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	// The calls end with the session, and see what this request's
+	// credentials allow (package access).
+	ctx := valuesFirst{Context: s.ctx, values: r.Context()}
 	for _, m := range msgs {
-		e.dispatch(s.ctx, s, m, func(answer []byte) {
+		e.dispatch(ctx, s, m, func(answer []byte) {
 			if answer != nil { // nil: cancelled, so not answered
 				e.out(s, answer)
 			}
@@ -435,4 +438,19 @@ func rpcRefuse(w http.ResponseWriter, e *rpcError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(append(protocol.ErrorAnswer(nil, e.code, e.msg), '\n'))
+}
+
+// valuesFirst is a context that ends as its Context does and looks values
+// up in values first: a call sent through a 202 lasts as long as its
+// session, and carries what its own request was allowed.
+type valuesFirst struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesFirst) Value(key any) any {
+	if v := c.values.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serve as an OAuth resource server trusting a real authorization server:
+// node-oidc-provider (scripts/clients/oidc-issuer.mjs, pinned in the
+// lock file), started here on a free loopback port, which mints the JWT
+// access tokens the tests present.
+
+// oidcIssuer starts the authorization server and returns its URL and a
+// function that gets an access token for resource with scope ("" for
+// none) by the client credentials grant.
+func oidcIssuer(t *testing.T) (string, func(resource, scope string) string) {
+	t.Helper()
+	plan := filepath.Join(t.TempDir(), "issuer.json")
+	const id, secret = "tests", "tests-secret-0123456789abcdef"
+	if err := os.WriteFile(plan, fmt.Appendf(nil, `{"clients":[{"client_id":%q,"client_secret":%q,"grant_types":["client_credentials"],"redirect_uris":[],"response_types":[],"token_endpoint_auth_method":"client_secret_post"}]}`, id, secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node(t), "oidc-issuer.mjs", plan)
+	cmd.Dir = clientsDir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close() // it exits when its input ends
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("the authorization server did not exit within 10 s of its input's end")
+		}
+	})
+	first := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		first <- line
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	var started struct{ Issuer string }
+	select {
+	case line := <-first:
+		if err := json.Unmarshal([]byte(line), &started); err != nil || started.Issuer == "" {
+			t.Fatalf("the authorization server did not start: %q\n%s", line, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the authorization server did not start within 20 s\n%s", stderr.String())
+	}
+	token := func(resource, scope string) string {
+		t.Helper()
+		form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}, "resource": {resource}}
+		if scope != "" {
+			form.Set("scope", scope)
+		}
+		resp, err := http.PostForm(started.Issuer+"/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got struct {
+			AccessToken string `json:"access_token"`
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(body, &got); err != nil || got.AccessToken == "" {
+			t.Fatalf("token for %s (%s): %d %s", resource, scope, resp.StatusCode, body)
+		}
+		return got.AccessToken
+	}
+	return started.Issuer, token
+}
+
+// TestOAuthExternalIssuer: serve --oauth-issuer with a real authorization
+// server. A client finds where to sign in from the Protected Resource
+// Metadata and the 401's challenge; the TypeScript SDK with a token for
+// vault:write reads and writes a note; and every bad token is refused
+// with the status and challenge the MCP authorization spec gives, nothing
+// written: none, one for another resource, one whose signature is not the
+// issuer's, one with no vault scope (403), and a vault:read one writing
+// (refused by the read-only guard). The API key keeps working beside it.
+func TestOAuthExternalIssuer(t *testing.T) {
+	issuer, token := oidcIssuer(t)
+	vault := t.TempDir()
+	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hello := filepath.Join(vault, "Hello.md")
+	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const key = "the-api-key-0123456789abcdef"
+	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth-issuer", issuer}, "OBSIDIAN_MCP_API_KEY="+key)
+	defer s.stop(t)
+	metadataURL := strings.TrimSuffix(s.url, "/mcp") + "/.well-known/oauth-protected-resource/mcp"
+
+	// The metadata names this server and its authorization server.
+	resp, err := http.Get(metadataURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || meta.Resource != s.url || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != issuer {
+		t.Fatalf("metadata: %d %+v", resp.StatusCode, meta)
+	}
+
+	// The TypeScript SDK, with a token for this server that may write.
+	rw := token(s.url, "vault:read vault:write")
+	var got struct {
+		Tools []string
+		Steps []outcome
+	}
+	tsClient(t, "calls", map[string]any{"url": s.url, "headers": map[string]string{"Authorization": "Bearer " + rw}, "steps": []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
+		{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Hello.md", "content": "written with a token"}},
+	}}, &got)
+	if len(got.Steps) != 2 || got.Steps[0].Result == nil || got.Steps[1].Result == nil || got.Steps[1].Result.IsError {
+		t.Fatalf("the SDK's calls: %+v", got.Steps)
+	}
+	if data, _ := os.ReadFile(hello); !strings.Contains(string(data), "written with a token") {
+		t.Fatalf("the note after the SDK's write: %q", data)
+	}
+
+	// Every other request tries to write; only the API key's may.
+	before, _ := os.ReadFile(hello)
+	write := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_append_to_note","arguments":{"path":"Hello.md","content":"must not appear"}}}`
+	tampered := rw[:len(rw)-4] + strings.Map(func(r rune) rune {
+		if r == 'A' {
+			return 'B'
+		}
+		return 'A'
+	}, rw[len(rw)-4:])
+	for _, c := range []struct {
+		name, header    string
+		status          int
+		challenge, body string
+	}{
+		{"no token", "", 401, `resource_metadata="` + metadataURL + `"`, `"UNAUTHORIZED"`},
+		{"a token for another resource", "Bearer " + token("http://127.0.0.1:1/mcp", "vault:read vault:write"), 401, `error="invalid_token"`, "another resource"},
+		{"a token whose signature is not the issuer's", "Bearer " + tampered, 401, `error="invalid_token"`, "signature"},
+		{"a token with no vault scope", "Bearer " + token(s.url, ""), 403, `error="insufficient_scope"`, `"INSUFFICIENT_SCOPE"`},
+		{"a vault:read token writing", "Bearer " + token(s.url, "vault:read"), 200, "", `"errorCode":"PERMISSION_DENIED"`},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(write))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if c.header != "" {
+			req.Header.Set("Authorization", c.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(resp.Header.Get("WWW-Authenticate"), c.challenge) || !strings.Contains(string(body), c.body) {
+			t.Errorf("%s: %d %q %s", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+		if strings.Contains(s.stderr.String(), strings.TrimPrefix(c.header, "Bearer ")) && c.header != "" {
+			t.Errorf("%s: the token is in the log", c.name)
+		}
+	}
+	if after, _ := os.ReadFile(hello); string(after) != string(before) {
+		t.Errorf("a refused request wrote: %q", after)
+	}
+	// A vault:read token lists no tool that writes.
+	ro := token(s.url, "vault:read")
+	tsClient(t, "calls", map[string]any{"url": s.url, "headers": map[string]string{"Authorization": "Bearer " + ro}, "steps": []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
+	}}, &got)
+	for _, name := range got.Tools {
+		if name == "obsidian_append_to_note" {
+			t.Errorf("a vault:read token is offered %s", name)
+		}
+	}
+	// The API key, beside OAuth.
+	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(write))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", key)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if after, _ := os.ReadFile(hello); resp.StatusCode != 200 || !strings.Contains(string(after), "must not appear") {
+		t.Errorf("the API key: %d %s", resp.StatusCode, body)
+	}
+	if t.Failed() {
+		t.Logf("serve's stderr:\n%s", s.stderr)
+	}
+}

@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
+)
+
+// tokens stands in for an issuer in these unit tests (the real one is
+// cmd/obsidian-mcp's TestOAuthExternalIssuer): "rw" may write, "ro" may
+// read, "none" may neither; anything else is invalid.
+type tokens struct{}
+
+func (tokens) Check(_ context.Context, token string) (oauth.Access, error) {
+	switch token {
+	case "rw":
+		return oauth.Access{Scopes: []string{oauth.ScopeWrite}}, nil
+	case "ro":
+		return oauth.Access{Scopes: []string{oauth.ScopeRead}}, nil
+	case "none":
+		return oauth.Access{Scopes: []string{"openid"}}, nil
+	}
+	return oauth.Access{}, oauth.Invalid("it has expired")
+}
+
+// authServer serves one tool, whoami, which says whether its request is
+// read-only, behind OAuth and the API key.
+func authServer(t *testing.T) string {
+	t.Helper()
+	hooks := &server.Hooks{}
+	protocol.Hooks(hooks)
+	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	s.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if rule, ok := access.ReadOnly(ctx); ok {
+			return mcp.NewToolResultText("read-only: " + rule), nil
+		}
+		return mcp.NewToolResultText("read-write"), nil
+	})
+	h, err := New(protocol.New(s, protocol.Options{}), Options{Key: mustKey(t, "0123456789abcdef0123"),
+		OAuth: &OAuth{Resource: oauth.Resource{URL: "http://127.0.0.1/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+// TestAuthorize: each credential gets its status, challenge and access:
+// the metadata with none; the API key and a vault:write token read-write;
+// a vault:read token read-only; a token with no vault scope 403; a bad
+// token 401 invalid_token; none 401 pointing at the metadata.
+func TestAuthorize(t *testing.T) {
+	url := authServer(t)
+	meta := strings.TrimSuffix(url, "/mcp") + "/.well-known/oauth-protected-resource/mcp"
+	if status, _, body := do(t, "GET", meta, "", nil); status != 200 || !strings.Contains(body, `"resource":"http://127.0.0.1/mcp"`) {
+		t.Errorf("metadata: %d %s", status, body)
+	}
+	for _, c := range []struct {
+		name      string
+		headers   map[string]string
+		status    int
+		challenge string
+		body      string
+	}{
+		{"none", nil, 401, `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp", scope="vault:read vault:write"`, "needs an OAuth access token"},
+		{"the API key", map[string]string{"X-Api-Key": "0123456789abcdef0123"}, 200, "", `"text":"read-write"`},
+		{"the API key as a bearer", map[string]string{"Authorization": "Bearer 0123456789abcdef0123"}, 200, "", `"text":"read-write"`},
+		{"vault:write", map[string]string{"Authorization": "Bearer rw"}, 200, "", `"text":"read-write"`},
+		{"vault:read", map[string]string{"Authorization": "Bearer ro"}, 200, "", `"text":"read-only: the access token grants vault:read, not vault:write"`},
+		{"no vault scope", map[string]string{"Authorization": "Bearer none"}, 403, `error="insufficient_scope"`, "INSUFFICIENT_SCOPE"},
+		{"a bad token", map[string]string{"Authorization": "Bearer zzz"}, 401, `error="invalid_token", error_description="the access token is not valid here: it has expired"`, "it has expired"},
+	} {
+		status, hdr, body := do(t, "POST", url, callBody("whoami"), c.headers)
+		if status != c.status || !strings.Contains(hdr.Get("WWW-Authenticate"), c.challenge) || !strings.Contains(body, c.body) {
+			t.Errorf("%s: %d %q %s", c.name, status, hdr.Get("WWW-Authenticate"), body)
+		}
+	}
+}
+
+// TestAccessPerRequestOnSSE: on an HTTP+SSE session, a call posted to it
+// has the access of its own request, not of the one that opened the
+// stream: a stream opened with a vault:write token, a call posted with a
+// vault:read one is read-only, and the other way round.
+func TestAccessPerRequestOnSSE(t *testing.T) {
+	url := authServer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer rw")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	next := func() string {
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				return data
+			}
+		}
+		t.Fatalf("the stream ended: %v", sc.Err())
+		return ""
+	}
+	endpoint := next()
+	base := strings.TrimSuffix(url, "/mcp")
+	for _, c := range []struct{ token, want string }{{"ro", "read-only"}, {"rw", "read-write"}} {
+		if status, _, body := do(t, "POST", base+endpoint, callBody("whoami"), map[string]string{"Authorization": "Bearer " + c.token}); status != 202 {
+			t.Fatalf("POST %s: %d %s", endpoint, status, body)
+		}
+		if got := next(); !strings.Contains(got, `"text":"`+c.want) {
+			t.Errorf("a call posted with %s: %s", c.token, got)
+		}
+	}
+}
