@@ -212,3 +212,77 @@ func TestOAuthExternalIssuer(t *testing.T) {
 		t.Logf("serve's stderr:\n%s", s.stderr)
 	}
 }
+
+// TestGatewayOAuth: a gateway with oauth.issuer set to a real
+// authorization server: each namespace is a resource of its own. The
+// TypeScript SDK with a vault:write token for the vault namespace reads
+// and writes there; that token is refused by the command namespace
+// (another resource); a vault:read token for the vault namespace cannot
+// write (PERMISSION_DENIED), and one for the command namespace (this
+// program over stdio) lists its tools but calls none.
+func TestGatewayOAuth(t *testing.T) {
+	issuer, token := oidcIssuer(t)
+	vault := t.TempDir()
+	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hello := filepath.Join(vault, "Hello.md")
+	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := gateway(t, fmt.Sprintf("oauth:\n  issuer: %q\nnamespaces:\n  notes:\n    vault_path: %q\n  stdio:\n    command: %q\n    args: [--backend, native, --vault-path, %q]\n",
+		issuer, vault, binary, vault))
+	defer g.stop(t)
+	notes, stdio := g.url+"/mcp/notes", g.url+"/mcp/stdio"
+
+	var got struct {
+		Tools []string
+		Steps []outcome
+	}
+	tsClient(t, "calls", map[string]any{"url": notes, "headers": map[string]string{"Authorization": "Bearer " + token(notes, "vault:read vault:write")}, "steps": []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
+		{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Hello.md", "content": "through the gateway"}},
+	}}, &got)
+	if len(got.Steps) != 2 || got.Steps[1].Result == nil || got.Steps[1].Result.IsError {
+		t.Fatalf("the SDK's calls: %+v", got.Steps)
+	}
+	before, _ := os.ReadFile(hello)
+	if !strings.Contains(string(before), "through the gateway") {
+		t.Fatalf("the note: %q", before)
+	}
+	post := func(url, token, body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + " " + string(b)
+	}
+	write := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_append_to_note","arguments":{"path":"Hello.md","content":"must not appear"}}}`
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	for _, c := range []struct {
+		name, url, token, body string
+		status                 int
+		want                   string
+	}{
+		{"the vault namespace's token on the command namespace", stdio, token(notes, "vault:read vault:write"), write, 401, "another resource"},
+		{"vault:read on the vault namespace, writing", notes, token(notes, "vault:read"), write, 200, `"errorCode":"PERMISSION_DENIED"`},
+		{"vault:read on the command namespace, listing", stdio, token(stdio, "vault:read"), list, 200, `"name":"obsidian_read_note"`},
+		{"vault:read on the command namespace, calling", stdio, token(stdio, "vault:read"), write, 200, `"code":-32005`},
+	} {
+		if status, body := post(c.url, c.token, c.body); status != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %.400s", c.name, status, body)
+		}
+	}
+	if after, _ := os.ReadFile(hello); string(after) != string(before) {
+		t.Errorf("a refused request wrote: %q", after)
+	}
+	if t.Failed() {
+		t.Logf("gateway stderr:\n%s", g.stderr)
+	}
+}

@@ -110,7 +110,11 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	if err := gateway.CheckExposure(cfg, c.Key); err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
-	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version), Key: c.Key})
+	tokens, err := gatewayTokens(ctx, cfg.OAuth.Issuer)
+	if err != nil {
+		return settingsError{fmt.Errorf("%s: oauth.issuer: %w", c.File, err)}
+	}
+	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version), Key: c.Key, Tokens: tokens})
 	if err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
@@ -125,7 +129,7 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	}
 	base := strings.TrimSuffix(httpapi.ReachableURL(api.Addr()), "/mcp")
 	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",
-		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","), "api_key", c.Key.Set())
+		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","), "api_key", c.Key.Set(), "oauth_issuer", cfg.OAuth.Issuer)
 	if ready != nil {
 		ready(GatewayAddrs{API: api.Addr(), Debug: debug.Addr()})
 	}

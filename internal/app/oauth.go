@@ -39,3 +39,17 @@ func publicHost(public string) string {
 	}
 	return strings.ToLower(u.Hostname())
 }
+
+// gatewayTokens is the gateway's token check for each namespace's
+// resource, with issuer trusted; nil without an issuer.
+func gatewayTokens(ctx context.Context, issuer string) (func(resource string) httpapi.TokenChecker, error) {
+	if issuer == "" {
+		return nil, nil
+	}
+	// The audience is each namespace's; the one given here is replaced.
+	iss, err := oauth.Discover(ctx, &http.Client{Timeout: 30 * time.Second}, issuer, issuer)
+	if err != nil {
+		return nil, err
+	}
+	return func(resource string) httpapi.TokenChecker { return iss.For(resource) }, nil
+}

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,8 +34,21 @@ type Config struct {
 	Limits         Limits   `yaml:"limits"`
 	// PingInterval is how often SSE streams get `event: ping`.
 	PingInterval time.Duration `yaml:"ping_interval"`
+	// OAuth, when its issuer is set, makes every namespace an OAuth
+	// resource server trusting that issuer.
+	OAuth OAuth `yaml:"oauth"`
 	// Namespaces in the file's order.
 	Namespaces []Namespace `yaml:"-"`
+}
+
+// OAuth is the gateway's `oauth:` block.
+type OAuth struct {
+	// Issuer is the authorization server whose access tokens are accepted.
+	Issuer string `yaml:"issuer"`
+	// PublicURL is the gateway's address as clients reach it
+	// (scheme://host[:port]); a namespace's resource is
+	// <PublicURL>/mcp/<name>. Default: the API listener's address.
+	PublicURL string `yaml:"public_url"`
 }
 
 // Limits bound what one client may take.
@@ -104,6 +119,7 @@ type raw struct {
 	AllowedOrigins []string  `yaml:"allowed_origins"`
 	Limits         yaml.Node `yaml:"limits"`
 	PingInterval   yaml.Node `yaml:"ping_interval"`
+	OAuth          yaml.Node `yaml:"oauth"`
 	Namespaces     yaml.Node `yaml:"namespaces"`
 }
 
@@ -151,6 +167,16 @@ func Parse(file string, data []byte) (*Config, error) {
 	}
 	if r.Limits.Kind != 0 {
 		c.Limits = parseLimits(&r.Limits, c.Limits, at)
+	}
+	if r.OAuth.Kind != 0 {
+		c.OAuth = parseOAuth(&r.OAuth, at)
+	}
+	if u, err := url.Parse(c.OAuth.PublicURL); c.OAuth.PublicURL != "" && err == nil && u.Hostname() != "" && !slices.Contains(c.AllowedHosts, strings.ToLower(u.Hostname())) {
+		// Clients reach the gateway there: its Host is this one's.
+		c.AllowedHosts = append(c.AllowedHosts, strings.ToLower(u.Hostname()))
+	}
+	if c.OAuth.PublicURL != "" && c.OAuth.Issuer == "" {
+		at(r.OAuth.Line, "oauth.public_url is set without oauth.issuer: name the authorization server whose tokens are accepted")
 	}
 	switch {
 	case r.Namespaces.Kind == 0:
@@ -205,6 +231,32 @@ func Parse(file string, data []byte) (*Config, error) {
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// parseOAuth reads oauth: issuer and public_url, each an http(s) URL.
+func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
+	var o OAuth
+	if n.Kind != yaml.MappingNode {
+		at(n.Line, "oauth must be a mapping: issuer, public_url")
+		return o
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		v := strings.TrimSuffix(strings.TrimSpace(val.Value), "/")
+		switch key.Value {
+		case "issuer":
+			o.Issuer = strings.TrimSpace(val.Value) // exactly as the server names itself
+		case "public_url":
+			o.PublicURL = v
+		default:
+			at(key.Line, "oauth: unknown setting %q (it has issuer and public_url)", key.Value)
+			continue
+		}
+		if p, err := url.Parse(v); err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
+			at(val.Line, "oauth.%s %q must be an http(s) URL, e.g. https://id.example.com", key.Value, val.Value)
+		}
+	}
+	return o
 }
 
 // parseLimits reads limits: sizes as bytes or with a unit (KB, MB, KiB,

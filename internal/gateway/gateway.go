@@ -42,6 +42,9 @@ type namespace struct {
 	name     string
 	peer     peer
 	endpoint *mcphttp.Endpoint
+	// oauth, with an issuer configured, is the namespace as an OAuth
+	// resource server (set by Serve, which knows the address).
+	oauth *httpapi.OAuth
 }
 
 // VaultServer is a vault namespace's MCP server, served in this process: the
@@ -84,6 +87,9 @@ type Options struct {
 	// Key, when set, is required on every request to both listeners
 	// (the dashboard's page asks for it once: see DebugHandler).
 	Key httpapi.Key
+	// Tokens, with cfg.OAuth's issuer, checks the access tokens of the
+	// namespace whose resource URL it is given (oauth.Issuer.For).
+	Tokens func(resource string) httpapi.TokenChecker
 }
 
 func (o Options) backoff() Backoff {
@@ -168,6 +174,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 // until ctx ends; then streams are ended, calls in flight finish (within
 // Grace), and every namespace stops.
 func (g *Gateway) Serve(ctx context.Context, ln, debug net.Listener) error {
+	g.protect(ln.Addr())
 	servers := []*http.Server{g.httpServer(ctx, g.Handler())}
 	lns := []net.Listener{ln}
 	if debug != nil {

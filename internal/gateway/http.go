@@ -19,11 +19,17 @@ import (
 // validation, CORS and the limits.
 func (g *Gateway) Handler() http.Handler {
 	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.guard(w, r, keyed) {
+		path := r.URL.Path
+		a := keyed
+		if g.oauthOn() && (strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, metadataPrefix+"/")) {
+			a = open // a namespace checks its own tokens (serveMCP)
+		}
+		if !g.guard(w, r, a) {
 			return
 		}
-		path := r.URL.Path
 		switch {
+		case strings.HasPrefix(path, metadataPrefix+"/"):
+			g.serveMetadata(w, r)
 		case path == "/health" || path == "/health/":
 			writeJSON(w, http.StatusOK, map[string]string{"status": "healthy"})
 		case strings.HasPrefix(path, "/health/"):
@@ -55,6 +61,13 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string
 		g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+fmt.Sprintf("%q", segs[0]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
 		return
 	}
+	if ns.oauth != nil {
+		var refused *httpapi.Refusal
+		if r, refused = ns.oauth.Authorize(r, g.opts.Key, g.logger); refused != nil {
+			refused.Write(w)
+			return
+		}
+	}
 	ns.endpoint.ServeHTTP(w, r)
 }
 
@@ -65,12 +78,12 @@ const (
 	allowHeaders = "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 )
 
-// access is what a request must show besides its Host and Origin.
-type access int
+// need is what a request must show besides its Host and Origin.
+type need int
 
 const (
 	// keyed: the API key, when one is set.
-	keyed access = iota
+	keyed need = iota
 	// keyedOrPass: the key, or the dashboard's pass (debug listener).
 	keyedOrPass
 	// open: nothing; a page that holds no data.
@@ -81,7 +94,7 @@ const (
 // answers OPTIONS, and asks for what a says (the API key, from the headers
 // alone, before any body is read). It reports whether the request may go
 // on.
-func (g *Gateway) guard(w http.ResponseWriter, r *http.Request, a access) bool {
+func (g *Gateway) guard(w http.ResponseWriter, r *http.Request, a need) bool {
 	h := w.Header()
 	origin := r.Header.Get("Origin")
 	// Pages served from this machine (a local web UI such as llama.cpp's)

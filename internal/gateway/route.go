@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
@@ -152,6 +153,14 @@ func (p *commandPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 		if pr := p.sup.running(); pr != nil {
 			_ = pr.write(m.Raw)
 		}
+	case m.Method == "tools/call":
+		if rule, ok := access.ReadOnly(ctx); ok {
+			// The server's tools are its own: none can be vouched for
+			// as changing nothing, so a read-only client calls none.
+			reply(protocol.ErrorAnswer(m.ID, -32005, "this namespace runs another server, whose tools may change things, and this client is read-only ("+rule+"); nothing was called"))
+			return
+		}
+		p.request(ctx, s, m, reply)
 	default:
 		p.request(ctx, s, m, reply)
 	}

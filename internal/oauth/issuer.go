@@ -186,3 +186,12 @@ func containsURL(list []string, want string) bool {
 	}
 	return false
 }
+
+// For is the same issuer trusted for tokens whose audience is audience:
+// another resource served beside this one (a gateway's namespaces), with
+// the same key set.
+func (i *Issuer) For(audience string) *Issuer {
+	c := *i
+	c.audience = audience
+	return &c
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,11 +20,11 @@ import (
 // read-only.
 type OAuth struct {
 	Resource oauth.Resource
-	Checker  tokenChecker
+	Checker  TokenChecker
 }
 
-// tokenChecker checks an access token (oauth.Issuer).
-type tokenChecker interface {
+// TokenChecker checks an access token (oauth.Issuer).
+type TokenChecker interface {
 	Check(ctx context.Context, token string) (oauth.Access, error)
 }
 
@@ -44,17 +45,46 @@ func (h *Server) authorize(w http.ResponseWriter, r *http.Request) *http.Request
 	if r.Method == http.MethodGet && slices.Contains(o.Resource.MetadataPaths(), r.URL.Path) {
 		return r // the metadata tells a client where to get a token
 	}
+	r, refused := o.Authorize(r, h.opts.Key, h.logger)
+	if refused != nil {
+		if h.envelopeRefusal(w, r) {
+			envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
+			return nil
+		}
+		refused.Write(w)
+		return nil
+	}
+	return r
+}
+
+// Refusal is an OAuth refusal: its status, its WWW-Authenticate challenge,
+// and what the body says.
+type Refusal struct {
+	Status             int
+	Challenge          string
+	Code, Msg, Details string
+}
+
+// Write answers with the refusal.
+func (f *Refusal) Write(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", f.Challenge)
+	mcphttp.Refuse(w, f.Status, f.Code, f.Msg, f.Details)
+}
+
+// Authorize checks r's credentials: the API key, when set, or an access
+// token for o.Resource. It returns r with what the token allows (a
+// vault:read token's requests read-only), or the refusal.
+func (o *OAuth) Authorize(r *http.Request, key Key, logger *slog.Logger) (*http.Request, *Refusal) {
 	// The API key, when set, keeps working beside OAuth.
-	if h.opts.Key.Set() {
-		if ok, _ := h.opts.Key.Allows(r); ok {
-			return r
+	if key.Set() {
+		if ok, _ := key.Allows(r); ok {
+			return r, nil
 		}
 	}
 	token, presented := Presented(r)
 	if !presented {
-		h.challenge(w, r, http.StatusUnauthorized, o.Resource.Challenge("", "", strings.Join(oauth.Scopes, " ")),
-			"this server needs an OAuth access token", "Connect through an MCP client that supports OAuth: it finds the authorization server from "+o.Resource.MetadataURL()+".")
-		return nil
+		return r, &Refusal{http.StatusUnauthorized, o.Resource.Challenge("", "", strings.Join(oauth.Scopes, " ")), "UNAUTHORIZED",
+			"this server needs an OAuth access token", "Connect through an MCP client that supports OAuth: it finds the authorization server from " + o.Resource.MetadataURL() + "."}
 	}
 	got, err := o.Checker.Check(r.Context(), token)
 	if err != nil {
@@ -62,20 +92,17 @@ func (h *Server) authorize(w http.ResponseWriter, r *http.Request) *http.Request
 		if errors.Is(err, oauth.ErrInvalidToken) {
 			why = err.Error()
 		}
-		h.logger.Info("refused an access token", "why", why, "remote", r.RemoteAddr)
-		h.challenge(w, r, http.StatusUnauthorized, o.Resource.Challenge("invalid_token", why, ""),
-			why, "Get a new token from the authorization server (sign in again).")
-		return nil
+		logger.Info("refused an access token", "why", why, "remote", r.RemoteAddr)
+		return r, &Refusal{http.StatusUnauthorized, o.Resource.Challenge("invalid_token", why, ""), "UNAUTHORIZED", why, "Get a new token from the authorization server (sign in again)."}
 	}
 	if !got.CanRead() {
-		h.challenge(w, r, http.StatusForbidden, o.Resource.Challenge("insufficient_scope", "the token grants neither vault:read nor vault:write", strings.Join(oauth.Scopes, " ")),
-			"the access token grants no use of the vault", "Ask for the scope vault:read (reading) or vault:write (reading and writing).")
-		return nil
+		return r, &Refusal{http.StatusForbidden, o.Resource.Challenge("insufficient_scope", "the token grants neither vault:read nor vault:write", strings.Join(oauth.Scopes, " ")), "INSUFFICIENT_SCOPE",
+			"the access token grants no use of the vault", "Ask for the scope vault:read (reading) or vault:write (reading and writing)."}
 	}
 	if !got.CanWrite() {
-		return r.WithContext(access.WithReadOnly(r.Context(), readOnlyScope))
+		return r.WithContext(access.WithReadOnly(r.Context(), readOnlyScope)), nil
 	}
-	return r
+	return r, nil
 }
 
 // refuseKey refuses a request without the API key.
@@ -86,19 +113,4 @@ func (h *Server) refuseKey(w http.ResponseWriter, r *http.Request, presented boo
 		return
 	}
 	RefuseKey(w, presented, "obsidian-mcp")
-}
-
-// challenge refuses a request for its token, with the challenge that
-// tells an OAuth client what to do.
-func (h *Server) challenge(w http.ResponseWriter, r *http.Request, status int, challenge, msg, details string) {
-	if h.envelopeRefusal(w, r) {
-		envelope.Write(w, envelope.AuthRequired(h.opts.Version, h.opts.GitSHA))
-		return
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
-	code := "UNAUTHORIZED"
-	if status == http.StatusForbidden {
-		code = "INSUFFICIENT_SCOPE"
-	}
-	mcphttp.Refuse(w, status, code, msg, details)
 }

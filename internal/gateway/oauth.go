@@ -1,0 +1,56 @@
+package gateway
+
+import (
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+)
+
+// With `oauth.issuer` set, each namespace is an OAuth resource server of
+// its own: its resource is <public URL>/mcp/<name>, so a token the issuer
+// minted for one namespace is refused by the others (RFC 8707), and its
+// Protected Resource Metadata is at
+// /.well-known/oauth-protected-resource/mcp/<name> (RFC 9728). The API key
+// keeps working beside tokens. A vault:read token's requests are
+// read-only: a vault namespace refuses its writes with the guard of
+// --read-only; a command namespace, whose server's tools this gateway
+// cannot vouch for, refuses its tool calls (commandPeer).
+
+// metadataPrefix is where the namespaces' metadata is served.
+const metadataPrefix = "/.well-known/oauth-protected-resource"
+
+// protect makes every namespace a resource server, now that the API's
+// address is known (the public URL, else the listener's).
+func (g *Gateway) protect(addr net.Addr) {
+	if g.cfg.OAuth.Issuer == "" || g.opts.Tokens == nil {
+		return
+	}
+	base := g.cfg.OAuth.PublicURL
+	if base == "" {
+		base = strings.TrimSuffix(httpapi.ReachableURL(addr), "/mcp")
+	}
+	for _, ns := range g.order {
+		resource := base + "/mcp/" + ns.name
+		ns.oauth = &httpapi.OAuth{
+			Resource: oauth.Resource{URL: resource, AuthServers: []string{g.cfg.OAuth.Issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + ns.name},
+			Checker:  g.opts.Tokens(resource),
+		}
+	}
+}
+
+// oauthOn reports whether the namespaces take tokens.
+func (g *Gateway) oauthOn() bool { return g.cfg.OAuth.Issuer != "" && g.opts.Tokens != nil }
+
+// serveMetadata serves a namespace's Protected Resource Metadata.
+func (g *Gateway) serveMetadata(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, metadataPrefix+"/mcp/")
+	ns := g.spaces[name]
+	if ns == nil || ns.oauth == nil || r.Method != http.MethodGet {
+		g.refuse(w, http.StatusNotFound, "NOT_FOUND", "no resource metadata at "+r.URL.Path, "Each namespace's is at "+metadataPrefix+"/mcp/{namespace}.")
+		return
+	}
+	ns.oauth.Resource.ServeMetadata(w, r)
+}

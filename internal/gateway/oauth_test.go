@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+)
+
+// audienceTokens stands in for an issuer (the real one is in
+// cmd/obsidian-mcp's TestGatewayOAuth): "rw@R" may write and "ro@R" read
+// resource R; anything else, or a token for another resource, is invalid.
+type audienceTokens struct{ resource string }
+
+func (a audienceTokens) Check(_ context.Context, token string) (oauth.Access, error) {
+	scope, resource, _ := strings.Cut(token, "@")
+	if resource != a.resource {
+		return oauth.Access{}, oauth.Invalid("it was issued for another resource")
+	}
+	switch scope {
+	case "rw":
+		return oauth.Access{Scopes: []string{oauth.ScopeWrite}}, nil
+	case "ro":
+		return oauth.Access{Scopes: []string{oauth.ScopeRead}}, nil
+	}
+	return oauth.Access{}, oauth.Invalid("unknown")
+}
+
+// TestOAuthNamespaces: with oauth.issuer, each namespace is a resource of
+// its own: its metadata at its RFC 9728 path, a 401 pointing there without
+// a token, its own tokens accepted and another namespace's refused; a
+// read-only token lists a command namespace's tools but calls none; the
+// API key works beside tokens; /health stays behind the key alone.
+func TestOAuthNamespaces(t *testing.T) {
+	ns, _ := fakeNamespace(t, "fake")
+	key, err := httpapi.NewKey("the-gateway-key-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := fastBackoff
+	opts.Key = key
+	opts.Tokens = func(resource string) httpapi.TokenChecker { return audienceTokens{resource} }
+	r := startGatewayWith(t, "oauth:\n  issuer: https://id.example.com\nnamespaces:\n  notes:\n    vault_path: /n\n"+ns, opts)
+	notes, fake := r.api+"/mcp/notes", r.api+"/mcp/fake"
+	auth := func(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+	resp, body := do(t, http.MethodGet, r.api+"/.well-known/oauth-protected-resource/mcp/notes", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"resource":"`+notes+`"`) || !strings.Contains(body, `"authorization_servers":["https://id.example.com"]`) {
+		t.Errorf("metadata: %d %s", resp.StatusCode, body)
+	}
+	for _, c := range []struct {
+		name      string
+		url, body string
+		headers   []string
+		status    int
+		want      string
+	}{
+		{"no token", notes, call(1, "echo", `{"text":"a"}`), nil, 401, `resource_metadata="` + r.api + `/.well-known/oauth-protected-resource/mcp/notes"`},
+		{"its own token", notes, call(1, "echo", `{"text":"mine"}`), auth("rw@" + notes), 200, `"text":"mine"`},
+		{"another namespace's token", fake, call(1, "echo", `{"text":"a"}`), auth("rw@" + notes), 401, `error="invalid_token"`},
+		{"the command namespace's own", fake, call(1, "echo", `{"text":"cmd"}`), auth("rw@" + fake), 200, `"text":"cmd"`},
+		{"read-only, listing", fake, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, auth("ro@" + fake), 200, `"name":"echo"`},
+		{"read-only, calling", fake, call(3, "echo", `{"text":"a"}`), auth("ro@" + fake), 200, `"code":-32005`},
+		{"the API key", fake, call(4, "echo", `{"text":"keyed"}`), []string{"X-Api-Key", "the-gateway-key-0123456789"}, 200, `"text":"keyed"`},
+		{"health without the key", r.api + "/health", "", auth("rw@" + notes), 401, `"UNAUTHORIZED"`},
+	} {
+		method := http.MethodPost
+		if c.body == "" {
+			method = http.MethodGet
+		}
+		resp, body := do(t, method, c.url, c.body, c.headers...)
+		if resp.StatusCode != c.status || !strings.Contains(body+resp.Header.Get("WWW-Authenticate"), c.want) {
+			t.Errorf("%s: %d %q %s", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+	}
+}
