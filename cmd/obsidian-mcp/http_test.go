@@ -25,7 +25,7 @@ import (
 // StreamableHTTPClientTransport run every tool as they do over stdio, and
 // the ObsiScripta stdio bridge's session-less JSON posts are answered.
 
-var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
+var servingURL = regexp.MustCompile(`url=(https?://\S+/mcp)`)
 
 // served is a running `obsidian-mcp serve`.
 type served struct {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -33,6 +34,15 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
 	}
 	url := httpapi.ReachableURL(ln.Addr())
+	if cfg.HTTP.TLSCert != "" {
+		tc, err := httpapi.TLSConfig(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		ln = tls.NewListener(ln, tc)
+		url = "https://" + strings.TrimPrefix(url, "http://")
+	}
 	public := url
 	allowed := cfg.HTTP.AllowedHosts
 	if cfg.HTTP.PublicURL != "" {
@@ -45,17 +55,18 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		return err
 	}
 	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
-		Key:          cfg.HTTP.Key,
-		OAuth:        oauth,
-		AllowedHosts: allowed,
-		CORSOrigins:  cfg.HTTP.CORSOrigins,
-		CallTimeout:  st.CallBound,
-		Logger:       logger,
-		Version:      version,
-		GitSHA:       gitSHA(),
-		Confirm:      tools.NeedsConfirmation,
-		Health:       st.Health,
-		PolicyLoaded: st.PolicyLoaded,
+		Key:            cfg.HTTP.Key,
+		OAuth:          oauth,
+		TrustedProxies: cfg.HTTP.Proxies,
+		AllowedHosts:   allowed,
+		CORSOrigins:    cfg.HTTP.CORSOrigins,
+		CallTimeout:    st.CallBound,
+		Logger:         logger,
+		Version:        version,
+		GitSHA:         gitSHA(),
+		Confirm:        tools.NeedsConfirmation,
+		Health:         st.Health,
+		PolicyLoaded:   st.PolicyLoaded,
 	})
 	if err != nil {
 		_ = ln.Close()

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -39,6 +40,10 @@ type HTTPConfig struct {
 	// OAuthIssuer, when set, is the authorization server whose access
 	// tokens the server accepts (it is then an OAuth resource server).
 	OAuthIssuer string
+	// TLSCert and TLSKey, when set, make the server speak HTTPS.
+	TLSCert, TLSKey string
+	// Proxies are the reverse proxies whose X-Forwarded-Proto is believed.
+	Proxies []netip.Prefix
 	// PublicURL is the server's address as its clients reach it
 	// (scheme://host[:port]), when that is not the one it listens on: a
 	// tunnel's or a proxy's.
@@ -140,6 +145,18 @@ func httpRows() []settings.Row[HTTPConfig] {
 				}
 				return nil
 			}},
+		{Flag: "tls-cert", Env: "OBSIDIAN_MCP_TLS_CERT",
+			Help: "`serve`: a TLS certificate (PEM, the chain after the server's own) to serve HTTPS with, beside `--tls-key`; read again when the file changes, so a renewal needs no restart.",
+			Set:  func(c *HTTPConfig, v string) error { c.TLSCert = strings.TrimSpace(v); return nil }},
+		{Flag: "tls-key", Env: "OBSIDIAN_MCP_TLS_KEY",
+			Help: "`serve`: the private key (PEM) of `--tls-cert`.",
+			Set:  func(c *HTTPConfig, v string) error { c.TLSKey = strings.TrimSpace(v); return nil }},
+		{Flag: "behind-proxy", Env: "OBSIDIAN_MCP_BEHIND_PROXY",
+			Help: "`serve`: comma-separated addresses or networks (CIDR) of reverse proxies in front of the server that terminate HTTPS, e.g. `192.168.1.10`: from them alone, `X-Forwarded-Proto: https` counts as HTTPS. With OAuth, a request from another machine must come over HTTPS (this server's TLS, or such a proxy); from this machine (a tunnel such as cloudflared or Tailscale Funnel) it may not.",
+			Set: func(c *HTTPConfig, v string) (err error) {
+				c.Proxies, err = httpapi.ParseProxies(v)
+				return err
+			}},
 		{Flag: "url-file", Env: "OBSIDIAN_MCP_URL_FILE",
 			Help: "`serve`: a file to write the server's URL to once it listens (removed when it stops), so that `obsidian-mcp bridge --url-file` finds it again after a restart on another port (`--listen 127.0.0.1:0` picks a free one).",
 			Set: func(c *HTTPConfig, v string) error {
@@ -172,8 +189,15 @@ func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, e
 	}
 	c.Ignored, c.Settings = p.Ignored, p.Settings
 	errs := []error{err, c.Finish(vaultserver.FlagNames)}
-	if c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen) && !c.HTTP.Key.Set() {
-		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or listen on 127.0.0.1", c.HTTP.Listen))
+	beyond := c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen)
+	tls := c.HTTP.TLSCert != "" || c.HTTP.TLSKey != ""
+	switch {
+	case tls && (c.HTTP.TLSCert == "" || c.HTTP.TLSKey == ""):
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both, or neither"))
+	case beyond && !c.HTTP.Key.Set() && c.HTTP.OAuthIssuer == "":
+		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or --oauth-issuer, or listen on 127.0.0.1", c.HTTP.Listen))
+	case beyond && c.HTTP.OAuthIssuer != "" && !tls && len(c.HTTP.Proxies) == 0:
+		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (--tls-cert and --tls-key), or name the reverse proxy that does (--behind-proxy), or listen on 127.0.0.1 behind a tunnel", c.HTTP.Listen))
 	}
 	return c, errors.Join(errs...)
 }
@@ -214,17 +238,26 @@ func httpSection(cfg HTTPConfig) func(*doctor.Report) {
 			return
 		}
 		_ = ln.Close()
-		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() {
+		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() && cfg.OAuthIssuer == "" {
 			d.Skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.Listen)
 			return
 		}
 		reach := "loopback only, no API key"
-		if cfg.Key.Set() {
+		switch {
+		case cfg.OAuthIssuer != "" && cfg.Key.Set():
+			reach = "every request must carry an OAuth access token from " + cfg.OAuthIssuer + " or the API key"
+		case cfg.OAuthIssuer != "":
+			reach = "every request must carry an OAuth access token from " + cfg.OAuthIssuer
+		case cfg.Key.Set():
 			reach = "every request must carry the API key"
-			if !httpapi.Loopback(cfg.Listen) {
-				reach = "reachable from the network; " + reach
-			}
 		}
-		d.OK("HTTP (obsidian-mcp serve): would listen on http://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))
+		if !httpapi.Loopback(cfg.Listen) && (cfg.Key.Set() || cfg.OAuthIssuer != "") {
+			reach = "reachable from the network; " + reach
+		}
+		scheme := "http"
+		if cfg.TLSCert != "" {
+			scheme = "https"
+		}
+		d.OK("HTTP (obsidian-mcp serve): would listen on %s://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", scheme, cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))
 	}
 }

@@ -45,6 +45,25 @@ func TestServeConfig(t *testing.T) {
 	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || !keyIs(c.HTTP.Key, "from-the-file-0123456789") {
 		t.Errorf("--api-key-file wins over the environment: %v", err)
 	}
+	// OAuth: beyond loopback it needs no key, but HTTPS (its own, or a
+	// proxy's); TLS files go in pairs.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "0.0.0.0:3000", "--oauth-issuer", "https://id.example.com"}, "over plain HTTP"},
+		{[]string{"--listen", "0.0.0.0:3000", "--oauth-issuer", "https://id.example.com", "--behind-proxy", "192.168.1.10, 10.0.0.0/8"}, ""},
+		{[]string{"--listen", "0.0.0.0:3000", "--oauth-issuer", "https://id.example.com", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, ""},
+		{[]string{"--tls-cert", "c.pem"}, "go together"},
+		{[]string{"--behind-proxy", "proxy.lan"}, "neither an address nor a network"},
+		{[]string{"--oauth-issuer", "id.example.com"}, "not an http(s) URL"},
+		{[]string{"--public-url", "https://vault.example.com/mcp"}, "not a scheme://host[:port] URL"},
+	} {
+		_, err := ParseServeConfig(c.args, none)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
 	for _, bad := range []map[string]string{
 		{"OBSIDIAN_MCP_API_KEY": "short"},
 		{"OBSIDIAN_MCP_LISTEN": "3000"},

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -123,6 +124,57 @@ func TestAccessPerRequestOnSSE(t *testing.T) {
 		}
 		if got := next(); !strings.Contains(got, `"text":"`+c.want) {
 			t.Errorf("a call posted with %s: %s", c.token, got)
+		}
+	}
+}
+
+// TestHTTPSRequired: with OAuth, a request from another machine over
+// plain HTTP is refused before its token is looked at; one through a
+// proxy named in TrustedProxies passes when the proxy says https, and not
+// when it says http; one from another address saying https is not
+// believed; this machine (a tunnel's end) and the server's own TLS pass.
+func TestHTTPSRequired(t *testing.T) {
+	proxies, err := ParseProxies("192.0.2.10, 198.51.100.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := &server.Hooks{}
+	protocol.Hooks(hooks)
+	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	h, err := New(protocol.New(s, protocol.Options{}), Options{TrustedProxies: proxies,
+		OAuth: &OAuth{Resource: oauth.Resource{URL: "https://vault.example.com/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := h.Handler()
+	for _, c := range []struct {
+		name, remote, proto string
+		tls                 bool
+		status              int
+	}{
+		{"another machine, plain HTTP", "203.0.113.5:4000", "", false, 403},
+		{"another machine claiming https", "203.0.113.5:4000", "https", false, 403},
+		{"the trusted proxy, https", "192.0.2.10:4000", "https", false, 200},
+		{"a proxy of the trusted network, https", "198.51.100.77:4000", "https", false, 200},
+		{"the trusted proxy, http", "192.0.2.10:4000", "http", false, 403},
+		{"this machine", "127.0.0.1:4000", "", false, 200},
+		{"this machine, IPv6", "[::1]:4000", "", false, 200},
+		{"the server's own TLS", "203.0.113.5:4000", "", true, 200},
+	} {
+		req := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(listBody))
+		req.RemoteAddr = c.remote
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer rw")
+		if c.proto != "" {
+			req.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		if c.tls {
+			req.TLS = &tls.ConnectionState{}
+		}
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, req)
+		if w.Code != c.status || c.status == 403 && !strings.Contains(w.Body.String(), "HTTPS_REQUIRED") {
+			t.Errorf("%s: %d %s", c.name, w.Code, w.Body)
 		}
 	}
 }

@@ -52,6 +52,12 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		}
 		// The key or token is checked from the headers, before any body is
 		// read: whoever has not got it costs no more than its headers.
+		if h.opts.OAuth != nil && !h.secure(r) {
+			// A bearer token sent in the clear can be taken and replayed.
+			h.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this server takes OAuth tokens over HTTPS only, and this request came over plain HTTP from another machine",
+				"Reach it at its https:// address; a reverse proxy that terminates TLS must be named in --behind-proxy and send X-Forwarded-Proto: https.")
+			return
+		}
 		if r = h.authorize(w, r); r == nil {
 			return
 		}

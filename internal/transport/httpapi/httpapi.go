@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -31,8 +32,12 @@ type Options struct {
 	// Key, when set, is required on every request (or, with OAuth, an
 	// access token).
 	Key Key
-	// OAuth, when set, makes the face an OAuth resource server.
+	// OAuth, when set, makes the face an OAuth resource server; its
+	// requests must then come over HTTPS (secure).
 	OAuth *OAuth
+	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is
+	// believed (--behind-proxy).
+	TrustedProxies []netip.Prefix
 	// AllowedHosts are Host names accepted besides the loopback ones.
 	AllowedHosts []string
 	// CORSOrigins are browser origins allowed besides loopback ones; "*"
