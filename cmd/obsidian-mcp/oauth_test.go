@@ -25,9 +25,19 @@ import (
 // none) by the client credentials grant.
 func oidcIssuer(t *testing.T) (string, func(resource, scope string) string) {
 	t.Helper()
+	return startIssuer(t, "jwt")
+}
+
+// The resource server's own client at the issuer, for introspection.
+const rsClient, rsSecret = "obsidian-mcp", "rs-secret-0123456789abcdef"
+
+// startIssuer is oidcIssuer with tokens in format (jwt or opaque).
+func startIssuer(t *testing.T, format string) (string, func(resource, scope string) string) {
+	t.Helper()
 	plan := filepath.Join(t.TempDir(), "issuer.json")
 	const id, secret = "tests", "tests-secret-0123456789abcdef"
-	if err := os.WriteFile(plan, fmt.Appendf(nil, `{"clients":[{"client_id":%q,"client_secret":%q,"grant_types":["client_credentials"],"redirect_uris":[],"response_types":[],"token_endpoint_auth_method":"client_secret_post"}]}`, id, secret), 0o600); err != nil {
+	if err := os.WriteFile(plan, fmt.Appendf(nil, `{"format":%q,"clients":[{"client_id":%q,"client_secret":%q,"grant_types":["client_credentials"],"redirect_uris":[],"response_types":[],"token_endpoint_auth_method":"client_secret_post"},`+
+		`{"client_id":%q,"client_secret":%q,"grant_types":[],"redirect_uris":[],"response_types":[]}]}`, format, id, secret, rsClient, rsSecret), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node(t), "oidc-issuer.mjs", plan)
@@ -284,5 +294,54 @@ func TestGatewayOAuth(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("gateway stderr:\n%s", g.stderr)
+	}
+}
+
+// TestOAuthOpaqueTokens: with --oauth-client-id, serve checks an opaque
+// token by asking the real authorization server (introspection, RFC 7662)
+// on every request: a good one reads; one for another resource is
+// refused; and once the issuer revokes a token (RFC 7009), the very next
+// request with it is refused.
+func TestOAuthOpaqueTokens(t *testing.T) {
+	issuer, token := startIssuer(t, "opaque")
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nopaque\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth-issuer", issuer, "--oauth-client-id", rsClient}, "OBSIDIAN_MCP_OAUTH_CLIENT_SECRET="+rsSecret)
+	defer s.stop(t)
+	read := func(tok string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Hello.md"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + " " + string(b)
+	}
+	good := token(s.url, "vault:read")
+	if strings.Count(good, ".") == 2 {
+		t.Fatalf("the issuer gave a JWT, not an opaque token: %.20s…", good)
+	}
+	if status, body := read(good); status != 200 || !strings.Contains(body, "opaque") {
+		t.Fatalf("an opaque token: %d %s", status, body)
+	}
+	if status, body := read(token("http://127.0.0.1:1/mcp", "vault:read")); status != 401 || !strings.Contains(body, "another resource") {
+		t.Errorf("another resource's opaque token: %d %s", status, body)
+	}
+	// Revoked at the issuer, by the client it was issued to.
+	resp, err := http.PostForm(issuer+"/token/revocation", url.Values{"token": {good}, "client_id": {"tests"}, "client_secret": {"tests-secret-0123456789abcdef"}})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("revocation: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if status, body := read(good); status != 401 || !strings.Contains(body, "not active") {
+		t.Errorf("a revoked token: %d %s", status, body)
+	}
+	if strings.Contains(s.stderr.String(), good) || strings.Contains(s.stderr.String(), rsSecret) {
+		t.Error("a token or the client secret is in the log")
 	}
 }

@@ -110,7 +110,7 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	if err := gateway.CheckExposure(cfg, c.Key); err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
-	tokens, err := gatewayTokens(ctx, cfg.OAuth.Issuer)
+	tokens, err := gatewayTokens(ctx, cfg.OAuth)
 	if err != nil {
 		return settingsError{fmt.Errorf("%s: oauth.issuer: %w", c.File, err)}
 	}

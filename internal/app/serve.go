@@ -49,7 +49,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		public = cfg.HTTP.PublicURL + "/mcp"
 		allowed = append(slices.Clone(allowed), publicHost(cfg.HTTP.PublicURL))
 	}
-	oauth, err := resourceServer(ctx, cfg.HTTP.OAuthIssuer, public)
+	oauth, err := resourceServer(ctx, cfg.HTTP, public)
 	if err != nil {
 		_ = ln.Close()
 		return err

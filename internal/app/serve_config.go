@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,10 @@ type HTTPConfig struct {
 	// OAuthIssuer, when set, is the authorization server whose access
 	// tokens the server accepts (it is then an OAuth resource server).
 	OAuthIssuer string
+	// OAuthClientID and OAuthClientSecret are this server's credentials at
+	// the issuer, for introspection (RFC 7662).
+	OAuthClientID     string
+	OAuthClientSecret string
 	// TLSCert and TLSKey, when set, make the server speak HTTPS.
 	TLSCert, TLSKey string
 	// Proxies are the reverse proxies whose X-Forwarded-Proto is believed.
@@ -132,6 +137,31 @@ func httpRows() []settings.Row[HTTPConfig] {
 				}
 				return nil
 			}},
+		{Flag: "oauth-client-id", Env: "OBSIDIAN_MCP_OAUTH_CLIENT_ID",
+			Help: "`serve`: this server's client id at the `--oauth-issuer`, with its secret (`--oauth-client-secret-file` or `OBSIDIAN_MCP_OAUTH_CLIENT_SECRET`): tokens that are not JWTs (opaque ones) are then checked by asking the issuer (token introspection, RFC 7662) on every request, so a token the issuer revokes is refused at once.",
+			Set:  func(c *HTTPConfig, v string) error { c.OAuthClientID = strings.TrimSpace(v); return nil }},
+		{Flag: "oauth-client-secret-file", Env: "OBSIDIAN_MCP_OAUTH_CLIENT_SECRET_FILE",
+			Help: "`serve`: a file holding the secret of `--oauth-client-id` (its first line).",
+			Set: func(c *HTTPConfig, v string) error {
+				if v = strings.TrimSpace(v); v == "" {
+					return nil
+				}
+				data, err := os.ReadFile(v)
+				if err != nil {
+					return fmt.Errorf("cannot be read: %v", err)
+				}
+				line, _, _ := strings.Cut(string(data), "\n")
+				c.OAuthClientSecret = strings.TrimSpace(line)
+				return nil
+			}},
+		{Env: "OBSIDIAN_MCP_OAUTH_CLIENT_SECRET", Secret: true,
+			Help: "`serve`: the secret of `--oauth-client-id`, as an environment variable (never a flag). `--oauth-client-secret-file` wins.",
+			Set: func(c *HTTPConfig, v string) error {
+				if c.OAuthClientSecret == "" {
+					c.OAuthClientSecret = strings.TrimSpace(v)
+				}
+				return nil
+			}},
 		{Flag: "public-url", Env: "OBSIDIAN_MCP_PUBLIC_URL",
 			Help: "`serve`: the server's address as its clients reach it, when not the one it listens on, e.g. `https://vault.example.com` behind a tunnel or proxy. With `--oauth-issuer`, tokens must name `<public URL>/mcp` as their audience; its host is accepted in the `Host` header.",
 			Set: func(c *HTTPConfig, v string) error {
@@ -192,6 +222,10 @@ func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, e
 	beyond := c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen)
 	tls := c.HTTP.TLSCert != "" || c.HTTP.TLSKey != ""
 	switch {
+	case (c.HTTP.OAuthClientID != "") != (c.HTTP.OAuthClientSecret != ""):
+		errs = append(errs, errors.New("--oauth-client-id and its secret (--oauth-client-secret-file or OBSIDIAN_MCP_OAUTH_CLIENT_SECRET) go together: give both, or neither"))
+	case c.HTTP.OAuthClientID != "" && c.HTTP.OAuthIssuer == "":
+		errs = append(errs, errors.New("--oauth-client-id is set without --oauth-issuer: name the authorization server to ask"))
 	case tls && (c.HTTP.TLSCert == "" || c.HTTP.TLSKey == ""):
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both, or neither"))
 	case beyond && !c.HTTP.Key.Set() && c.HTTP.OAuthIssuer == "":

@@ -55,6 +55,8 @@ func TestServeConfig(t *testing.T) {
 		{[]string{"--listen", "0.0.0.0:3000", "--oauth-issuer", "https://id.example.com", "--behind-proxy", "192.168.1.10, 10.0.0.0/8"}, ""},
 		{[]string{"--listen", "0.0.0.0:3000", "--oauth-issuer", "https://id.example.com", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, ""},
 		{[]string{"--tls-cert", "c.pem"}, "go together"},
+		{[]string{"--oauth-issuer", "https://id.example.com", "--oauth-client-id", "rs"}, "go together"},
+		{[]string{"--oauth-client-id", "rs", "--oauth-client-secret-file", "/nonexistent"}, "cannot be read"},
 		{[]string{"--behind-proxy", "proxy.lan"}, "neither an address nor a network"},
 		{[]string{"--oauth-issuer", "id.example.com"}, "not an http(s) URL"},
 		{[]string{"--public-url", "https://vault.example.com/mcp"}, "not a scheme://host[:port] URL"},

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,6 +50,10 @@ type OAuth struct {
 	// (scheme://host[:port]); a namespace's resource is
 	// <PublicURL>/mcp/<name>. Default: the API listener's address.
 	PublicURL string `yaml:"public_url"`
+	// ClientID and ClientSecret (read from client_secret_file) are the
+	// gateway's credentials at the issuer, to introspect opaque tokens.
+	ClientID     string `yaml:"client_id"`
+	ClientSecret string `yaml:"-"`
 }
 
 // Limits bound what one client may take.
@@ -248,13 +253,28 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 			o.Issuer = strings.TrimSpace(val.Value) // exactly as the server names itself
 		case "public_url":
 			o.PublicURL = v
+		case "client_id":
+			o.ClientID = strings.TrimSpace(val.Value)
+			continue
+		case "client_secret_file":
+			data, err := os.ReadFile(strings.TrimSpace(val.Value))
+			if err != nil {
+				at(val.Line, "oauth.client_secret_file %q cannot be read: %v", val.Value, err)
+				continue
+			}
+			line, _, _ := strings.Cut(string(data), "\n")
+			o.ClientSecret = strings.TrimSpace(line)
+			continue
 		default:
-			at(key.Line, "oauth: unknown setting %q (it has issuer and public_url)", key.Value)
+			at(key.Line, "oauth: unknown setting %q (it has issuer, public_url, client_id and client_secret_file)", key.Value)
 			continue
 		}
 		if p, err := url.Parse(v); err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
 			at(val.Line, "oauth.%s %q must be an http(s) URL, e.g. https://id.example.com", key.Value, val.Value)
 		}
+	}
+	if (o.ClientID != "") != (o.ClientSecret != "") {
+		at(n.Line, "oauth.client_id and oauth.client_secret_file go together: give both, or neither")
 	}
 	return o
 }

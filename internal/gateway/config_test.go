@@ -87,6 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{"sessions", "limits:\n  max_sessions: none\nnamespaces:\n  a: {vault: A}\n", "line 2: max_sessions \"none\" must be a whole number of at least 1"},
 		{"request timeout", "limits:\n  request_timeout: 10ms\nnamespaces:\n  a: {vault: A}\n", "line 2: request_timeout \"10ms\" must be a duration of at least 1s"},
 		{"oauth issuer", "oauth:\n  issuer: id.example.com\nnamespaces:\n  a: {vault: A}\n", "line 2: oauth.issuer \"id.example.com\" must be an http(s) URL"},
+		{"oauth client id alone", "oauth:\n  issuer: https://id.example.com\n  client_id: gw\nnamespaces:\n  a: {vault: A}\n", "line 2: oauth.client_id and oauth.client_secret_file go together"},
 		{"oauth public url alone", "oauth:\n  public_url: https://vault.example.com\nnamespaces:\n  a: {vault: A}\n", "line 2: oauth.public_url is set without oauth.issuer"},
 		{"limit key", "limits:\n  max_body: 1\nnamespaces:\n  a: {vault: A}\n", `line 2: limits has no "max_body"`},
 		{"ping", "ping_interval: soon\nnamespaces:\n  a: {vault: A}\n", `line 1: ping_interval "soon" must be a duration`},

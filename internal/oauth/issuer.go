@@ -33,6 +33,7 @@ type Metadata struct {
 	TokenEndpoint         string   `json:"token_endpoint,omitempty"`
 	JWKSURI               string   `json:"jwks_uri"`
 	RegistrationEndpoint  string   `json:"registration_endpoint,omitempty"`
+	IntrospectionEndpoint string   `json:"introspection_endpoint,omitempty"`
 	ScopesSupported       []string `json:"scopes_supported,omitempty"`
 }
 

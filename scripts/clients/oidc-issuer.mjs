@@ -10,7 +10,9 @@
 //   node oidc-issuer.mjs plan.json
 //
 // The plan is {"clients": [{"client_id", "client_secret", ...}], "scopes":
-// "vault:read vault:write", "ttl": seconds}. It prints one line, {"issuer": URL}, once
+// "vault:read vault:write", "ttl": seconds, "format": "jwt" (default) or
+// "opaque"}. Opaque tokens are checked by introspection (RFC 7662), and
+// any token can be revoked (RFC 7009). It prints one line, {"issuer": URL}, once
 // it listens, and serves until its input ends.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -39,7 +41,7 @@ const config = {
           scope: scopes,
           audience: resource,
           accessTokenTTL: plan.ttl ?? 300,
-          accessTokenFormat: "jwt",
+          accessTokenFormat: plan.format ?? "jwt",
           jwt: { sign: { alg: "RS256" } },
         };
       },
