@@ -48,6 +48,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	if len(args) > 0 && args[0] == "gateway" {
 		return mainGateway(ctx, args[1:], getenv, std, version)
 	}
+	if len(args) > 0 && args[0] == "oauth" {
+		return mainOAuth(args[1:], getenv, std)
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "serve" {
 		if args[0] == "help" {
 			fmt.Fprint(std.Out, vaultserver.Usage())
@@ -93,7 +96,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 }
 
 // commands are obsidian-mcp's subcommands.
-var commands = []string{"serve", "bridge", "gateway", "doctor", "help"}
+var commands = []string{"serve", "bridge", "gateway", "doctor", "oauth", "help"}
 
 // unknownCommand reports a word that is no command, with the nearest one
 // when it looks like a typo, and returns the exit status for bad usage.
@@ -108,7 +111,7 @@ func unknownCommand(w io.Writer, word string) int {
 	if best != "" {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
-	return configError(w, "obsidian-mcp", errors.New(msg), "the commands are serve, bridge, gateway and doctor (obsidian-mcp --help; each has its own --help); flags start with --")
+	return configError(w, "obsidian-mcp", errors.New(msg), "the commands are serve, bridge, gateway, doctor and oauth (obsidian-mcp --help; each has its own --help); flags start with --")
 }
 
 // editDistance is the Levenshtein distance between a and b.

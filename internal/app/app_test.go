@@ -90,9 +90,10 @@ func TestHelpAndCommands(t *testing.T) {
 		"doctr":   `did you mean "doctor"?`,
 		"xyzzy":   `unknown command "xyzzy"`,
 		"briddge": `did you mean "bridge"?`,
+		"oath":    `did you mean "oauth"?`,
 	} {
 		code, out, errs := run(word)
-		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "the commands are serve, bridge, gateway and doctor") {
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "the commands are serve, bridge, gateway, doctor and oauth") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", word, code, errs, want)
 		}
 	}

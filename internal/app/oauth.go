@@ -3,11 +3,15 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
@@ -69,4 +73,53 @@ func gatewayTokens(ctx context.Context, o gateway.OAuth) (func(resource string) 
 		return nil, err
 	}
 	return func(resource string) httpapi.TokenChecker { return check.For(resource) }, nil
+}
+
+// builtInServer is `serve --oauth`: the authorization server at the
+// server's public address, and the resource server checking its tokens.
+func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*authserver.Server, *httpapi.OAuth, error) {
+	store, err := openOAuthStore(cfg.OAuthStore)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !store.HasPassphrase() {
+		return nil, nil, fmt.Errorf("--oauth: no passphrase is set, so no client could be approved: run `obsidian-mcp oauth passphrase` first")
+	}
+	issuer := strings.TrimSuffix(resource, "/mcp")
+	as, err := authserver.New(authserver.Options{Store: store, Issuer: issuer, Resource: resource, Logger: logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return as, &httpapi.OAuth{
+		Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Name: "obsidian-mcp", Scopes: oauth.Scopes},
+		Checker:  as.Checker(),
+	}, nil
+}
+
+// openOAuthStore opens the built-in server's store: file, or oauth.json
+// in obsidian-mcp's folder of the user's configuration directory.
+func openOAuthStore(file string) (*authserver.Store, error) {
+	if file == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return nil, fmt.Errorf("no configuration folder for the OAuth store (%v): give one with --oauth-store", err)
+		}
+		file = filepath.Join(dir, "obsidian-mcp", "oauth.json")
+	}
+	return authserver.OpenStore(file)
+}
+
+// handlerOf and pathsOf are the built-in server's, when there is one.
+func handlerOf(as *authserver.Server) http.Handler {
+	if as == nil {
+		return nil
+	}
+	return as.Handler()
+}
+
+func pathsOf(as *authserver.Server) []string {
+	if as == nil {
+		return nil
+	}
+	return as.Paths()
 }

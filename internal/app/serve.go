@@ -14,6 +14,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
@@ -54,10 +55,19 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		_ = ln.Close()
 		return err
 	}
+	var as *authserver.Server
+	if cfg.HTTP.OAuthBuiltIn {
+		if as, oauth, err = builtInServer(cfg.HTTP, public, logger); err != nil {
+			_ = ln.Close()
+			return err
+		}
+	}
 	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
 		Key:            cfg.HTTP.Key,
 		OAuth:          oauth,
 		TrustedProxies: cfg.HTTP.Proxies,
+		AuthServer:     handlerOf(as),
+		AuthPaths:      pathsOf(as),
 		AllowedHosts:   allowed,
 		CORSOrigins:    cfg.HTTP.CORSOrigins,
 		CallTimeout:    st.CallBound,
@@ -81,7 +91,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		}
 		defer removeURLFile(cfg.HTTP.URLFile, url, logger)
 	}
-	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.Key.Set(), "oauth_issuer", cfg.HTTP.OAuthIssuer)
+	attrs := append(st.LogAttrs(version), "url", url, "api_key", cfg.HTTP.Key.Set(), "oauth_issuer", cfg.HTTP.OAuthIssuer, "oauth", cfg.HTTP.OAuthBuiltIn)
 	if public != url {
 		attrs = append(attrs, "public_url", public)
 	}

@@ -41,6 +41,10 @@ type HTTPConfig struct {
 	// OAuthIssuer, when set, is the authorization server whose access
 	// tokens the server accepts (it is then an OAuth resource server).
 	OAuthIssuer string
+	// OAuthBuiltIn serves the built-in authorization server, its grants
+	// kept in OAuthStore.
+	OAuthBuiltIn bool
+	OAuthStore   string
 	// OAuthClientID and OAuthClientSecret are this server's credentials at
 	// the issuer, for introspection (RFC 7662).
 	OAuthClientID     string
@@ -124,6 +128,19 @@ func httpRows() []settings.Row[HTTPConfig] {
 				}
 				return nil
 			}},
+		{Flag: "oauth", Env: "OBSIDIAN_MCP_OAUTH", Default: "false", Bool: true,
+			Help: "`serve`: be your own OAuth 2.1 authorization server, so that Claude on the web and the phone (and any MCP client with OAuth) can sign in: a client registers itself, you approve it once on a consent page with your passphrase (`obsidian-mcp oauth passphrase` sets it), choosing read-only or read-write, and it gets short-lived tokens for this server alone and refresh tokens that rotate. `obsidian-mcp oauth grants` lists the approvals, `obsidian-mcp oauth revoke` ends one at once. `--oauth`, or `true`/`false`.",
+			Set: func(c *HTTPConfig, v string) error {
+				b, err := strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("must be true or false")
+				}
+				c.OAuthBuiltIn = b
+				return nil
+			}},
+		{Flag: "oauth-store", Env: "OBSIDIAN_MCP_OAUTH_STORE",
+			Help: "`serve` and `oauth`: the file where `--oauth` keeps its signing key, passphrase (hashed), clients and grants (refresh tokens hashed); default `oauth.json` in obsidian-mcp's folder of the user's configuration directory.",
+			Set:  func(c *HTTPConfig, v string) error { c.OAuthStore = strings.TrimSpace(v); return nil }},
 		{Flag: "oauth-issuer", Env: "OBSIDIAN_MCP_OAUTH_ISSUER",
 			Help: "`serve`: the URL of an OAuth 2.1 / OpenID Connect authorization server (your identity provider) whose access tokens the server accepts, beside the API key: a client such as Claude's web and mobile apps signs in there and sends the token. The server publishes where to sign in (`/.well-known/oauth-protected-resource`), finds the issuer's keys from its metadata (RFC 8414 or OpenID discovery) and follows their rotation, and accepts a JWT access token only when it was issued for this server (audience `<public URL>/mcp`), is unexpired, and grants `vault:read` (read-only) or `vault:write`.",
 			Set: func(c *HTTPConfig, v string) error {
@@ -222,15 +239,17 @@ func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, e
 	beyond := c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen)
 	tls := c.HTTP.TLSCert != "" || c.HTTP.TLSKey != ""
 	switch {
+	case c.HTTP.OAuthBuiltIn && c.HTTP.OAuthIssuer != "":
+		errs = append(errs, errors.New("--oauth and --oauth-issuer are two ways to sign clients in: choose one (the built-in server, or your identity provider)"))
 	case (c.HTTP.OAuthClientID != "") != (c.HTTP.OAuthClientSecret != ""):
 		errs = append(errs, errors.New("--oauth-client-id and its secret (--oauth-client-secret-file or OBSIDIAN_MCP_OAUTH_CLIENT_SECRET) go together: give both, or neither"))
 	case c.HTTP.OAuthClientID != "" && c.HTTP.OAuthIssuer == "":
 		errs = append(errs, errors.New("--oauth-client-id is set without --oauth-issuer: name the authorization server to ask"))
 	case tls && (c.HTTP.TLSCert == "" || c.HTTP.TLSKey == ""):
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both, or neither"))
-	case beyond && !c.HTTP.Key.Set() && c.HTTP.OAuthIssuer == "":
+	case beyond && !c.HTTP.Key.Set() && c.HTTP.OAuthIssuer == "" && !c.HTTP.OAuthBuiltIn:
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or --oauth-issuer, or listen on 127.0.0.1", c.HTTP.Listen))
-	case beyond && c.HTTP.OAuthIssuer != "" && !tls && len(c.HTTP.Proxies) == 0:
+	case beyond && (c.HTTP.OAuthIssuer != "" || c.HTTP.OAuthBuiltIn) && !tls && len(c.HTTP.Proxies) == 0:
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (--tls-cert and --tls-key), or name the reverse proxy that does (--behind-proxy), or listen on 127.0.0.1 behind a tunnel", c.HTTP.Listen))
 	}
 	return c, errors.Join(errs...)

@@ -35,6 +35,8 @@ type Access struct {
 	ClientID string
 	Scopes   []string
 	Expires  time.Time
+	// TokenID is the token's own id (a JWT's jti), when it has one.
+	TokenID string
 }
 
 // CanWrite reports whether the token may change the vault.

@@ -45,6 +45,9 @@ func (h *Server) authorize(w http.ResponseWriter, r *http.Request) *http.Request
 	if r.Method == http.MethodGet && slices.Contains(o.Resource.MetadataPaths(), r.URL.Path) {
 		return r // the metadata tells a client where to get a token
 	}
+	if h.authServerPath(r.URL.Path) {
+		return r // where a client gets one
+	}
 	r, refused := o.Authorize(r, h.opts.Key, h.logger)
 	if refused != nil {
 		if h.envelopeRefusal(w, r) {
@@ -113,4 +116,15 @@ func (h *Server) refuseKey(w http.ResponseWriter, r *http.Request, presented boo
 		return
 	}
 	RefuseKey(w, presented, "obsidian-mcp")
+}
+
+// authServerPath reports whether path is the built-in authorization
+// server's.
+func (h *Server) authServerPath(path string) bool {
+	for _, p := range h.opts.AuthPaths {
+		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }

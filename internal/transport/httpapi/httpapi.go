@@ -38,6 +38,10 @@ type Options struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is
 	// believed (--behind-proxy).
 	TrustedProxies []netip.Prefix
+	// AuthServer, when set, is the built-in authorization server, served
+	// at AuthPaths (exact paths, and prefixes ending in '/') with no token.
+	AuthServer http.Handler
+	AuthPaths  []string
 	// AllowedHosts are Host names accepted besides the loopback ones.
 	AllowedHosts []string
 	// CORSOrigins are browser origins allowed besides loopback ones; "*"
@@ -154,6 +158,9 @@ func (h *Server) Handler() http.Handler {
 	mux.HandleFunc("/health", env.ServeHealth)
 	mux.HandleFunc("/v1/health", env.ServeHealth)
 	mux.Handle(bridgev1.Prefix+"/", &bridgev1.Handler{Caller: h.caller, Version: h.opts.Version})
+	for _, p := range h.opts.AuthPaths {
+		mux.Handle(p, h.opts.AuthServer)
+	}
 	if h.opts.OAuth != nil {
 		for _, p := range h.opts.OAuth.Resource.MetadataPaths() {
 			mux.HandleFunc("GET "+p, h.opts.OAuth.Resource.ServeMetadata)

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBuiltInOAuth: serve --oauth, as a person reaches it from an app
+// with OAuth. The owner sets the passphrase with `obsidian-mcp oauth
+// passphrase`; the TypeScript SDK's OAuth client discovers the server,
+// registers itself, and sends the person to the consent page, which
+// headless Chromium fills in and approves as a person would click; the
+// SDK exchanges the code (PKCE), lists the tools, reads and writes a note,
+// and refreshes its tokens. `obsidian-mcp oauth grants` lists the
+// approval, and once `obsidian-mcp oauth revoke` ends it, the SDK's token
+// is refused at the next request.
+func TestBuiltInOAuth(t *testing.T) {
+	browser := findBrowser(t)
+	store := filepath.Join(t.TempDir(), "oauth.json")
+	oauthCmd := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"oauth"}, append(args, "--oauth-store", store)...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("oauth %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	const passphrase = "correct horse battery"
+	oauthCmd(passphrase+"\n", "passphrase")
+	vault := t.TempDir()
+	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hello := filepath.Join(vault, "Hello.md")
+	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth", "--oauth-store", store})
+	defer s.stop(t)
+
+	plan, _ := json.Marshal(map[string]any{"url": s.url, "steps": []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
+		{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Hello.md", "content": "approved in a browser"}},
+	}})
+	cmd := exec.CommandContext(t.Context(), node(t), "oauth-client.mjs")
+	cmd.Dir = clientsDir
+	cmd.Stdin = bytes.NewReader(plan)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("oauth-client.mjs ended: %v\n%s\nserve:\n%s", cmd.Wait(), stderr.String(), s.stderr)
+			}
+			return l
+		case <-time.After(60 * time.Second):
+			t.Fatalf("oauth-client.mjs said nothing within 60 s\n%s", stderr.String())
+			return ""
+		}
+	}
+	var asked struct{ Authorize string }
+	if err := json.Unmarshal([]byte(next()), &asked); err != nil || !strings.HasPrefix(asked.Authorize, strings.TrimSuffix(s.url, "/mcp")+"/authorize?") {
+		t.Fatalf("the client asked for %+v (%v)", asked, err)
+	}
+	// The person: reads the page, types the passphrase, approves.
+	ctx := browse(t, browser)
+	var page, landed string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(asked.Authorize),
+		chromedp.WaitVisible(`#passphrase`, chromedp.ByID),
+		chromedp.Text(`body`, &page, chromedp.ByQuery),
+		chromedp.SendKeys(`#passphrase`, passphrase, chromedp.ByID),
+		chromedp.Click(`#approve`, chromedp.ByID),
+	)
+	if err != nil {
+		t.Fatalf("the consent page in Chromium: %v\npage: %s", err, page)
+	}
+	// The click sends the browser through the server's redirects to the
+	// app's callback; each step is a navigation, so the page is asked
+	// where it is until it is there.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var where string
+		if err := chromedp.Run(ctx, chromedp.Location(&where)); err == nil && strings.Contains(where, "/callback?") {
+			if err := chromedp.Run(ctx, chromedp.Text(`body`, &landed, chromedp.ByQuery)); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			var body string
+			_ = chromedp.Run(ctx, chromedp.Text(`body`, &body, chromedp.ByQuery))
+			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserve:\n%s", where, body, s.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || landed != "signed in" {
+		t.Errorf("the consent page said %q; the app's callback %q", page, landed)
+	}
+	var got struct {
+		Scope       string
+		Tools       []string
+		Steps       []outcome
+		Refreshed   bool
+		AccessToken string
+	}
+	if err := json.Unmarshal([]byte(next()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("oauth-client.mjs: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(got.Scope, "vault:write") || !slices.Contains(got.Tools, "obsidian_append_to_note") || len(got.Steps) != 2 ||
+		got.Steps[0].Result == nil || got.Steps[1].Result == nil || got.Steps[1].Result.IsError || !got.Refreshed {
+		t.Fatalf("the SDK after signing in: %+v", got)
+	}
+	if data, _ := os.ReadFile(hello); !strings.Contains(string(data), "approved in a browser") {
+		t.Errorf("the note: %q", data)
+	}
+	// The owner lists the approval and revokes it.
+	listed := oauthCmd("", "grants")
+	if !strings.Contains(listed, "TypeScript SDK test client") || !strings.Contains(listed, "vault:read vault:write") {
+		t.Fatalf("grants:\n%s", listed)
+	}
+	id := strings.Fields(strings.Split(listed, "\n")[1])[0]
+	call := func() (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+got.AccessToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + string(b)
+	}
+	if status, body := call(); status != 200 {
+		t.Fatalf("the SDK's last token before the revocation: %d %s", status, body)
+	}
+	revoked := oauthCmd("", "revoke", id)
+	if !strings.Contains(revoked, "Revoked") {
+		t.Fatalf("revoke: %s", revoked)
+	}
+	if status, body := call(); status != 401 || !strings.Contains(body, "revoked") {
+		t.Errorf("the SDK's token after the revocation: %d %s", status, body)
+	}
+	if listed := oauthCmd("", "grants"); !strings.Contains(listed, "No client is approved") {
+		t.Errorf("grants after the revocation:\n%s", listed)
+	}
+	if strings.Contains(s.stderr.String(), passphrase) {
+		t.Error("the passphrase is in serve's log")
+	}
+	if t.Failed() {
+		t.Logf("serve:\n%s\nclient:\n%s", s.stderr, stderr.String())
+	}
+}

@@ -1,0 +1,176 @@
+package authserver
+
+import (
+	_ "embed"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/zitadel/oidc/v3/pkg/op"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+)
+
+//go:embed consent.html
+var consentHTML string
+
+var consentPage = template.Must(template.New("consent").Parse(consentHTML))
+
+// consentView is what the page shows.
+type consentView struct {
+	ID, CSRF, Client, Redirect, Resource string
+	Write                                bool
+	Error                                string
+	NoPassphrase                         bool
+}
+
+// consent is the page where the owner approves a client: GET shows which
+// client, where it will be sent back, and what it asks; POST approves it
+// with the owner's passphrase. The page cannot be framed (clickjacking),
+// its form carries a token only this request's page has (CSRF), and
+// wrong passphrases slow every later attempt down (limiter).
+func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Frame-Options", "DENY")
+	// form-action covers the redirects after the post too: this server,
+	// then the app's redirect URI (which the request must name).
+	target := "'self'"
+	if a, err := s.st.request(r.FormValue("id")); err == nil {
+		target += " " + sourceOf(a.GetRedirectURI())
+	}
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+target+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "same-origin") // no-referrer would make the form's Origin "null"
+	switch r.Method {
+	case http.MethodGet:
+		s.showConsent(w, r.URL.Query().Get("id"), "", http.StatusOK)
+	case http.MethodPost:
+		s.approve(w, r)
+	default:
+		http.Error(w, "GET or POST", http.StatusMethodNotAllowed)
+	}
+}
+
+func (s *Server) showConsent(w http.ResponseWriter, id, problem string, status int) {
+	a, err := s.st.request(id)
+	if err != nil {
+		http.Error(w, "This sign-in has expired or was already used. Start again from the app.", http.StatusBadRequest)
+		return
+	}
+	c, _ := s.store.Client(a.GetClientID())
+	v := consentView{ID: id, CSRF: a.csrf, Client: c.Name, Redirect: a.GetRedirectURI(), Resource: s.resource,
+		Write: slices.Contains(a.scopes, oauth.ScopeWrite), Error: problem, NoPassphrase: !s.store.HasPassphrase()}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = consentPage.Execute(w, v)
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	// A form posted from another site is refused before anything else.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && !sameOrigin(o, s.issuer) {
+		http.Error(w, "This form can only be sent from this server's own page.", http.StatusForbidden)
+		return
+	}
+	id := r.PostFormValue("id")
+	a, err := s.st.request(id)
+	if err != nil || r.PostFormValue("csrf") != a.csrf {
+		http.Error(w, "This consent page is out of date. Start again from the app.", http.StatusForbidden)
+		return
+	}
+	if r.PostFormValue("decision") == "deny" {
+		_ = s.st.DeleteAuthRequest(r.Context(), id)
+		u, _ := url.Parse(a.GetRedirectURI())
+		q := u.Query()
+		q.Set("error", "access_denied")
+		if a.GetState() != "" {
+			q.Set("state", a.GetState())
+		}
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.String(), http.StatusSeeOther)
+		return
+	}
+	if wait := s.limit.wait(); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+		s.showConsent(w, id, "Too many wrong passphrases: wait "+wait.Round(time.Second).String()+" and try again.", http.StatusTooManyRequests)
+		return
+	}
+	if !s.store.CheckPassphrase(r.PostFormValue("passphrase")) {
+		s.limit.failed()
+		s.logger.Warn("a wrong passphrase on the OAuth consent page", "client", a.GetClientID(), "remote", r.RemoteAddr)
+		s.showConsent(w, id, "That is not the passphrase.", http.StatusUnauthorized)
+		return
+	}
+	s.limit.succeeded()
+	if err := s.st.approve(id, a.csrf, r.PostFormValue("write") == "on"); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	s.logger.Info("the owner approved an OAuth client", "client", a.GetClientID(), "write", r.PostFormValue("write") == "on")
+	http.Redirect(w, r, op.AuthCallbackURL(s.provider)(r.Context(), id), http.StatusSeeOther)
+}
+
+// sourceOf is a redirect URI as a CSP source: its origin, or its scheme
+// for an app's own.
+func sourceOf(redirect string) string {
+	u, err := url.Parse(redirect)
+	switch {
+	case err != nil:
+		return ""
+	case u.Scheme == "http" || u.Scheme == "https":
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + ":"
+}
+
+func sameOrigin(origin, issuer string) bool {
+	o, err1 := url.Parse(origin)
+	i, err2 := url.Parse(issuer)
+	return err1 == nil && err2 == nil && o.Scheme == i.Scheme && o.Host == i.Host
+}
+
+// limiter slows a guesser down: after 5 wrong passphrases in a row, each
+// attempt must wait 2, 4, 8 … seconds (at most 15 minutes) after the last
+// wrong one; a right one starts afresh. It counts for the whole server:
+// one person, one passphrase.
+type limiter struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	fails int
+	last  time.Time
+}
+
+func newLimiter(now func() time.Time) *limiter { return &limiter{now: now} }
+
+// wait is how long until the next attempt may be checked.
+func (l *limiter) wait() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fails < 5 {
+		return 0
+	}
+	d := time.Duration(1<<min(l.fails-4, 10)) * time.Second
+	d = min(d, 15*time.Minute)
+	return max(0, l.last.Add(d).Sub(l.now()))
+}
+
+func (l *limiter) failed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fails++
+	l.last = l.now()
+}
+
+func (l *limiter) succeeded() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fails = 0
+}

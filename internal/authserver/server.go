@@ -1,0 +1,155 @@
+// Package authserver is the built-in OAuth 2.1 authorization server of
+// `obsidian-mcp serve --oauth`, for one person and their vault: clients
+// (Claude on the web and the phone, any MCP client with OAuth) register
+// themselves (RFC 7591), send the owner to a consent page that only the
+// owner's passphrase approves, and get JWT access tokens for this one
+// server (RFC 8707's audience) with vault:read or vault:write, and
+// refresh tokens that rotate at each use; a refresh token used twice
+// revokes its grant. The protocol is zitadel/oidc's provider (an OpenID
+// Certified implementation; docs/oauth.md says why that one); the grants
+// persist in a Store, and the owner lists and revokes them with
+// `obsidian-mcp oauth`.
+package authserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/zitadel/oidc/v3/pkg/op"
+	"golang.org/x/text/language"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+)
+
+// Paths of ours beside the provider's.
+const (
+	consentPath  = "/oauth/consent"
+	registerPath = "/oauth/register"
+	metadataPath = "/.well-known/oauth-authorization-server"
+)
+
+// Options configure a Server.
+type Options struct {
+	Store *Store
+	// Issuer is the server's address as clients reach it (scheme://host),
+	// Resource its MCP endpoint (<Issuer>/mcp).
+	Issuer, Resource string
+	Logger           *slog.Logger
+}
+
+// Server is the authorization server.
+type Server struct {
+	store    *Store
+	st       *storage
+	provider *op.Provider
+	issuer   string
+	resource string
+	logger   *slog.Logger
+	limit    *limiter
+}
+
+// New makes the server. The owner must have set a passphrase
+// (`obsidian-mcp oauth passphrase`): without one no client could be
+// approved.
+func New(o Options) (*Server, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	var key [32]byte
+	_, _ = rand.Read(key[:]) // codes live in this process only
+	st := newStorage(o.Store, o.Resource)
+	opts := []op.Option{op.WithLogger(o.Logger)}
+	if strings.HasPrefix(o.Issuer, "http://") {
+		opts = append(opts, op.WithAllowInsecure()) // loopback: checked by the caller
+	}
+	provider, err := op.NewProvider(&op.Config{CryptoKey: key, CodeMethodS256: true, GrantTypeRefreshToken: true,
+		SupportedUILocales: []language.Tag{language.English}, SupportedScopes: append(oauth.Scopes, "offline_access")},
+		st, op.StaticIssuer(o.Issuer), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resource: o.Resource, logger: o.Logger, limit: newLimiter(time.Now)}, nil
+}
+
+// Metadata is the server's metadata (RFC 8414).
+func (s *Server) Metadata() oauth.Metadata {
+	return oauth.Metadata{Issuer: s.issuer, AuthorizationEndpoint: s.issuer + "/authorize", TokenEndpoint: s.issuer + "/oauth/token",
+		JWKSURI: s.issuer + "/keys", RegistrationEndpoint: s.issuer + registerPath, ScopesSupported: oauth.Scopes}
+}
+
+// Paths are what the server answers, for the HTTP face to let through
+// without a token: exact paths, and prefixes ending in '/'.
+func (s *Server) Paths() []string {
+	return []string{metadataPath, "/.well-known/openid-configuration", "/authorize", "/authorize/", "/oauth/", "/keys", "/revoke", "/callback"}
+}
+
+// Handler serves the authorization server.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(metadataPath, s.serveMetadata)
+	mux.HandleFunc(registerPath, s.register)
+	mux.HandleFunc(consentPath, s.consent)
+	mux.Handle("/", s.oneResource(s.provider))
+	return mux
+}
+
+// serveMetadata is RFC 8414's document, registration included.
+func (s *Server) serveMetadata(w http.ResponseWriter, _ *http.Request) {
+	m := s.Metadata()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"issuer": m.Issuer, "authorization_endpoint": m.AuthorizationEndpoint, "token_endpoint": m.TokenEndpoint,
+		"jwks_uri": m.JWKSURI, "registration_endpoint": m.RegistrationEndpoint, "revocation_endpoint": s.issuer + "/revoke",
+		"scopes_supported": oauth.Scopes, "response_types_supported": []string{"code"},
+		"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
+		"token_endpoint_auth_methods_supported": []string{"none"}, "revocation_endpoint_auth_methods_supported": []string{"none"},
+		"client_id_metadata_document_supported": false,
+	})
+}
+
+// oneResource refuses an authorization or token request for another
+// resource (RFC 8707 §2: invalid_target): every token here is for this
+// server alone.
+func (s *Server) oneResource(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/authorize" || r.URL.Path == "/oauth/token" {
+			_ = r.ParseForm()
+			for _, res := range r.Form["resource"] {
+				if strings.TrimSuffix(res, "/") != strings.TrimSuffix(s.resource, "/") {
+					regError(w, http.StatusBadRequest, "invalid_target", "this server issues tokens for "+s.resource+" only")
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Checker is the resource server's side: a token must be one this server
+// signed, for its resource, unexpired, and its grant must stand, so a
+// revoked grant's tokens are refused at the next request.
+func (s *Server) Checker() oauth.Checker {
+	key, _ := s.store.signingKey()
+	return checker{iss: oauth.Local(s.Metadata(), s.resource, &key.PublicKey), store: s.store}
+}
+
+type checker struct {
+	iss   *oauth.Issuer
+	store *Store
+}
+
+func (c checker) Check(ctx context.Context, token string) (oauth.Access, error) {
+	a, err := c.iss.Check(ctx, token)
+	if err != nil {
+		return a, err
+	}
+	if !c.store.Active(grantOf(a.TokenID)) {
+		return oauth.Access{}, oauth.Invalid("its grant was revoked")
+	}
+	return a, nil
+}

@@ -1,0 +1,367 @@
+package authserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+)
+
+// The whole flow with golang.org/x/oauth2 as the client (an independent
+// implementation of the client side: PKCE S256, code exchange, refresh),
+// against the server on a real loopback listener; the consent page is
+// posted as its form would be. cmd/obsidian-mcp drives the same with the
+// TypeScript SDK and Chromium.
+
+const passphrase = "correct horse battery"
+
+type fixture struct {
+	srv      *Server
+	url      string
+	resource string
+	store    string
+	http     *http.Client // follows no redirect
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "oauth.json")
+	return startAt(t, file, true)
+}
+
+// startAt serves the store in file (a restart when it exists already).
+func startAt(t *testing.T, file string, setPassphrase bool) *fixture {
+	t.Helper()
+	store, err := OpenStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if setPassphrase {
+		if err := store.SetPassphrase(passphrase); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := httptest.NewUnstartedServer(nil)
+	issuer := "http://" + ts.Listener.Addr().String()
+	srv, err := New(Options{Store: store, Issuer: issuer, Resource: issuer + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &fixture{srv: srv, url: issuer, resource: issuer + "/mcp", store: file,
+		http: &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+const callback = "http://127.0.0.1:9999/callback"
+
+// register registers a client and returns its oauth2 configuration.
+func (f *fixture) register(t *testing.T, redirect string) *oauth2.Config {
+	t.Helper()
+	resp, err := http.Post(f.url+registerPath, "application/json", strings.NewReader(`{"client_name":"Test app","redirect_uris":["`+redirect+`"],"token_endpoint_auth_method":"none"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reg registration
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != 201 || reg.ClientID == "" {
+		t.Fatalf("registration: %d %+v %v", resp.StatusCode, reg, err)
+	}
+	return &oauth2.Config{ClientID: reg.ClientID, RedirectURL: redirect, Scopes: []string{oauth.ScopeRead, oauth.ScopeWrite},
+		Endpoint: oauth2.Endpoint{AuthURL: f.url + "/authorize", TokenURL: f.url + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
+}
+
+var hidden = regexp.MustCompile(`name="(id|csrf)" value="([^"]+)"`)
+
+// authorize goes from the authorization URL to the consent page and
+// returns the page's form values.
+func (f *fixture) authorize(t *testing.T, authURL string) url.Values {
+	t.Helper()
+	resp, err := f.http.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || !strings.Contains(loc, consentPath) {
+		t.Fatalf("authorize: %d to %q", resp.StatusCode, loc)
+	}
+	page, err := f.http.Get(f.url + loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Body.Close()
+	var b strings.Builder
+	_, _ = io.Copy(&b, page.Body)
+	form := url.Values{}
+	for _, m := range hidden.FindAllStringSubmatch(b.String(), -1) {
+		form.Set(m[1], m[2])
+	}
+	if form.Get("id") == "" || form.Get("csrf") == "" {
+		t.Fatalf("consent page: %s", b.String())
+	}
+	return form
+}
+
+// consent posts the form and, when approved, follows the server's
+// redirects to the client's callback, returning its query.
+func (f *fixture) consent(t *testing.T, form url.Values) (*http.Response, url.Values) {
+	t.Helper()
+	resp, err := f.http.PostForm(f.url+consentPath, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for resp.StatusCode/100 == 3 {
+		loc := resp.Header.Get("Location")
+		if strings.HasPrefix(loc, callback) || strings.HasPrefix(loc, "http://localhost") {
+			u, _ := url.Parse(loc)
+			return resp, u.Query()
+		}
+		if strings.HasPrefix(loc, "/") {
+			loc = f.url + loc
+		}
+		if resp, err = f.http.Get(loc); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	return resp, nil
+}
+
+// signIn runs the whole flow and returns the tokens.
+func (f *fixture) signIn(t *testing.T, cfg *oauth2.Config, write bool) *oauth2.Token {
+	t.Helper()
+	verifier := oauth2.GenerateVerifier()
+	form := f.authorize(t, cfg.AuthCodeURL("st4te", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.resource)))
+	form.Set("passphrase", passphrase)
+	form.Set("decision", "approve")
+	if write {
+		form.Set("write", "on")
+	}
+	_, q := f.consent(t, form)
+	if q.Get("code") == "" || q.Get("state") != "st4te" {
+		t.Fatalf("callback query %v", q)
+	}
+	tok, err := cfg.Exchange(context.Background(), q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatalf("exchange: %v", err)
+	}
+	return tok
+}
+
+// TestFlow: register, authorize with PKCE, consent with the passphrase,
+// exchange the code: a JWT for this resource with the scopes approved,
+// accepted by the resource server's check; a code used twice is refused;
+// refresh tokens rotate, and a replaced one presented again revokes the
+// grant, whose access tokens are then refused at once.
+func TestFlow(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	tok := f.signIn(t, cfg, true)
+	check := f.srv.Checker()
+	ctx := context.Background()
+	a, err := check.Check(ctx, tok.AccessToken)
+	if err != nil || !a.CanWrite() || a.Subject != subject || a.ClientID != cfg.ClientID {
+		t.Fatalf("the access token: %+v %v", a, err)
+	}
+	if tok.RefreshToken == "" {
+		t.Fatal("no refresh token")
+	}
+	// Refresh: a new pair; the old refresh token is spent.
+	src := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken})
+	fresh, err := src.Token()
+	if err != nil || fresh.RefreshToken == tok.RefreshToken || fresh.AccessToken == "" {
+		t.Fatalf("refresh: %+v %v", fresh, err)
+	}
+	if _, err := check.Check(ctx, fresh.AccessToken); err != nil {
+		t.Errorf("the refreshed token: %v", err)
+	}
+	// The spent token again: refused, and the grant is revoked.
+	if _, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token(); err == nil {
+		t.Fatal("a spent refresh token was accepted")
+	}
+	for i, tk := range []string{tok.AccessToken, fresh.AccessToken} {
+		if _, err := check.Check(ctx, tk); err == nil || !strings.Contains(err.Error(), "revoked") {
+			t.Errorf("access token %d after the reuse: %v", i, err)
+		}
+	}
+	if _, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: fresh.RefreshToken}).Token(); err == nil {
+		t.Error("the newest refresh token of a revoked grant was accepted")
+	}
+}
+
+// TestRefusals: each way to get a token without the owner's consent, or
+// to use one beyond it, is refused.
+func TestRefusals(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	ctx := context.Background()
+
+	// A code used twice.
+	verifier := oauth2.GenerateVerifier()
+	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+	form.Set("passphrase", passphrase)
+	form.Set("decision", "approve")
+	_, q := f.consent(t, form)
+	if _, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err == nil {
+		t.Error("a code was exchanged twice")
+	}
+	// The wrong verifier (PKCE).
+	verifier = oauth2.GenerateVerifier()
+	form = f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+	form.Set("passphrase", passphrase)
+	form.Set("decision", "approve")
+	_, q = f.consent(t, form)
+	if _, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(oauth2.GenerateVerifier())); err == nil {
+		t.Error("a code was exchanged with the wrong verifier")
+	}
+	// Authorization requests that never reach the consent page.
+	for name, u := range map[string]string{
+		"no PKCE":                cfg.AuthCodeURL("s"),
+		"plain PKCE":             cfg.AuthCodeURL("s", oauth2.SetAuthURLParam("code_challenge", "abc"), oauth2.SetAuthURLParam("code_challenge_method", "plain")),
+		"another redirect":       strings.Replace(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), url.QueryEscape(callback), url.QueryEscape("https://evil.example/cb"), 1),
+		"another resource":       cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", "https://other.example/mcp")),
+		"an unregistered client": strings.Replace(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), "client_id="+cfg.ClientID, "client_id=nobody", 1),
+	} {
+		resp, err := f.http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if loc := resp.Header.Get("Location"); strings.Contains(loc, consentPath) || strings.HasPrefix(loc, "https://evil.example") {
+			t.Errorf("%s: %d to %q", name, resp.StatusCode, loc)
+		}
+	}
+	// The consent page: not framable; a wrong CSRF token or another
+	// site's post refused; deny sends access_denied back.
+	form = f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+	page, _ := f.http.Get(f.url + consentPath + "?id=" + form.Get("id"))
+	page.Body.Close()
+	if page.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(page.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("consent headers %v", page.Header)
+	}
+	bad := url.Values{"id": {form.Get("id")}, "csrf": {"forged"}, "passphrase": {passphrase}, "decision": {"approve"}}
+	if resp, _ := f.consent(t, bad); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a forged CSRF token: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodPost, f.url+consentPath, strings.NewReader(url.Values{"id": {form.Get("id")}, "csrf": {form.Get("csrf")}, "passphrase": {passphrase}, "decision": {"approve"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	if resp, err := f.http.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("another site's post: %v %v", err, resp)
+	}
+	form.Set("decision", "deny")
+	if _, q := f.consent(t, form); q.Get("error") != "access_denied" {
+		t.Errorf("deny: %v", q)
+	}
+	// A read-only approval gives a read-only token.
+	ro := f.signIn(t, cfg, false)
+	if a, err := f.srv.Checker().Check(ctx, ro.AccessToken); err != nil || a.CanWrite() || !a.CanRead() {
+		t.Errorf("read-only approval: %+v %v", a, err)
+	}
+	// Registration refuses what it cannot serve safely.
+	for name, body := range map[string]string{
+		"http elsewhere":  `{"redirect_uris":["http://evil.example/cb"]}`,
+		"a fragment":      `{"redirect_uris":["https://app.example/cb#x"]}`,
+		"javascript":      `{"redirect_uris":["javascript:alert(1)"]}`,
+		"a secret":        `{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`,
+		"implicit grant":  `{"redirect_uris":["https://app.example/cb"],"grant_types":["implicit"]}`,
+		"no redirect URI": `{}`,
+	} {
+		resp, err := http.Post(f.url+registerPath, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("registration with %s: %d", name, resp.StatusCode)
+		}
+	}
+}
+
+// TestPassphraseLimit: after five wrong passphrases, even the right one
+// waits; the wait grows; a right one, once allowed, starts afresh.
+func TestPassphraseLimit(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	now := time.Now()
+	f.srv.limit = newLimiter(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	cfg := f.register(t, callback)
+	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+	form.Set("decision", "approve")
+	try := func(p string) int {
+		form.Set("passphrase", p)
+		resp, _ := f.consent(t, form)
+		return resp.StatusCode
+	}
+	for i := range 5 {
+		if got := try("guess"); got != http.StatusUnauthorized {
+			t.Fatalf("wrong passphrase %d: %d", i, got)
+		}
+	}
+	if got := try(passphrase); got != http.StatusTooManyRequests {
+		t.Errorf("the right passphrase during the wait: %d", got)
+	}
+	advance(3 * time.Second)
+	if got := try("guess"); got != http.StatusUnauthorized {
+		t.Errorf("after the wait: %d", got)
+	}
+	advance(3 * time.Second)
+	if got := try(passphrase); got != http.StatusTooManyRequests {
+		t.Errorf("the wait did not grow: %d", got)
+	}
+	advance(5 * time.Second)
+	if got := try(passphrase); got != http.StatusFound { // the provider's redirect to the app, with the code
+		t.Errorf("the right passphrase after the wait: %d", got)
+	}
+}
+
+// TestGrantsSurviveRestart: a grant outlives the server; revoking it
+// (from another process's Store, as `obsidian-mcp oauth revoke` does)
+// refuses its tokens at once.
+func TestGrantsSurviveRestart(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	tok := f.signIn(t, cfg, true)
+	again := startAt(t, f.store, false)
+	cfg.Endpoint = oauth2.Endpoint{AuthURL: again.url + "/authorize", TokenURL: again.url + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}
+	fresh, err := cfg.TokenSource(context.Background(), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		t.Fatalf("refresh after a restart: %v", err)
+	}
+	other, err := OpenStore(f.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grants, names, err := other.Grants()
+	if err != nil || len(grants) != 1 || names[grants[0].ClientID] != "Test app" {
+		t.Fatalf("grants %+v %v %v", grants, names, err)
+	}
+	if _, err := again.srv.Checker().Check(context.Background(), fresh.AccessToken); err == nil {
+		t.Error("the restarted server (another port: another issuer and resource) accepted a token naming the first's resource")
+	}
+	if _, err := other.Revoke(grants[0].ID[:8]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.TokenSource(context.Background(), &oauth2.Token{RefreshToken: fresh.RefreshToken}).Token(); err == nil {
+		t.Error("a revoked grant's refresh token was accepted")
+	}
+}
