@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -92,35 +94,7 @@ func TestBuiltInOAuth(t *testing.T) {
 		t.Fatalf("the client asked for %+v (%v)", asked, err)
 	}
 	// The person: reads the page, types the passphrase, approves.
-	ctx := browse(t, browser)
-	var page, landed string
-	err := chromedp.Run(ctx,
-		chromedp.Navigate(asked.Authorize),
-		chromedp.WaitVisible(`#passphrase`, chromedp.ByID),
-		chromedp.Text(`body`, &page, chromedp.ByQuery),
-		chromedp.SendKeys(`#passphrase`, passphrase, chromedp.ByID),
-		chromedp.Click(`#approve`, chromedp.ByID),
-	)
-	if err != nil {
-		t.Fatalf("the consent page in Chromium: %v\npage: %s", err, page)
-	}
-	// The click sends the browser through the server's redirects to the
-	// app's callback; each step is a navigation, so the page is asked
-	// where it is until it is there.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		var where string
-		if err := chromedp.Run(ctx, chromedp.Location(&where)); err == nil && strings.Contains(where, "/callback?") {
-			if err := chromedp.Run(ctx, chromedp.Text(`body`, &landed, chromedp.ByQuery)); err == nil {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			var body string
-			_ = chromedp.Run(ctx, chromedp.Text(`body`, &body, chromedp.ByQuery))
-			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserve:\n%s", where, body, s.stderr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	page, landed := approveInBrowser(t, browser, asked.Authorize, passphrase, s)
 	if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || landed != "signed in" {
 		t.Errorf("the consent page said %q; the app's callback %q", page, landed)
 	}
@@ -180,5 +154,109 @@ func TestBuiltInOAuth(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("serve:\n%s\nclient:\n%s", s.stderr, stderr.String())
+	}
+}
+
+// approveInBrowser opens authorize in headless Chromium, as the person
+// would: reads the consent page, types the passphrase, clicks Approve,
+// and follows the redirects to the app's callback. It returns the page's
+// text and the callback's.
+func approveInBrowser(t *testing.T, browser, authorize, passphrase string, s *served) (page, landed string) {
+	t.Helper()
+	ctx := browse(t, browser)
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(authorize),
+		chromedp.WaitVisible(`#passphrase`, chromedp.ByID),
+		chromedp.Text(`body`, &page, chromedp.ByQuery),
+		chromedp.SendKeys(`#passphrase`, passphrase, chromedp.ByID),
+		chromedp.Click(`#approve`, chromedp.ByID),
+	)
+	if err != nil {
+		t.Fatalf("the consent page in Chromium: %v\npage: %s", err, page)
+	}
+	// The click sends the browser through the server's redirects to the
+	// app's callback; each step is a navigation, so the page is asked
+	// where it is until it is there.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var where string
+		if err := chromedp.Run(ctx, chromedp.Location(&where)); err == nil && strings.Contains(where, "/callback?") {
+			if err := chromedp.Run(ctx, chromedp.Text(`body`, &landed, chromedp.ByQuery)); err == nil {
+				return page, landed
+			}
+		}
+		if time.Now().After(deadline) {
+			var body string
+			_ = chromedp.Run(ctx, chromedp.Text(`body`, &body, chromedp.ByQuery))
+			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserve:\n%s", where, body, s.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestConformanceAuthorizationServer: the conformance suite's
+// authorization-server scenarios (conformance-draft, 0.2.0-alpha.12:
+// authorization-server-metadata-endpoint, authorization-code-grant)
+// against serve --oauth; the code grant's consent is approved in headless
+// Chromium, as the suite asks a person to.
+func TestConformanceAuthorizationServer(t *testing.T) {
+	browser := findBrowser(t)
+	store := filepath.Join(t.TempDir(), "oauth.json")
+	set := exec.Command(binary, "oauth", "passphrase", "--oauth-store", store)
+	set.Stdin = strings.NewReader("correct horse battery\n")
+	if out, err := set.CombinedOutput(); err != nil {
+		t.Fatalf("passphrase: %v\n%s", err, out)
+	}
+	vault := t.TempDir()
+	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth", "--oauth-store", store})
+	defer s.stop(t)
+	issuer := strings.TrimSuffix(s.url, "/mcp")
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for the suite's callback
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	resp, err := http.Post(issuer+"/oauth/register", "application/json", strings.NewReader(fmt.Sprintf(`{"client_name":"conformance suite","redirect_uris":["http://127.0.0.1:%d/callback"]}`, port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if reg.ClientID == "" {
+		t.Fatalf("registration: %d", resp.StatusCode)
+	}
+	suite := filepath.Join("node_modules", "conformance-draft", "dist", "index.js")
+	results := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), node(t), suite, "authorization", "-o", results, "--url", issuer, "--client-id", reg.ClientID, "--resource", s.url, "-p", fmt.Sprint(port))
+	cmd.Dir = clientsDir
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		line := lines.Text()
+		said.WriteString(line + "\n")
+		if strings.HasPrefix(line, issuer+"/authorize?") {
+			if _, landed := approveInBrowser(t, browser, line, "correct horse battery", s); !strings.Contains(landed, "OK") {
+				t.Errorf("the suite's callback said %q", landed)
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(said.String(), "Total: 2 passed, 0 failed") {
+		var detail strings.Builder
+		_ = filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, _ := os.ReadFile(p)
+				fmt.Fprintf(&detail, "%s:\n%s\n", p, data)
+			}
+			return nil
+		})
+		t.Errorf("the suite: %v\n%s\n%s", err, said.String(), detail.String())
 	}
 }

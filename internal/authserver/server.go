@@ -114,7 +114,8 @@ func (s *Server) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 
 // oneResource refuses an authorization or token request for another
 // resource (RFC 8707 §2: invalid_target): every token here is for this
-// server alone.
+// server alone. It also fills in what the provider leaves out: no-store
+// on token responses, and the default scope.
 func (s *Server) oneResource(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/authorize" || r.URL.Path == "/oauth/token" {
@@ -125,6 +126,22 @@ func (s *Server) oneResource(next http.Handler) http.Handler {
 					return
 				}
 			}
+		}
+		if r.URL.Path == "/oauth/token" {
+			// RFC 6749 §5.1: a response with tokens must not be cached
+			// (the provider does not say so; the conformance suite
+			// checks it).
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Pragma", "no-cache")
+		}
+		if r.URL.Path == "/authorize" && r.Method == http.MethodGet && strings.TrimSpace(r.URL.Query().Get("scope")) == "" {
+			// OAuth 2.1 lets a client leave the scope out, for the
+			// server's default: both, which the owner narrows on the
+			// consent page. The provider wants one, so it is written in.
+			q := r.URL.Query()
+			q.Set("scope", strings.Join(oauth.Scopes, " "))
+			r.URL.RawQuery = q.Encode()
+			r.Form = nil
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -163,6 +163,27 @@ func (f *fixture) signIn(t *testing.T, cfg *oauth2.Config, write bool) *oauth2.T
 	return tok
 }
 
+// TestTokenResponseNotCached: a response carrying tokens says no-store
+// (RFC 6749 §5.1); an authorization request with no scope gets the
+// default (both vault scopes, for the owner to narrow).
+func TestTokenResponseNotCached(t *testing.T) {
+	f := newFixture(t)
+	resp, err := http.PostForm(f.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {"x"}, "client_id": {"nobody"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("token endpoint Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+	cfg := f.register(t, callback)
+	cfg.Scopes = nil
+	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+	if form.Get("id") == "" {
+		t.Error("no consent page without a scope")
+	}
+}
+
 // TestFlow: register, authorize with PKCE, consent with the passphrase,
 // exchange the code: a JWT for this resource with the scopes approved,
 // accepted by the resource server's check; a code used twice is refused;
