@@ -695,13 +695,10 @@ func inspectorAt(t *testing.T, args ...string) (string, string, int) {
 	return obsidiantest.RunCommand(t, cmd)
 }
 
-func TestInspectorCLI(t *testing.T) {
-	f := obsidiantest.Install(t, obsidiantest.Scenario{})
-	f.WriteNote("Welcome.md", "# Welcome\n")
-	env := []string{"OBSIDIAN_BIN=" + f.Bin}
-
-	// --strict: exit 6 if a tool schema has an error-severity portability problem.
-	out, errOut, code := inspector(t, env, "--method", "tools/list", "--format", "json", "--strict")
+// inspectorToolList checks what the Inspector's tools/list run gave: exit
+// 0 and our tool list.
+func inspectorToolList(t *testing.T, out, errOut string, code int) {
+	t.Helper()
 	var list struct {
 		Result struct {
 			Tools []struct {
@@ -710,13 +707,23 @@ func TestInspectorCLI(t *testing.T) {
 		} `json:"result"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
-		t.Fatalf("tools/list: exit %d, stdout %q, stderr %s", code, out, errOut)
+		t.Fatalf("tools/list: exit %d, stdout %.300q, stderr %.2000s", code, out, errOut)
 	}
 	var names []string
 	for _, tool := range list.Result.Tools {
 		names = append(names, tool.Name)
 	}
 	checkToolList(t, names)
+}
+
+func TestInspectorCLI(t *testing.T) {
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Welcome.md", "# Welcome\n")
+	env := []string{"OBSIDIAN_BIN=" + f.Bin}
+
+	// --strict: exit 6 if a tool schema has an error-severity portability problem.
+	out, errOut, code := inspector(t, env, "--method", "tools/list", "--format", "json", "--strict")
+	inspectorToolList(t, out, errOut, code)
 
 	out, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Welcome.md", "--format", "json")
 	var o outcome

@@ -89,26 +89,8 @@ func tail(s string, n int) string {
 // TestConformance: every face passes every scenario outside the baseline,
 // and the same ones.
 func TestConformance(t *testing.T) {
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nconformance\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, []string{"--backend", "native", "--vault-path", vault})
-	defer s.stop(t)
-	g := gateway(t, fmt.Sprintf(`namespaces:
-  notes:
-    vault_path: %q
-  stdio:
-    command: %q
-    args: [--backend, native, --vault-path, %q]
-  bridge:
-    command: %q
-    args: [bridge, --url, %q, --transport, mcp]
-`, vault, binary, vault, binary, s.url))
-	defer g.stop(t)
+	vault, _ := helloVault(t, "# Hello\nconformance\n")
+	s, g := everyHTTPFace(t, vault)
 	faces := []struct {
 		name, url string
 		passes    []string

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -23,26 +22,8 @@ import (
 // connect timeout (15 s): a face that leaves it waiting fails.
 func TestInspectorEras(t *testing.T) {
 	outside(t)
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nevery era\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, []string{"--backend", "native", "--vault-path", vault})
-	defer s.stop(t)
-	g := gateway(t, fmt.Sprintf(`namespaces:
-  notes:
-    vault_path: %q
-  stdio:
-    command: %q
-    args: [--backend, native, --vault-path, %q]
-  bridge:
-    command: %q
-    args: [bridge, --url, %q, --transport, mcp]
-`, vault, binary, vault, binary, s.url))
-	defer g.stop(t)
+	vault, _ := helloVault(t, "# Hello\nevery era\n")
+	s, g := everyHTTPFace(t, vault)
 	faces := []struct {
 		name   string
 		target []string
@@ -58,21 +39,7 @@ func TestInspectorEras(t *testing.T) {
 			t.Run(f.name+"/"+era, func(t *testing.T) {
 				args := append(append([]string{}, f.target...), "--protocol-era", era, "--format", "json")
 				out, errOut, code := inspectorAt(t, append(args, "--method", "tools/list")...)
-				var list struct {
-					Result struct {
-						Tools []struct {
-							Name string `json:"name"`
-						} `json:"tools"`
-					} `json:"result"`
-				}
-				if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
-					t.Fatalf("tools/list: exit %d, stdout %.300q, stderr %.2000s", code, out, errOut)
-				}
-				var names []string
-				for _, tool := range list.Result.Tools {
-					names = append(names, tool.Name)
-				}
-				checkToolList(t, names)
+				inspectorToolList(t, out, errOut, code)
 				out, errOut, code = inspectorAt(t, append(args, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Hello.md")...)
 				if code != 0 || !strings.Contains(out, `every era`) {
 					t.Errorf("tools/call: exit %d, stdout %.500q, stderr %.2000s", code, out, errOut)
@@ -92,23 +59,8 @@ func TestInspectorEras(t *testing.T) {
 // under the client's own id, whatever its type, and an unknown tool's
 // status and code.
 func TestFacesAgree(t *testing.T) {
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, []string{"--backend", "native", "--vault-path", vault})
-	defer s.stop(t)
-	g := gateway(t, fmt.Sprintf(`namespaces:
-  notes:
-    vault_path: %q
-  stdio:
-    command: %q
-    args: [--backend, native, --vault-path, %q]
-  bridge:
-    command: %q
-    args: [bridge, --url, %q, --transport, mcp]
-`, vault, binary, vault, binary, s.url))
-	defer g.stop(t)
+	vault, _ := helloVault(t, "# Hello\n")
+	s, g := everyHTTPFace(t, vault)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 	modern := func(method, name string) map[string]string {
 		h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
@@ -203,4 +155,40 @@ func firstMessage(t *testing.T, url, body string, headers map[string]string) str
 	}
 	t.Fatalf("POST %s: no message in the answer (%d): %v", url, resp.StatusCode, sc.Err())
 	return ""
+}
+
+// helloVault is a vault folder (with .obsidian) holding Hello.md with
+// text; it returns the folder and the note's path.
+func helloVault(t *testing.T, text string) (vault, hello string) {
+	t.Helper()
+	vault = t.TempDir()
+	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hello = filepath.Join(vault, "Hello.md")
+	if err := os.WriteFile(hello, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return vault, hello
+}
+
+// everyHTTPFace serves vault on serve and on a gateway with three
+// namespaces: notes (a vault namespace), stdio (this program as a command
+// namespace) and bridge (the stdio bridge in front of serve).
+func everyHTTPFace(t *testing.T, vault string) (s, g *served) {
+	t.Helper()
+	s = serve(t, []string{"--backend", "native", "--vault-path", vault})
+	t.Cleanup(func() { s.stop(t) })
+	g = gateway(t, fmt.Sprintf(`namespaces:
+  notes:
+    vault_path: %q
+  stdio:
+    command: %q
+    args: [--backend, native, --vault-path, %q]
+  bridge:
+    command: %q
+    args: [bridge, --url, %q, --transport, mcp]
+`, vault, binary, vault, binary, s.url))
+	t.Cleanup(func() { g.stop(t) })
+	return s, g
 }

@@ -43,14 +43,7 @@ func TestBuiltInOAuth(t *testing.T) {
 	}
 	const passphrase = "correct horse battery"
 	oauthCmd(passphrase+"\n", "passphrase")
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	hello := filepath.Join(vault, "Hello.md")
-	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	vault, hello := helloVault(t, "# Hello\n")
 	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth", "--oauth-store", store})
 	defer s.stop(t)
 

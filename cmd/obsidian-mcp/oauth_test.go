@@ -108,14 +108,7 @@ func startIssuer(t *testing.T, format string) (string, func(resource, scope stri
 // (refused by the read-only guard). The API key keeps working beside it.
 func TestOAuthExternalIssuer(t *testing.T) {
 	issuer, token := oidcIssuer(t)
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	hello := filepath.Join(vault, "Hello.md")
-	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	vault, hello := helloVault(t, "# Hello\n")
 	const key = "the-api-key-0123456789abcdef"
 	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth-issuer", issuer}, "OBSIDIAN_MCP_API_KEY="+key)
 	defer s.stop(t)
@@ -232,14 +225,7 @@ func TestOAuthExternalIssuer(t *testing.T) {
 // program over stdio) lists its tools but calls none.
 func TestGatewayOAuth(t *testing.T) {
 	issuer, token := oidcIssuer(t)
-	vault := t.TempDir()
-	if err := os.Mkdir(filepath.Join(vault, ".obsidian"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	hello := filepath.Join(vault, "Hello.md")
-	if err := os.WriteFile(hello, []byte("# Hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	vault, hello := helloVault(t, "# Hello\n")
 	g := gateway(t, fmt.Sprintf("oauth:\n  issuer: %q\nnamespaces:\n  notes:\n    vault_path: %q\n  stdio:\n    command: %q\n    args: [--backend, native, --vault-path, %q]\n",
 		issuer, vault, binary, vault))
 	defer g.stop(t)
