@@ -105,7 +105,8 @@ func startIssuer(t *testing.T, format string) (string, func(resource, scope stri
 // with the status and challenge the MCP authorization spec gives, nothing
 // written: none, one for another resource, one whose signature is not the
 // issuer's, one with no vault scope (403), and a vault:read one writing
-// (refused by the read-only guard). The API key keeps working beside it.
+// (403 insufficient_scope: the scope challenge for step-up). The API key
+// keeps working beside it.
 func TestOAuthExternalIssuer(t *testing.T) {
 	issuer, token := oidcIssuer(t)
 	vault, hello := helloVault(t, "# Hello\n")
@@ -164,7 +165,7 @@ func TestOAuthExternalIssuer(t *testing.T) {
 		{"a token for another resource", "Bearer " + token("http://127.0.0.1:1/mcp", "vault:read vault:write"), 401, `error="invalid_token"`, "another resource"},
 		{"a token whose signature is not the issuer's", "Bearer " + tampered, 401, `error="invalid_token"`, "signature"},
 		{"a token with no vault scope", "Bearer " + token(s.url, ""), 403, `error="insufficient_scope"`, `"INSUFFICIENT_SCOPE"`},
-		{"a vault:read token writing", "Bearer " + token(s.url, "vault:read"), 200, "", `"errorCode":"PERMISSION_DENIED"`},
+		{"a vault:read token writing", "Bearer " + token(s.url, "vault:read"), 403, `error="insufficient_scope", error_description="obsidian_append_to_note changes the vault, and the token grants vault:read only", scope="vault:read vault:write"`, `"INSUFFICIENT_SCOPE"`},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(write))
 		req.Header.Set("Content-Type", "application/json")

@@ -62,7 +62,12 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 			return err
 		}
 	}
-	h, err := httpapi.New(st.Core(version, vaultserver.CoreOptions{}), httpapi.Options{
+	core := st.Core(version, vaultserver.CoreOptions{})
+	h, err := httpapi.New(core, httpapi.Options{
+		Writes: func(name string) bool {
+			t := core.Server().GetTool(name)
+			return t != nil && tools.Writes(t.Tool)
+		},
 		Key:            cfg.HTTP.Key,
 		OAuth:          oauth,
 		TrustedProxies: cfg.HTTP.Proxies,

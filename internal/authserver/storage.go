@@ -97,9 +97,16 @@ func (s *storage) CreateAuthRequest(_ context.Context, req *oidc.AuthRequest, _ 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
+	if len(s.requests) >= maxPending {
+		return nil, oidc.ErrServerError().WithDescription("too many sign-ins are waiting for consent: try again in a few minutes")
+	}
 	s.requests[a.id] = a
 	return a, nil
 }
+
+// maxPending bounds the sign-ins waiting for consent (each lives 10
+// minutes): whoever reaches /authorize cannot fill the memory.
+const maxPending = 1000
 
 // sweep forgets requests past their lifetime (s.mu held).
 func (s *storage) sweep() {

@@ -253,6 +253,12 @@ func (s *Store) CheckPassphrase(p string) bool {
 	return h != "" && bcrypt.CompareHashAndPassword([]byte(h), []byte(p)) == nil
 }
 
+// maxIdleClients bounds the registered clients no grant names: anyone who
+// reaches the server may register, so without a bound the file would grow
+// without end. Past it, the oldest such registration is forgotten (its
+// app registers again at its next sign-in).
+const maxIdleClients = 100
+
 // AddClient registers c, giving it an id.
 func (s *Store) AddClient(c Client) (Client, error) {
 	c.ID, c.Created = newID(), time.Now().UTC()
@@ -261,6 +267,21 @@ func (s *Store) AddClient(c Client) (Client, error) {
 			st.Clients = map[string]*Client{}
 		}
 		st.Clients[c.ID] = &c
+		used := map[string]bool{}
+		for _, g := range st.Grants {
+			used[g.ClientID] = true
+		}
+		var idle []*Client
+		for _, cl := range st.Clients {
+			if !used[cl.ID] && cl.ID != c.ID {
+				idle = append(idle, cl)
+			}
+		}
+		sort.Slice(idle, func(i, j int) bool { return idle[i].Created.Before(idle[j].Created) })
+		for len(idle) >= maxIdleClients {
+			delete(st.Clients, idle[0].ID)
+			idle = idle[1:]
+		}
 		return nil
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
@@ -127,4 +129,32 @@ func (h *Server) authServerPath(path string) bool {
 		}
 	}
 	return false
+}
+
+// stepUp refuses, with 403 insufficient_scope and the scope to ask for, a
+// tool call that would change the vault from a client whose token grants
+// reading alone: the MCP authorization spec's scope challenge, which lets
+// the client ask the person for vault:write (step-up authorization).
+// Other requests of such a client go on, read-only.
+func (h *Server) stepUp(w http.ResponseWriter, r *http.Request) bool {
+	o := h.opts.OAuth
+	if o == nil || h.opts.Writes == nil {
+		return false
+	}
+	if _, ro := access.ReadOnly(r.Context()); !ro {
+		return false
+	}
+	body, ok := r.Body.(*bodyBuffer)
+	if !ok {
+		return false
+	}
+	got := gjson.GetManyBytes(body.data, "method", "params.name")
+	if got[0].String() != "tools/call" || !h.opts.Writes(got[1].String()) {
+		return false
+	}
+	(&Refusal{http.StatusForbidden,
+		o.Resource.Challenge("insufficient_scope", got[1].String()+" changes the vault, and the token grants vault:read only", strings.Join(oauth.Scopes, " ")),
+		"INSUFFICIENT_SCOPE", got[1].String() + " changes the vault, and this client's token grants reading only (vault:read)",
+		"Sign in again granting vault:write (allow changes on the consent page) to use it."}).Write(w)
+	return true
 }

@@ -48,7 +48,10 @@ func authServer(t *testing.T) string {
 		}
 		return mcp.NewToolResultText("read-write"), nil
 	})
-	h, err := New(protocol.New(s, protocol.Options{}), Options{Key: mustKey(t, "0123456789abcdef0123"),
+	s.AddTool(mcp.NewTool("scribble"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("scribbled"), nil
+	})
+	h, err := New(protocol.New(s, protocol.Options{}), Options{Key: mustKey(t, "0123456789abcdef0123"), Writes: func(tool string) bool { return tool == "scribble" },
 		OAuth: &OAuth{Resource: oauth.Resource{URL: "http://127.0.0.1/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +70,16 @@ func TestAuthorize(t *testing.T) {
 	meta := strings.TrimSuffix(url, "/mcp") + "/.well-known/oauth-protected-resource/mcp"
 	if status, _, body := do(t, "GET", meta, "", nil); status != 200 || !strings.Contains(body, `"resource":"http://127.0.0.1/mcp"`) {
 		t.Errorf("metadata: %d %s", status, body)
+	}
+	// A read-only token calling a tool that writes gets the scope
+	// challenge (step-up); with vault:write it is served.
+	if status, hdr, body := do(t, "POST", url, callBody("scribble"), map[string]string{"Authorization": "Bearer ro"}); status != 403 ||
+		!strings.Contains(hdr.Get("WWW-Authenticate"), `error="insufficient_scope"`) || !strings.Contains(hdr.Get("WWW-Authenticate"), `scope="vault:read vault:write"`) ||
+		!strings.Contains(body, "INSUFFICIENT_SCOPE") {
+		t.Errorf("read-only, a write: %d %q %s", status, hdr.Get("WWW-Authenticate"), body)
+	}
+	if status, _, body := do(t, "POST", url, callBody("scribble"), map[string]string{"Authorization": "Bearer rw"}); status != 200 || !strings.Contains(body, "scribbled") {
+		t.Errorf("read-write, a write: %d %s", status, body)
 	}
 	for _, c := range []struct {
 		name      string

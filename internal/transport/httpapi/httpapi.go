@@ -38,6 +38,9 @@ type Options struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is
 	// believed (--behind-proxy).
 	TrustedProxies []netip.Prefix
+	// Writes reports whether a tool changes the vault: a read-only OAuth
+	// client's call to one is refused with a scope challenge (stepUp).
+	Writes func(tool string) bool
 	// AuthServer, when set, is the built-in authorization server, served
 	// at AuthPaths (exact paths, and prefixes ending in '/') with no token.
 	AuthServer http.Handler
