@@ -64,6 +64,29 @@ func TestDoctorServeSection(t *testing.T) {
 			absent: []string{"✗"},
 		},
 		{
+			name: "HTTP: --oauth without a passphrase would not start; with one it would",
+			prepare: func(t *testing.T) setup {
+				store := filepath.Join(t.TempDir(), "oauth.json")
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "127.0.0.1:0", "--oauth", "--oauth-store", store}, finder: nowhere}
+			},
+			exit:   0,
+			want:   []string{"✓ HTTP (obsidian-mcp serve): would listen", "built-in authorization server", "– OAuth (serve --oauth): would not start: no passphrase is set in", "obsidian-mcp oauth passphrase"},
+			absent: []string{"✓ OAuth"},
+		},
+		{
+			name: "HTTP: --oauth with a passphrase",
+			prepare: func(t *testing.T) setup {
+				store := filepath.Join(t.TempDir(), "oauth.json")
+				if code := mainOAuth([]string{"passphrase", "--oauth-store", store}, func(string) string { return "" },
+					Streams{In: strings.NewReader("correct horse battery\n"), Out: &strings.Builder{}, Err: &strings.Builder{}}); code != 0 {
+					t.Fatalf("passphrase: exit %d", code)
+				}
+				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "127.0.0.1:0", "--oauth", "--oauth-store", store}, finder: nowhere}
+			},
+			exit: 0,
+			want: []string{"✓ OAuth (serve --oauth): the built-in authorization server; store", "passphrase set, 0 approved client(s)"},
+		},
+		{
 			name: "HTTP: beyond loopback without a key, serve would not start",
 			prepare: func(t *testing.T) setup {
 				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "0.0.0.0:0"}, finder: nowhere}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
@@ -86,6 +88,10 @@ func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*auths
 		return nil, nil, fmt.Errorf("--oauth: no passphrase is set, so no client could be approved: run `obsidian-mcp oauth passphrase` first")
 	}
 	issuer := strings.TrimSuffix(resource, "/mcp")
+	// The provider logs through slog's default logger (its WithLogger
+	// option does nothing in zitadel/oidc v3.52): make it this one, so
+	// its words come on stderr in the same form and at the same level.
+	slog.SetDefault(logger)
 	as, err := authserver.New(authserver.Options{Store: store, Issuer: issuer, Resource: resource, Logger: logger})
 	if err != nil {
 		return nil, nil, err
@@ -96,17 +102,58 @@ func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*auths
 	}, nil
 }
 
-// openOAuthStore opens the built-in server's store: file, or oauth.json
-// in obsidian-mcp's folder of the user's configuration directory.
+// openOAuthStore opens the built-in server's store (oauthStoreFile).
 func openOAuthStore(file string) (*authserver.Store, error) {
-	if file == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
-			return nil, fmt.Errorf("no configuration folder for the OAuth store (%v): give one with --oauth-store", err)
-		}
-		file = filepath.Join(dir, "obsidian-mcp", "oauth.json")
+	file, err := oauthStoreFile(file)
+	if err != nil {
+		return nil, err
 	}
 	return authserver.OpenStore(file)
+}
+
+// oauthStoreFile is file, or oauth.json in obsidian-mcp's folder of the
+// user's configuration directory.
+func oauthStoreFile(file string) (string, error) {
+	if file != "" {
+		return file, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no configuration folder for the OAuth store (%v): give one with --oauth-store", err)
+	}
+	return filepath.Join(dir, "obsidian-mcp", "oauth.json"), nil
+}
+
+// oauthDoctor is doctor's word on serve's OAuth settings: whether the
+// built-in server could approve anyone, or the issuer's metadata can be
+// read. It changes nothing.
+func oauthDoctor(ctx context.Context, cfg HTTPConfig, d *doctor.Report) {
+	switch {
+	case cfg.OAuthBuiltIn:
+		file, err := oauthStoreFile(cfg.OAuthStore)
+		if err != nil {
+			d.Skip("OAuth (serve --oauth): would not start: %v", err)
+			return
+		}
+		pass, grants, err := authserver.Peek(file)
+		switch {
+		case errors.Is(err, os.ErrNotExist) || err == nil && !pass:
+			d.Skip("OAuth (serve --oauth): would not start: no passphrase is set in %s; run `obsidian-mcp oauth passphrase`", file)
+		case err != nil:
+			d.Skip("OAuth (serve --oauth): would not start: %v", err)
+		default:
+			d.OK("OAuth (serve --oauth): the built-in authorization server; store %s, passphrase set, %d approved client(s) (obsidian-mcp oauth grants)", file, grants)
+		}
+	case cfg.OAuthIssuer != "":
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		iss, err := oauth.Discover(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.OAuthIssuer, cfg.OAuthIssuer)
+		if err != nil {
+			d.Skip("OAuth (--oauth-issuer): would not start: %v", err)
+			return
+		}
+		d.OK("OAuth (--oauth-issuer): trusts %s; its keys at %s", iss.Metadata().Issuer, iss.Metadata().JWKSURI)
+	}
 }
 
 // handlerOf and pathsOf are the built-in server's, when there is one.

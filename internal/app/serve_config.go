@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -291,12 +292,14 @@ func httpSection(cfg HTTPConfig) func(*doctor.Report) {
 			return
 		}
 		_ = ln.Close()
-		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() && cfg.OAuthIssuer == "" {
+		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() && cfg.OAuthIssuer == "" && !cfg.OAuthBuiltIn {
 			d.Skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.Listen)
 			return
 		}
 		reach := "loopback only, no API key"
 		switch {
+		case cfg.OAuthBuiltIn:
+			reach = "every request must carry an access token of the built-in authorization server (serve --oauth) or the API key, if set"
 		case cfg.OAuthIssuer != "" && cfg.Key.Set():
 			reach = "every request must carry an OAuth access token from " + cfg.OAuthIssuer + " or the API key"
 		case cfg.OAuthIssuer != "":
@@ -304,7 +307,7 @@ func httpSection(cfg HTTPConfig) func(*doctor.Report) {
 		case cfg.Key.Set():
 			reach = "every request must carry the API key"
 		}
-		if !httpapi.Loopback(cfg.Listen) && (cfg.Key.Set() || cfg.OAuthIssuer != "") {
+		if !httpapi.Loopback(cfg.Listen) && (cfg.Key.Set() || cfg.OAuthIssuer != "" || cfg.OAuthBuiltIn) {
 			reach = "reachable from the network; " + reach
 		}
 		scheme := "http"
@@ -312,5 +315,6 @@ func httpSection(cfg HTTPConfig) func(*doctor.Report) {
 			scheme = "https"
 		}
 		d.OK("HTTP (obsidian-mcp serve): would listen on %s://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", scheme, cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))
+		oauthDoctor(context.Background(), cfg, d)
 	}
 }

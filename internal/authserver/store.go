@@ -414,3 +414,18 @@ func (s *Store) signingKey() (*rsa.PrivateKey, string) {
 	defer s.mu.Unlock()
 	return s.key, id
 }
+
+// Peek reads the store in file without changing it (doctor): whether the
+// owner set a passphrase, and how many grants stand. A missing file is
+// ErrNotExist.
+func Peek(file string) (passphrase bool, grants int, err error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false, 0, err
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return false, 0, fmt.Errorf("%s is damaged: %v", file, err)
+	}
+	return st.Passphrase != "", len(st.Grants), nil
+}
