@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -98,6 +99,12 @@ func RemoveTags(content []byte, tags []string) (r Result, removed int, err error
 			} else if to < len(out) && out[to] == ' ' {
 				to++
 			}
+			if isFence(out, from, to) {
+				// The space stays: without it the line would become a
+				// frontmatter fence ("--- #a" → "---") and change what
+				// the note's properties are (found by fuzzing).
+				from, to = s.Start, s.End
+			}
 			out = append(out[:from:from], out[to:]...)
 			removed++
 		}
@@ -186,4 +193,16 @@ func RenameTag(content []byte, from, to string) (r Result, renamed int, err erro
 		return setTags(out, key, next)
 	})
 	return r, renamed, err
+}
+
+// isFence reports whether cutting out[from:to] leaves its line exactly
+// "---", the frontmatter's fence.
+func isFence(out []byte, from, to int) bool {
+	start := bytes.LastIndexByte(out[:from], '\n') + 1
+	end := len(out)
+	if i := bytes.IndexByte(out[to:], '\n'); i >= 0 {
+		end = to + i
+	}
+	line := append(append([]byte{}, out[start:from]...), out[to:end]...)
+	return string(bytes.TrimSuffix(line, []byte("\r"))) == "---"
 }
