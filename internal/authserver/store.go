@@ -87,6 +87,13 @@ func OpenStore(file string) (*Store, error) {
 		return nil, fmt.Errorf("the authorization server's folder cannot be made: %w", err)
 	}
 	s := &Store{file: file, lock: flock.New(file + ".lock")}
+	var made bool
+	if err := s.read(func(st *state) { made = st.Key != "" }); err != nil {
+		return nil, err
+	}
+	if made {
+		return s, nil // nothing to write at every start
+	}
 	err := s.change(func(st *state) error {
 		if st.Key != "" {
 			return nil
@@ -316,6 +323,21 @@ func (s *Store) NewGrant(g Grant) (Grant, string, error) {
 func (s *Store) ByRefresh(refresh string) (Grant, error) {
 	h := hash(refresh)
 	var found Grant
+	var live bool
+	if err := s.read(func(st *state) {
+		for _, g := range st.Grants {
+			if g.Refresh == h {
+				found, live = *g, true
+			}
+		}
+	}); err != nil {
+		return Grant{}, err
+	}
+	if live {
+		// Only a reuse writes (the revocation); Rotate checks again under
+		// the lock that the token is still the live one.
+		return found, nil
+	}
 	reused := false
 	err := s.change(func(st *state) error {
 		for id, g := range st.Grants {
