@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -118,16 +117,7 @@ func TestBuiltInOAuth(t *testing.T) {
 	}
 	id := strings.Fields(strings.Split(listed, "\n")[1])[0]
 	call := func() (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+got.AccessToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + string(b)
+		return postBearer(t, s.url, got.AccessToken, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	}
 	if status, body := call(); status != 200 {
 		t.Fatalf("the SDK's last token before the revocation: %d %s", status, body)

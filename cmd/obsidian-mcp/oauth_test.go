@@ -247,19 +247,6 @@ func TestGatewayOAuth(t *testing.T) {
 	if !strings.Contains(string(before), "through the gateway") {
 		t.Fatalf("the note: %q", before)
 	}
-	post := func(url, token, body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + " " + string(b)
-	}
 	write := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_append_to_note","arguments":{"path":"Hello.md","content":"must not appear"}}}`
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 	for _, c := range []struct {
@@ -272,7 +259,7 @@ func TestGatewayOAuth(t *testing.T) {
 		{"vault:read on the command namespace, listing", stdio, token(stdio, "vault:read"), list, 200, `"name":"obsidian_read_note"`},
 		{"vault:read on the command namespace, calling", stdio, token(stdio, "vault:read"), write, 200, `"code":-32005`},
 	} {
-		if status, body := post(c.url, c.token, c.body); status != c.status || !strings.Contains(body, c.want) {
+		if status, body := postBearer(t, c.url, c.token, c.body); status != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %.400s", c.name, status, body)
 		}
 	}
@@ -298,16 +285,7 @@ func TestOAuthOpaqueTokens(t *testing.T) {
 	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth-issuer", issuer, "--oauth-client-id", rsClient}, "OBSIDIAN_MCP_OAUTH_CLIENT_SECRET="+rsSecret)
 	defer s.stop(t)
 	read := func(tok string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Hello.md"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + " " + string(b)
+		return postBearer(t, s.url, tok, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_read_note","arguments":{"path":"Hello.md"}}}`)
 	}
 	good := token(s.url, "vault:read")
 	if strings.Count(good, ".") == 2 {
@@ -331,4 +309,21 @@ func TestOAuthOpaqueTokens(t *testing.T) {
 	if strings.Contains(s.stderr.String(), good) || strings.Contains(s.stderr.String(), rsSecret) {
 		t.Error("a token or the client secret is in the log")
 	}
+}
+
+// postBearer posts body to url with token as its bearer, and returns the
+// status and the WWW-Authenticate challenge followed by the body.
+func postBearer(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate") + " " + string(b)
 }
