@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
 // gatewayEnv are the environment variables a vault namespace takes from
@@ -84,7 +86,15 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 		}
 		core := st.Core(version, vaultserver.CoreOptions{CallTimeout: st.CallBound})
 		log.Info("vault namespace ready", st.LogAttrs(version)...)
-		return &gateway.VaultServer{Core: core, Close: st.Close}, nil
+		return &gateway.VaultServer{Core: core, Close: st.Close, Writes: writesOf(core)}, nil
+	}
+}
+
+// writesOf says which of core's tools change the vault.
+func writesOf(core *protocol.Core) func(tool string) bool {
+	return func(name string) bool {
+		t := core.Server().GetTool(name)
+		return t != nil && tools.Writes(t.Tool)
 	}
 }
 

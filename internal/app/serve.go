@@ -64,10 +64,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 	}
 	core := st.Core(version, vaultserver.CoreOptions{})
 	h, err := httpapi.New(core, httpapi.Options{
-		Writes: func(name string) bool {
-			t := core.Server().GetTool(name)
-			return t != nil && tools.Writes(t.Tool)
-		},
+		Writes:         writesOf(core),
 		Key:            cfg.HTTP.Key,
 		OAuth:          oauth,
 		TrustedProxies: cfg.HTTP.Proxies,

@@ -56,6 +56,9 @@ type VaultServer struct {
 	Core *protocol.Core
 	// Close releases the vault (its index, its watcher).
 	Close func()
+	// Writes says which of its tools change the vault: a read-only
+	// token's call to one gets the scope challenge (OAuth.StepUp).
+	Writes func(tool string) bool
 }
 
 // vaultPeer serves a vault namespace through its protocol core.
@@ -130,6 +133,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	for _, n := range cfg.Namespaces {
 		ns := &namespace{name: n.Name}
 		var err error
+		var writes func(string) bool
 		if n.IsVault() {
 			if opts.OpenVault == nil {
 				err = errors.New("vault namespaces are not served by this build")
@@ -137,6 +141,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				var v *VaultServer
 				if v, err = opts.OpenVault(n); err == nil {
 					ns.peer = &vaultPeer{CorePeer: mcphttp.CorePeer{Core: v.Core}, name: n.Name, v: v}
+					writes = v.Writes
 				}
 			}
 		} else {
@@ -158,6 +163,9 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			MaxSessions:     cfg.Limits.MaxSessions,
 			SessionsSetting: "limits.max_sessions",
 			Monitor:         nsMonitor{g.mon, n.Name},
+			Screen: func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+				return ns.oauth != nil && ns.oauth.StepUp(w, r, body, writes)
+			},
 		})
 		if err != nil {
 			ns.peer.close()

@@ -34,6 +34,9 @@ type testServer struct {
 	started   chan struct{}
 	cancelled atomic.Int32
 	closed    atomic.Bool
+	// wrote counts the calls of write, the one tool said to change the
+	// vault.
+	wrote atomic.Int32
 }
 
 func (ts *testServer) vault() *VaultServer {
@@ -63,7 +66,12 @@ func (ts *testServer) vault() *VaultServer {
 		err := server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "hello"})
 		return mcp.NewToolResultText(fmt.Sprint(err)), nil
 	})
-	return &VaultServer{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) }}
+	s.AddTool(mcp.NewTool("write"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ts.wrote.Add(1)
+		return mcp.NewToolResultText("written"), nil
+	})
+	return &VaultServer{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) },
+		Writes: func(tool string) bool { return tool == "write" }}
 }
 
 // running is a gateway serving on loopback.

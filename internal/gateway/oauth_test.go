@@ -32,7 +32,9 @@ func (a audienceTokens) Check(_ context.Context, token string) (oauth.Access, er
 // TestOAuthNamespaces: with oauth.issuer, each namespace is a resource of
 // its own: its metadata at its RFC 9728 path, a 401 pointing there without
 // a token, its own tokens accepted and another namespace's refused; a
-// read-only token lists a command namespace's tools but calls none; the
+// read-only token lists a command namespace's tools but calls none, and
+// on a vault namespace its call to a tool that writes is refused with the
+// scope challenge (step-up), its other calls served; the
 // API key works beside tokens; /health stays behind the key alone.
 func TestOAuthNamespaces(t *testing.T) {
 	ns, _ := fakeNamespace(t, "fake")
@@ -64,6 +66,9 @@ func TestOAuthNamespaces(t *testing.T) {
 		{"the command namespace's own", fake, call(1, "echo", `{"text":"cmd"}`), auth("rw@" + fake), 200, `"text":"cmd"`},
 		{"read-only, listing", fake, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, auth("ro@" + fake), 200, `"name":"echo"`},
 		{"read-only, calling", fake, call(3, "echo", `{"text":"a"}`), auth("ro@" + fake), 200, `"code":-32005`},
+		{"read-only, reading a vault", notes, call(5, "echo", `{"text":"ro"}`), auth("ro@" + notes), 200, `"text":"ro"`},
+		{"read-only, writing a vault", notes, call(6, "write", `{}`), auth("ro@" + notes), 403, `error="insufficient_scope", error_description="write changes the vault, and the token grants vault:read only", scope="vault:read vault:write"`},
+		{"read-write, writing a vault", notes, call(7, "write", `{}`), auth("rw@" + notes), 200, `"text":"written"`},
 		{"the API key", fake, call(4, "echo", `{"text":"keyed"}`), []string{"X-Api-Key", "the-gateway-key-0123456789"}, 200, `"text":"keyed"`},
 		{"health without the key", r.api + "/health", "", auth("rw@" + notes), 401, `"UNAUTHORIZED"`},
 	} {
@@ -75,5 +80,8 @@ func TestOAuthNamespaces(t *testing.T) {
 		if resp.StatusCode != c.status || !strings.Contains(body+resp.Header.Get("WWW-Authenticate"), c.want) {
 			t.Errorf("%s: %d %q %s", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
+	}
+	if n := r.ts.wrote.Load(); n != 1 {
+		t.Errorf("write ran %d times, want 1 (the read-write call's)", n)
 	}
 }

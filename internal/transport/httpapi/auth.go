@@ -131,25 +131,30 @@ func (h *Server) authServerPath(path string) bool {
 	return false
 }
 
-// stepUp refuses, with 403 insufficient_scope and the scope to ask for, a
-// tool call that would change the vault from a client whose token grants
-// reading alone: the MCP authorization spec's scope challenge, which lets
-// the client ask the person for vault:write (step-up authorization).
-// Other requests of such a client go on, read-only.
+// stepUp is serve's scope challenge (OAuth.StepUp) on a buffered body.
 func (h *Server) stepUp(w http.ResponseWriter, r *http.Request) bool {
-	o := h.opts.OAuth
-	if o == nil || h.opts.Writes == nil {
+	body, ok := r.Body.(*bodyBuffer)
+	if h.opts.OAuth == nil || !ok {
+		return false
+	}
+	return h.opts.OAuth.StepUp(w, r, body.data, h.opts.Writes)
+}
+
+// StepUp refuses, with 403 insufficient_scope and the scope to ask for, a
+// tool call that would change the vault (writes says which tools do) from
+// a client whose token grants reading alone: the MCP authorization spec's
+// scope challenge, which lets the client ask the person for vault:write
+// (step-up authorization). It reports whether it answered; other requests
+// of such a client go on, read-only.
+func (o *OAuth) StepUp(w http.ResponseWriter, r *http.Request, body []byte, writes func(tool string) bool) bool {
+	if writes == nil {
 		return false
 	}
 	if _, ro := access.ReadOnly(r.Context()); !ro {
 		return false
 	}
-	body, ok := r.Body.(*bodyBuffer)
-	if !ok {
-		return false
-	}
-	got := gjson.GetManyBytes(body.data, "method", "params.name")
-	if got[0].String() != "tools/call" || !h.opts.Writes(got[1].String()) {
+	got := gjson.GetManyBytes(body, "method", "params.name")
+	if got[0].String() != "tools/call" || !writes(got[1].String()) {
 		return false
 	}
 	(&Refusal{http.StatusForbidden,

@@ -98,6 +98,10 @@ type Options struct {
 	MaxPosts int
 	PostWait time.Duration
 	Monitor  Monitor
+	// Screen, when set, sees each POST's body before its messages are
+	// served, and may answer the request instead (it returns true when it
+	// did): the gateway's scope challenge to a read-only client's write.
+	Screen func(w http.ResponseWriter, r *http.Request, body []byte) bool
 }
 
 // Endpoint is one MCP endpoint's sessions and streams.

@@ -385,7 +385,7 @@ func (e *Endpoint) releaseConn() {
 // (413, or 400 for a body that is not JSON-RPC).
 func (e *Endpoint) readMessages(w http.ResponseWriter, r *http.Request) ([]*Message, bool, bool) {
 	body, ok := e.readBody(w, r)
-	if !ok {
+	if !ok || e.opts.Screen != nil && e.opts.Screen(w, r, body) {
 		return nil, false, false
 	}
 	msgs, batch, err := parseBody(body, r.Header.Get(HeaderProtocolVersion))
