@@ -29,80 +29,15 @@ import (
 // is refused at the next request.
 func TestBuiltInOAuth(t *testing.T) {
 	browser := findBrowser(t)
-	store := filepath.Join(t.TempDir(), "oauth.json")
-	oauthCmd := func(stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(binary, append([]string{"oauth"}, append(args, "--oauth-store", store)...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("oauth %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	const passphrase = "correct horse battery"
-	oauthCmd(passphrase+"\n", "passphrase")
+	store, oauthCmd := oauthStore(t)
 	vault, hello := helloVault(t, "# Hello\n")
 	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth", "--oauth-store", store})
 	defer s.stop(t)
 
-	plan, _ := json.Marshal(map[string]any{"url": s.url, "steps": []step{
+	got := sdkSignIn(t, browser, s, s.url, []step{
 		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
 		{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Hello.md", "content": "approved in a browser"}},
-	}})
-	cmd := exec.CommandContext(t.Context(), node(t), "oauth-client.mjs")
-	cmd.Dir = clientsDir
-	cmd.Stdin = bytes.NewReader(plan)
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 4<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	next := func() string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("oauth-client.mjs ended: %v\n%s\nserve:\n%s", cmd.Wait(), stderr.String(), s.stderr)
-			}
-			return l
-		case <-time.After(60 * time.Second):
-			t.Fatalf("oauth-client.mjs said nothing within 60 s\n%s", stderr.String())
-			return ""
-		}
-	}
-	var asked struct{ Authorize string }
-	if err := json.Unmarshal([]byte(next()), &asked); err != nil || !strings.HasPrefix(asked.Authorize, strings.TrimSuffix(s.url, "/mcp")+"/authorize?") {
-		t.Fatalf("the client asked for %+v (%v)", asked, err)
-	}
-	// The person: reads the page, types the passphrase, approves.
-	page, landed := approveInBrowser(t, browser, asked.Authorize, passphrase, s)
-	if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || landed != "signed in" {
-		t.Errorf("the consent page said %q; the app's callback %q", page, landed)
-	}
-	var got struct {
-		Scope       string
-		Tools       []string
-		Steps       []outcome
-		Refreshed   bool
-		AccessToken string
-	}
-	if err := json.Unmarshal([]byte(next()), &got); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("oauth-client.mjs: %v\n%s", err, stderr.String())
-	}
+	})
 	if !strings.Contains(got.Scope, "vault:write") || !slices.Contains(got.Tools, "obsidian_append_to_note") || len(got.Steps) != 2 ||
 		got.Steps[0].Result == nil || got.Steps[1].Result == nil || got.Steps[1].Result.IsError || !got.Refreshed {
 		t.Fatalf("the SDK after signing in: %+v", got)
@@ -132,12 +67,141 @@ func TestBuiltInOAuth(t *testing.T) {
 	if listed := oauthCmd("", "grants"); !strings.Contains(listed, "No client is approved") {
 		t.Errorf("grants after the revocation:\n%s", listed)
 	}
-	if strings.Contains(s.stderr.String(), passphrase) {
+	if strings.Contains(s.stderr.String(), testPassphrase) {
 		t.Error("the passphrase is in serve's log")
 	}
 	if t.Failed() {
-		t.Logf("serve:\n%s\nclient:\n%s", s.stderr, stderr.String())
+		t.Logf("serve:\n%s", s.stderr)
 	}
+}
+
+// TestGatewayBuiltInOAuth: a gateway with oauth.built_in is its own
+// authorization server for every namespace: the TypeScript SDK signs in
+// to one (consent in Chromium, which names that namespace), reads and
+// writes there, and its token is refused by the other; the conformance
+// suite's authorization-server scenarios pass against it.
+func TestGatewayBuiltInOAuth(t *testing.T) {
+	browser := findBrowser(t)
+	store, _ := oauthStore(t)
+	vault, hello := helloVault(t, "# Hello\n")
+	g := gateway(t, fmt.Sprintf("oauth:\n  built_in: true\n  store: %q\nnamespaces:\n  notes:\n    vault_path: %q\n  work:\n    vault_path: %q\n", store, vault, t.TempDir()))
+	defer g.stop(t)
+	notes, work := g.url+"/mcp/notes", g.url+"/mcp/work"
+	got := sdkSignIn(t, browser, g, notes, []step{
+		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Hello.md"}},
+		{Tool: "obsidian_append_to_note", Arguments: map[string]any{"path": "Hello.md", "content": "through the gateway's own sign-in"}},
+	})
+	if len(got.Steps) != 2 || got.Steps[1].Result == nil || got.Steps[1].Result.IsError || !got.Refreshed {
+		t.Fatalf("the SDK after signing in: %+v", got)
+	}
+	before, _ := os.ReadFile(hello)
+	if !strings.Contains(string(before), "through the gateway's own sign-in") {
+		t.Fatalf("the note: %q", before)
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	if status, body := postBearer(t, work, got.AccessToken, list); status != 401 || !strings.Contains(body, "another resource") {
+		t.Errorf("the notes token on work: %d %.300s", status, body)
+	}
+	if status, body := postBearer(t, notes, got.AccessToken, list); status != 200 {
+		t.Errorf("the notes token on notes: %d %.300s", status, body)
+	}
+	conformAuthorization(t, browser, g, g.url, notes)
+	if strings.Contains(g.stderr.String(), testPassphrase) || strings.Contains(g.stderr.String(), got.AccessToken) {
+		t.Error("the passphrase or a token is in the gateway's log")
+	}
+	if t.Failed() {
+		t.Logf("gateway:\n%s", g.stderr)
+	}
+}
+
+// testPassphrase approves clients in the OAuth tests.
+const testPassphrase = "correct horse battery"
+
+// oauthStore is a new store for the built-in server with testPassphrase
+// set by `obsidian-mcp oauth passphrase`, and a way to run `obsidian-mcp
+// oauth` on it (stdin, then its arguments).
+func oauthStore(t *testing.T) (string, func(stdin string, args ...string) string) {
+	t.Helper()
+	store := filepath.Join(t.TempDir(), "oauth.json")
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"oauth"}, append(args, "--oauth-store", store)...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("oauth %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run(testPassphrase+"\n", "passphrase")
+	return store, run
+}
+
+// signedIn is what oauth-client.mjs reports once signed in.
+type signedIn struct {
+	Scope       string
+	Tools       []string
+	Steps       []outcome
+	Refreshed   bool
+	AccessToken string
+}
+
+// sdkSignIn runs the TypeScript SDK's OAuth client against the MCP
+// endpoint url (served by s): it discovers, registers and sends the
+// person to the consent page, which Chromium approves with
+// testPassphrase; then it runs steps and refreshes its tokens.
+func sdkSignIn(t *testing.T, browser string, s *served, url string, steps []step) signedIn {
+	t.Helper()
+	plan, _ := json.Marshal(map[string]any{"url": url, "steps": steps})
+	cmd := exec.CommandContext(t.Context(), node(t), "oauth-client.mjs")
+	cmd.Dir = clientsDir
+	cmd.Stdin = bytes.NewReader(plan)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("oauth-client.mjs ended: %v\n%s\nserver:\n%s", cmd.Wait(), stderr.String(), s.stderr)
+			}
+			return l
+		case <-time.After(60 * time.Second):
+			t.Fatalf("oauth-client.mjs said nothing within 60 s\n%s", stderr.String())
+			return ""
+		}
+	}
+	var asked struct{ Authorize string }
+	issuer := url[:strings.Index(url, "/mcp")]
+	if err := json.Unmarshal([]byte(next()), &asked); err != nil || !strings.HasPrefix(asked.Authorize, issuer+"/authorize?") {
+		t.Fatalf("the client asked for %+v (%v)", asked, err)
+	}
+	// The person: reads the page, types the passphrase, approves.
+	page, landed := approveInBrowser(t, browser, asked.Authorize, testPassphrase, s)
+	if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || !strings.Contains(page, url) || landed != "signed in" {
+		t.Errorf("the consent page said %q; the app's callback %q", page, landed)
+	}
+	var got signedIn
+	if err := json.Unmarshal([]byte(next()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("oauth-client.mjs: %v\n%s", err, stderr.String())
+	}
+	return got
 }
 
 // approveInBrowser opens authorize in headless Chromium, as the person
@@ -183,20 +247,19 @@ func approveInBrowser(t *testing.T, browser, authorize, passphrase string, s *se
 // Chromium, as the suite asks a person to.
 func TestConformanceAuthorizationServer(t *testing.T) {
 	browser := findBrowser(t)
-	store := filepath.Join(t.TempDir(), "oauth.json")
-	set := exec.Command(binary, "oauth", "passphrase", "--oauth-store", store)
-	set.Stdin = strings.NewReader("correct horse battery\n")
-	if out, err := set.CombinedOutput(); err != nil {
-		t.Fatalf("passphrase: %v\n%s", err, out)
-	}
+	store, _ := oauthStore(t)
 	vault := t.TempDir()
 	s := serve(t, []string{"--backend", "native", "--vault-path", vault, "--oauth", "--oauth-store", store})
 	defer s.stop(t)
-	issuer := strings.TrimSuffix(s.url, "/mcp")
+	conformAuthorization(t, browser, s, strings.TrimSuffix(s.url, "/mcp"), s.url)
+}
+
+// conformAuthorization runs the conformance suite's authorization-server
+// scenarios against issuer, for the MCP endpoint resource (served by s),
+// approving the code grant's consent in Chromium.
+func conformAuthorization(t *testing.T, browser string, s *served, issuer, resource string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for the suite's callback
-	if err != nil {
-		t.Fatal(err)
-	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	resp, err := http.Post(issuer+"/oauth/register", "application/json", strings.NewReader(fmt.Sprintf(`{"client_name":"conformance suite","redirect_uris":["http://127.0.0.1:%d/callback"]}`, port)))
@@ -213,7 +276,7 @@ func TestConformanceAuthorizationServer(t *testing.T) {
 	}
 	suite := filepath.Join("node_modules", "conformance-draft", "dist", "index.js")
 	results := t.TempDir()
-	cmd := exec.CommandContext(t.Context(), node(t), suite, "authorization", "-o", results, "--url", issuer, "--client-id", reg.ClientID, "--resource", s.url, "-p", fmt.Sprint(port))
+	cmd := exec.CommandContext(t.Context(), node(t), suite, "authorization", "-o", results, "--url", issuer, "--client-id", reg.ClientID, "--resource", resource, "-p", fmt.Sprint(port))
 	cmd.Dir = clientsDir
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
@@ -226,7 +289,7 @@ func TestConformanceAuthorizationServer(t *testing.T) {
 		line := lines.Text()
 		said.WriteString(line + "\n")
 		if strings.HasPrefix(line, issuer+"/authorize?") {
-			if _, landed := approveInBrowser(t, browser, line, "correct horse battery", s); !strings.Contains(landed, "OK") {
+			if _, landed := approveInBrowser(t, browser, line, testPassphrase, s); !strings.Contains(landed, "OK") {
 				t.Errorf("the suite's callback said %q", landed)
 			}
 		}

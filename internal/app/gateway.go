@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -120,26 +121,35 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	if err := gateway.CheckExposure(cfg, c.Key); err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
-	tokens, err := gatewayTokens(ctx, cfg.OAuth)
-	if err != nil {
-		return settingsError{fmt.Errorf("%s: oauth.issuer: %w", c.File, err)}
-	}
-	g, err := gateway.New(cfg, gateway.Options{Logger: logger, Version: version, OpenVault: openVault(getenv, logger, version), Key: c.Key, Tokens: tokens})
-	if err != nil {
-		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
-	}
 	api, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return errors.Join(fmt.Errorf("cannot listen on %s (listen): %w; choose another address with listen in %s, or stop what listens there", cfg.Listen, err, c.File), g.Close())
+		return fmt.Errorf("cannot listen on %s (listen): %w; choose another address with listen in %s, or stop what listens there", cfg.Listen, err, c.File)
 	}
 	debug, err := net.Listen("tcp", cfg.DebugListen)
 	if err != nil {
 		_ = api.Close()
-		return errors.Join(fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File), g.Close())
+		return fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File)
 	}
-	base := strings.TrimSuffix(httpapi.ReachableURL(api.Addr()), "/mcp")
+	opts, err := gatewayOptions(ctx, cfg, api.Addr(), logger)
+	if err == nil && cfg.TLSCert != "" {
+		var tc *tls.Config
+		if tc, err = httpapi.TLSConfig(cfg.TLSCert, cfg.TLSKey); err == nil {
+			api = tls.NewListener(api, tc)
+		}
+	}
+	if err != nil {
+		_, _ = api.Close(), debug.Close()
+		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
+	}
+	opts.Version, opts.OpenVault, opts.Key = version, openVault(getenv, logger, version), c.Key
+	g, err := gateway.New(cfg, opts)
+	if err != nil {
+		_, _ = api.Close(), debug.Close()
+		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
+	}
+	base := cfg.Base(api.Addr())
 	logger.Info("obsidian-mcp gateway serving", "version", version, "api", base+"/mcp/{namespace}",
-		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","), "api_key", c.Key.Set(), "oauth_issuer", cfg.OAuth.Issuer)
+		"debug", strings.TrimSuffix(httpapi.ReachableURL(debug.Addr()), "/mcp")+"/debug", "namespaces", strings.Join(g.Namespaces(), ","), "api_key", c.Key.Set(), "oauth_issuer", cfg.OAuth.Issuer, "oauth_built_in", cfg.OAuth.BuiltIn)
 	if ready != nil {
 		ready(GatewayAddrs{API: api.Addr(), Debug: debug.Addr()})
 	}
@@ -148,6 +158,28 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// gatewayOptions are the gateway's OAuth options: the issuer's token
+// checks, or the built-in authorization server at the gateway's address
+// (api, unless public_url says otherwise).
+func gatewayOptions(ctx context.Context, cfg *gateway.Config, api net.Addr, logger *slog.Logger) (gateway.Options, error) {
+	opts := gateway.Options{Logger: logger}
+	if cfg.OAuth.BuiltIn {
+		as, err := gatewayAuthServer(cfg, cfg.Base(api), logger)
+		if err != nil {
+			return opts, err
+		}
+		opts.Tokens = func(resource string) httpapi.TokenChecker { return as.Checker(resource) }
+		opts.AuthServer, opts.AuthPaths = as.Handler(), as.Paths()
+		return opts, nil
+	}
+	tokens, err := gatewayTokens(ctx, cfg.OAuth)
+	if err != nil {
+		return opts, fmt.Errorf("oauth.issuer: %w", err)
+	}
+	opts.Tokens = tokens
+	return opts, nil
 }
 
 // mainGateway is Main for `obsidian-mcp gateway`.

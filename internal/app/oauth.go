@@ -80,26 +80,43 @@ func gatewayTokens(ctx context.Context, o gateway.OAuth) (func(resource string) 
 // builtInServer is `serve --oauth`: the authorization server at the
 // server's public address, and the resource server checking its tokens.
 func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*authserver.Server, *httpapi.OAuth, error) {
-	store, err := openOAuthStore(cfg.OAuthStore)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !store.HasPassphrase() {
-		return nil, nil, fmt.Errorf("--oauth: no passphrase is set, so no client could be approved: run `obsidian-mcp oauth passphrase` first")
-	}
 	issuer := strings.TrimSuffix(resource, "/mcp")
-	// The provider logs through slog's default logger (its WithLogger
-	// option does nothing in zitadel/oidc v3.52): make it this one, so
-	// its words come on stderr in the same form and at the same level.
-	slog.SetDefault(logger)
-	as, err := authserver.New(authserver.Options{Store: store, Issuer: issuer, Resource: resource, Logger: logger})
+	as, err := newAuthServer(cfg.OAuthStore, "--oauth", issuer, []string{resource}, logger)
 	if err != nil {
 		return nil, nil, err
 	}
 	return as, &httpapi.OAuth{
 		Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Name: "obsidian-mcp", Scopes: oauth.Scopes},
-		Checker:  as.Checker(),
+		Checker:  as.Checker(resource),
 	}, nil
+}
+
+// newAuthServer is the built-in authorization server at issuer, for
+// resources, its grants in the store file (setting names the option that
+// asked for it, for the error).
+func newAuthServer(file, setting, issuer string, resources []string, logger *slog.Logger) (*authserver.Server, error) {
+	store, err := openOAuthStore(file)
+	if err != nil {
+		return nil, err
+	}
+	if !store.HasPassphrase() {
+		return nil, fmt.Errorf("%s: no passphrase is set, so no client could be approved: run `obsidian-mcp oauth passphrase` first", setting)
+	}
+	// The provider logs through slog's default logger (its WithLogger
+	// option does nothing in zitadel/oidc v3.52): make it this one, so
+	// its words come on stderr in the same form and at the same level.
+	slog.SetDefault(logger)
+	return authserver.New(authserver.Options{Store: store, Issuer: issuer, Resources: resources, Logger: logger})
+}
+
+// gatewayAuthServer is the gateway's oauth.built_in: one authorization
+// server at the gateway's address for every namespace's resource.
+func gatewayAuthServer(cfg *gateway.Config, base string, logger *slog.Logger) (*authserver.Server, error) {
+	var resources []string
+	for _, ns := range cfg.Namespaces {
+		resources = append(resources, gateway.ResourceURL(base, ns.Name))
+	}
+	return newAuthServer(cfg.OAuth.Store, "oauth.built_in", base, resources, logger)
 }
 
 // openOAuthStore opens the built-in server's store (oauthStoreFile).

@@ -62,7 +62,7 @@ func (s *Server) showConsent(w http.ResponseWriter, id, problem string, status i
 		return
 	}
 	c, _ := s.store.Client(a.GetClientID())
-	v := consentView{ID: id, CSRF: a.csrf, Client: c.Name, Redirect: a.GetRedirectURI(), Resource: s.resource,
+	v := consentView{ID: id, CSRF: a.csrf, Client: c.Name, Redirect: a.GetRedirectURI(), Resource: a.resource,
 		Write: slices.Contains(a.scopes, oauth.ScopeWrite), Error: problem, NoPassphrase: !s.store.HasPassphrase()}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)

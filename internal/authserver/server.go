@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -36,21 +37,26 @@ const (
 // Options configure a Server.
 type Options struct {
 	Store *Store
-	// Issuer is the server's address as clients reach it (scheme://host),
-	// Resource its MCP endpoint (<Issuer>/mcp).
-	Issuer, Resource string
-	Logger           *slog.Logger
+	// Issuer is the server's address as clients reach it (scheme://host).
+	Issuer string
+	// Resources are the MCP endpoints it issues tokens for: serve's one
+	// (<Issuer>/mcp), or each gateway namespace's (<Issuer>/mcp/<name>).
+	// A token is for one of them (RFC 8707's audience), named by the
+	// client's resource parameter, which may be left out when there is
+	// only one.
+	Resources []string
+	Logger    *slog.Logger
 }
 
 // Server is the authorization server.
 type Server struct {
-	store    *Store
-	st       *storage
-	provider *op.Provider
-	issuer   string
-	resource string
-	logger   *slog.Logger
-	limit    *limiter
+	store     *Store
+	st        *storage
+	provider  *op.Provider
+	issuer    string
+	resources []string
+	logger    *slog.Logger
+	limit     *limiter
 }
 
 // New makes the server. The owner must have set a passphrase
@@ -62,7 +68,10 @@ func New(o Options) (*Server, error) {
 	}
 	var key [32]byte
 	_, _ = rand.Read(key[:]) // codes live in this process only
-	st := newStorage(o.Store, o.Resource)
+	if len(o.Resources) == 0 {
+		return nil, errors.New("authserver: no resource to issue tokens for")
+	}
+	st := newStorage(o.Store)
 	opts := []op.Option{op.WithLogger(o.Logger)}
 	if strings.HasPrefix(o.Issuer, "http://") {
 		opts = append(opts, op.WithAllowInsecure()) // loopback: checked by the caller
@@ -73,7 +82,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resource: o.Resource, logger: o.Logger, limit: newLimiter(time.Now)}, nil
+	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resources: o.Resources, logger: o.Logger, limit: newLimiter(time.Now)}, nil
 }
 
 // Metadata is the server's metadata (RFC 8414).
@@ -94,7 +103,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc(metadataPath, s.serveMetadata)
 	mux.HandleFunc(registerPath, s.register)
 	mux.HandleFunc(consentPath, s.consent)
-	mux.Handle("/", s.oneResource(s.provider))
+	mux.Handle("/", s.targets(s.provider))
 	return mux
 }
 
@@ -112,19 +121,34 @@ func (s *Server) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// oneResource refuses an authorization or token request for another
-// resource (RFC 8707 §2: invalid_target): every token here is for this
-// server alone. It also fills in what the provider leaves out: no-store
-// on token responses, and the default scope.
-func (s *Server) oneResource(next http.Handler) http.Handler {
+// targets refuses an authorization or token request for a resource this
+// server does not issue tokens for, or for several at once (RFC 8707 §2:
+// invalid_target), and hands the one named to the storage in the
+// request's context. It also fills in what the provider leaves out:
+// no-store on token responses, and the default scope.
+func (s *Server) targets(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/authorize" || r.URL.Path == "/oauth/token" {
 			_ = r.ParseForm()
-			for _, res := range r.Form["resource"] {
-				if strings.TrimSuffix(res, "/") != strings.TrimSuffix(s.resource, "/") {
-					regError(w, http.StatusBadRequest, "invalid_target", "this server issues tokens for "+s.resource+" only")
+			asked := r.Form["resource"]
+			var res string
+			switch {
+			case len(asked) > 1:
+				regError(w, http.StatusBadRequest, "invalid_target", "a token here is for one resource: name one of "+strings.Join(s.resources, ", "))
+				return
+			case len(asked) == 1:
+				if res = s.resource(asked[0]); res == "" {
+					regError(w, http.StatusBadRequest, "invalid_target", "this server issues tokens for "+strings.Join(s.resources, ", ")+" only")
 					return
 				}
+			case r.URL.Path == "/authorize" && len(s.resources) > 1:
+				regError(w, http.StatusBadRequest, "invalid_target", "name the MCP endpoint the token is for with the resource parameter (RFC 8707): one of "+strings.Join(s.resources, ", "))
+				return
+			case r.URL.Path == "/authorize":
+				res = s.resources[0]
+			}
+			if res != "" {
+				r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, res))
 			}
 		}
 		if r.URL.Path == "/oauth/token" {
@@ -147,12 +171,28 @@ func (s *Server) oneResource(next http.Handler) http.Handler {
 	})
 }
 
-// Checker is the resource server's side: a token must be one this server
-// signed, for its resource, unexpired, and its grant must stand, so a
-// revoked grant's tokens are refused at the next request.
-func (s *Server) Checker() oauth.Checker {
+// resourceKey carries the resource a request names (targets) to the
+// storage.
+type resourceKey struct{}
+
+// resource is the one of s.resources that asked names (a trailing '/'
+// aside), or "".
+func (s *Server) resource(asked string) string {
+	for _, res := range s.resources {
+		if strings.TrimSuffix(asked, "/") == strings.TrimSuffix(res, "/") {
+			return res
+		}
+	}
+	return ""
+}
+
+// Checker is the side of the resource server at resource (one of
+// Options.Resources): a token must be one this server signed, for that
+// resource, unexpired, and its grant must stand, so a revoked grant's
+// tokens are refused at the next request.
+func (s *Server) Checker(resource string) oauth.Checker {
 	key, _ := s.store.signingKey()
-	return checker{iss: oauth.Local(s.Metadata(), s.resource, &key.PublicKey), store: s.store}
+	return checker{iss: oauth.Local(s.Metadata(), resource, &key.PublicKey), store: s.store}
 }
 
 type checker struct {

@@ -42,8 +42,11 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // startAt serves the store in file (a restart when it exists already).
-func startAt(t *testing.T, file string, setPassphrase bool) *fixture {
+func startAt(t *testing.T, file string, setPassphrase bool, paths ...string) *fixture {
 	t.Helper()
+	if len(paths) == 0 {
+		paths = []string{"/mcp"}
+	}
 	store, err := OpenStore(file)
 	if err != nil {
 		t.Fatal(err)
@@ -55,14 +58,18 @@ func startAt(t *testing.T, file string, setPassphrase bool) *fixture {
 	}
 	ts := httptest.NewUnstartedServer(nil)
 	issuer := "http://" + ts.Listener.Addr().String()
-	srv, err := New(Options{Store: store, Issuer: issuer, Resource: issuer + "/mcp"})
+	var resources []string
+	for _, p := range paths {
+		resources = append(resources, issuer+p)
+	}
+	srv, err := New(Options{Store: store, Issuer: issuer, Resources: resources})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.Config.Handler = srv.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &fixture{srv: srv, url: issuer, resource: issuer + "/mcp", store: file,
+	return &fixture{srv: srv, url: issuer, resource: resources[0], store: file,
 		http: &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -193,7 +200,7 @@ func TestFlow(t *testing.T) {
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	tok := f.signIn(t, cfg, true)
-	check := f.srv.Checker()
+	check := f.srv.Checker(f.resource)
 	ctx := context.Background()
 	a, err := check.Check(ctx, tok.AccessToken)
 	if err != nil || !a.CanWrite() || a.Subject != subject || a.ClientID != cfg.ClientID {
@@ -294,7 +301,7 @@ func TestRefusals(t *testing.T) {
 	}
 	// A read-only approval gives a read-only token.
 	ro := f.signIn(t, cfg, false)
-	if a, err := f.srv.Checker().Check(ctx, ro.AccessToken); err != nil || a.CanWrite() || !a.CanRead() {
+	if a, err := f.srv.Checker(f.resource).Check(ctx, ro.AccessToken); err != nil || a.CanWrite() || !a.CanRead() {
 		t.Errorf("read-only approval: %+v %v", a, err)
 	}
 	// Registration refuses what it cannot serve safely.
@@ -376,7 +383,7 @@ func TestGrantsSurviveRestart(t *testing.T) {
 	if err != nil || len(grants) != 1 || names[grants[0].ClientID] != "Test app" {
 		t.Fatalf("grants %+v %v %v", grants, names, err)
 	}
-	if _, err := again.srv.Checker().Check(context.Background(), fresh.AccessToken); err == nil {
+	if _, err := again.srv.Checker(again.resource).Check(context.Background(), fresh.AccessToken); err == nil {
 		t.Error("the restarted server (another port: another issuer and resource) accepted a token naming the first's resource")
 	}
 	if _, err := other.Revoke(grants[0].ID[:8]); err != nil {
@@ -384,5 +391,83 @@ func TestGrantsSurviveRestart(t *testing.T) {
 	}
 	if _, err := cfg.TokenSource(context.Background(), &oauth2.Token{RefreshToken: fresh.RefreshToken}).Token(); err == nil {
 		t.Error("a revoked grant's refresh token was accepted")
+	}
+}
+
+// TestSeveralResources: a server for several MCP endpoints (the gateway's
+// namespaces) issues each token for the one resource its request named:
+// the consent page says which, the token is refused by the others, a
+// request naming none or another is refused (invalid_target), and a code
+// or refresh token cannot be turned into a token for another resource.
+func TestSeveralResources(t *testing.T) {
+	f := startAt(t, filepath.Join(t.TempDir(), "oauth.json"), true, "/mcp/notes", "/mcp/work")
+	notes, work := f.url+"/mcp/notes", f.url+"/mcp/work"
+	cfg := f.register(t, callback)
+	ctx := context.Background()
+	verifier := oauth2.GenerateVerifier()
+	for name, u := range map[string]string{
+		"no resource":      cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)),
+		"an unknown one":   cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.url+"/mcp/other")),
+		"two at once":      cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", notes)) + "&resource=" + url.QueryEscape(work),
+		"the issuer's own": cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.url+"/mcp")),
+	} {
+		resp, err := f.http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "invalid_target") {
+			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
+		}
+	}
+	// A code for notes, asked to be exchanged for work: refused.
+	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", notes)))
+	page, err := f.http.Get(f.url + consentPath + "?id=" + form.Get("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(shown), notes) {
+		t.Errorf("the consent page does not name %s", notes)
+	}
+	form.Set("passphrase", passphrase)
+	form.Set("decision", "approve")
+	form.Set("write", "on")
+	_, q := f.consent(t, form)
+	if _, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", work)); err == nil || !strings.Contains(err.Error(), "invalid_target") {
+		t.Errorf("a notes code exchanged for work: %v", err)
+	}
+	tok, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", notes))
+	if err != nil {
+		t.Fatalf("exchange for notes: %v", err)
+	}
+	if _, err := f.srv.Checker(notes).Check(ctx, tok.AccessToken); err != nil {
+		t.Errorf("notes refused its own token: %v", err)
+	}
+	if _, err := f.srv.Checker(work).Check(ctx, tok.AccessToken); err == nil {
+		t.Error("work accepted a token for notes")
+	}
+	// A refresh asking for work is refused and spends nothing: the same
+	// refresh token then works for notes.
+	refresh := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {cfg.ClientID}, "resource": {work}}
+	resp, err := http.PostForm(f.url+"/oauth/token", refresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "invalid_target") {
+		t.Errorf("refresh for work: %d %s", resp.StatusCode, body)
+	}
+	refresh.Set("resource", notes)
+	if resp, err = http.PostForm(f.url+"/oauth/token", refresh); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "access_token") {
+		t.Errorf("refresh for notes after the refused one: %d %s", resp.StatusCode, body)
 	}
 }

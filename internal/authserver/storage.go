@@ -30,17 +30,16 @@ const subject = "owner"
 // storage is op.Storage over a Store: the grants persist; authorization
 // requests and codes live in memory for minutes.
 type storage struct {
-	store    *Store
-	resource string
-	now      func() time.Time
+	store *Store
+	now   func() time.Time
 
 	mu       sync.Mutex
 	requests map[string]*authRequest
 	codes    map[string]string // code → request id
 }
 
-func newStorage(store *Store, resource string) *storage {
-	return &storage{store: store, resource: resource, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}}
+func newStorage(store *Store) *storage {
+	return &storage{store: store, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}}
 }
 
 // authRequest is one /authorize, waiting for the owner's consent, then
@@ -89,11 +88,15 @@ func vaultScopes(asked []string) []string {
 	return append(out, oidc.ScopeOfflineAccess)
 }
 
-func (s *storage) CreateAuthRequest(_ context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
+func (s *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
+	resource, _ := ctx.Value(resourceKey{}).(string)
+	if resource == "" {
+		return nil, oidc.ErrServerError().WithDescription("no resource for this request")
+	}
 	if req.CodeChallenge == "" || req.CodeChallengeMethod != oidc.CodeChallengeMethodS256 {
 		return nil, oidc.ErrInvalidRequest().WithDescription("PKCE with S256 is required: send code_challenge and code_challenge_method=S256")
 	}
-	a := &authRequest{id: newID(), req: *req, resource: s.resource, scopes: vaultScopes(req.Scopes), created: s.now(), csrf: newID()}
+	a := &authRequest{id: newID(), req: *req, resource: resource, scopes: vaultScopes(req.Scopes), created: s.now(), csrf: newID()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
@@ -194,7 +197,19 @@ func accessID(grant string) string { return grant + "." + newID()[:12] }
 // grantOf is the grant an access token id names.
 func grantOf(tokenID string) string { g, _, _ := strings.Cut(tokenID, "."); return g }
 
-func (s *storage) CreateAccessToken(_ context.Context, req op.TokenRequest) (string, time.Time, error) {
+// sameTarget refuses a token request whose resource parameter names
+// another resource than the grant's (RFC 8707 §2.2).
+func sameTarget(ctx context.Context, req op.TokenRequest) error {
+	if res, _ := ctx.Value(resourceKey{}).(string); res != "" && !slices.Contains(req.GetAudience(), res) {
+		return &oidc.Error{ErrorType: "invalid_target", Description: "this grant is for " + strings.Join(req.GetAudience(), ", ") + ", not " + res}
+	}
+	return nil
+}
+
+func (s *storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
+	if err := sameTarget(ctx, req); err != nil {
+		return "", time.Time{}, err
+	}
 	g, _, err := s.store.NewGrant(Grant{ClientID: clientOf(req), Subject: subject, Scopes: req.GetScopes(), Audience: req.GetAudience()})
 	if err != nil {
 		return "", time.Time{}, err
@@ -209,7 +224,10 @@ func clientOf(req op.TokenRequest) string {
 	return ""
 }
 
-func (s *storage) CreateAccessAndRefreshTokens(_ context.Context, req op.TokenRequest, current string) (string, string, time.Time, error) {
+func (s *storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, current string) (string, string, time.Time, error) {
+	if err := sameTarget(ctx, req); err != nil {
+		return "", "", time.Time{}, err
+	}
 	if current == "" {
 		g, refresh, err := s.store.NewGrant(Grant{ClientID: clientOf(req), Subject: subject, Scopes: req.GetScopes(), Audience: req.GetAudience()})
 		if err != nil {

@@ -111,26 +111,39 @@ func TestGatewayKeyBeforeBody(t *testing.T) {
 }
 
 // TestCheckExposure: no listener beyond loopback without a key, the
-// dashboard's included; with a key, either may.
+// dashboard's included; with a key, either may. With OAuth the API
+// listener needs no key, but HTTPS (tls, or a proxy that ends it).
 func TestCheckExposure(t *testing.T) {
 	t.Parallel()
+	proxy, _ := httpapi.ParseProxies("192.168.1.10")
 	for _, tc := range []struct {
 		listen, debug string
 		key           bool
 		want          []string
+		oauth         func(*Config)
 	}{
-		{"127.0.0.1:8080", "127.0.0.1:8081", false, nil},
-		{"localhost:8080", "[::1]:8081", false, nil},
-		{"0.0.0.0:8080", "127.0.0.1:8081", false, []string{"listen 0.0.0.0:8080 reaches beyond this machine, and no API key is set"}},
-		{"127.0.0.1:8080", ":8081", false, []string{"debug_listen :8081 reaches beyond"}},
-		{"0.0.0.0:8080", "0.0.0.0:8081", false, []string{"listen 0.0.0.0", "debug_listen 0.0.0.0", "OBSIDIAN_MCP_API_KEY or --api-key-file"}},
-		{"0.0.0.0:8080", "0.0.0.0:8081", true, nil},
+		{"0.0.0.0:8080", "127.0.0.1:8081", false, []string{"with OAuth, but over plain HTTP"}, func(c *Config) { c.OAuth.BuiltIn = true }},
+		{"0.0.0.0:8080", "127.0.0.1:8081", true, []string{"with OAuth, but over plain HTTP"}, func(c *Config) { c.OAuth.Issuer = "https://id.example.com" }},
+		{"0.0.0.0:8080", "127.0.0.1:8081", false, nil, func(c *Config) { c.OAuth.BuiltIn, c.TLSCert = true, "cert.pem" }},
+		{"0.0.0.0:8080", "127.0.0.1:8081", false, nil, func(c *Config) { c.OAuth.BuiltIn, c.BehindProxy = true, proxy }},
+		{"0.0.0.0:8080", "0.0.0.0:8081", false, []string{"debug_listen 0.0.0.0:8081 reaches beyond"}, func(c *Config) { c.OAuth.BuiltIn, c.TLSCert = true, "cert.pem" }},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false, nil, func(c *Config) { c.OAuth.BuiltIn = true }},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false, nil, nil},
+		{"localhost:8080", "[::1]:8081", false, nil, nil},
+		{"0.0.0.0:8080", "127.0.0.1:8081", false, []string{"listen 0.0.0.0:8080 reaches beyond this machine, and no API key is set"}, nil},
+		{"127.0.0.1:8080", ":8081", false, []string{"debug_listen :8081 reaches beyond"}, nil},
+		{"0.0.0.0:8080", "0.0.0.0:8081", false, []string{"listen 0.0.0.0", "debug_listen 0.0.0.0", "OBSIDIAN_MCP_API_KEY or --api-key-file"}, nil},
+		{"0.0.0.0:8080", "0.0.0.0:8081", true, nil, nil},
 	} {
 		var key httpapi.Key
 		if tc.key {
 			key = keyOf(t, testKey)
 		}
-		err := CheckExposure(&Config{Listen: tc.listen, DebugListen: tc.debug}, key)
+		cfg := &Config{Listen: tc.listen, DebugListen: tc.debug}
+		if tc.oauth != nil {
+			tc.oauth(cfg)
+		}
+		err := CheckExposure(cfg, key)
 		if (err != nil) != (tc.want != nil) {
 			t.Errorf("%s, %s, key %v: %v", tc.listen, tc.debug, tc.key, err)
 			continue

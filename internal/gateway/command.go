@@ -100,15 +100,20 @@ A gateway.yaml:
 
 // CheckExposure refuses what the gateway must not do: listen beyond this
 // machine with no API key, on either listener (the dashboard shows every
-// message, notes included). Anyone who could reach it could then read and
-// change every vault namespace and run every command namespace's tools.
+// message, notes included), where anyone who could reach it could read
+// and change every vault namespace and run every command namespace's
+// tools; with OAuth the namespaces take tokens instead, but they must not
+// cross the network in the clear.
 func CheckExposure(cfg *Config, key httpapi.Key) error {
-	if key.Set() {
-		return nil
-	}
 	var errs []error
+	if cfg.OAuth.On() && !httpapi.Loopback(cfg.Listen) && cfg.TLSCert == "" && len(cfg.BehindProxy) == 0 {
+		errs = append(errs, fmt.Errorf("listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (tls: {cert, key}), or name the reverse proxy that does (behind_proxy), or listen on 127.0.0.1 behind a tunnel", cfg.Listen))
+	}
+	if key.Set() {
+		return errors.Join(errs...)
+	}
 	for _, l := range []struct{ key, addr string }{{"listen", cfg.Listen}, {"debug_listen", cfg.DebugListen}} {
-		if !httpapi.Loopback(l.addr) {
+		if !httpapi.Loopback(l.addr) && (l.key == "debug_listen" || !cfg.OAuth.On()) {
 			errs = append(errs, fmt.Errorf("%s %s reaches beyond this machine, and no API key is set: anyone on the network could use every namespace. Set OBSIDIAN_MCP_API_KEY or --api-key-file (at least %d characters, e.g. openssl rand -hex 32), or listen on 127.0.0.1", l.key, l.addr, httpapi.MinKeyLength))
 		}
 	}

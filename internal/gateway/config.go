@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -21,6 +22,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 // Config is a gateway.yaml.
@@ -35,9 +38,15 @@ type Config struct {
 	Limits         Limits   `yaml:"limits"`
 	// PingInterval is how often SSE streams get `event: ping`.
 	PingInterval time.Duration `yaml:"ping_interval"`
-	// OAuth, when its issuer is set, makes every namespace an OAuth
-	// resource server trusting that issuer.
+	// OAuth, when its issuer is set or it is built in, makes every
+	// namespace an OAuth resource server.
 	OAuth OAuth `yaml:"oauth"`
+	// TLSCert and TLSKey, when set, make the API listener HTTPS (reloaded
+	// when renewed, as serve's --tls-cert).
+	TLSCert, TLSKey string `yaml:"-"`
+	// BehindProxy are the reverse proxies whose X-Forwarded-Proto is
+	// believed (serve's --behind-proxy).
+	BehindProxy []netip.Prefix `yaml:"-"`
 	// Namespaces in the file's order.
 	Namespaces []Namespace `yaml:"-"`
 }
@@ -46,6 +55,10 @@ type Config struct {
 type OAuth struct {
 	// Issuer is the authorization server whose access tokens are accepted.
 	Issuer string `yaml:"issuer"`
+	// BuiltIn makes the gateway its own authorization server (serve
+	// --oauth), its grants kept in Store (default: serve's).
+	BuiltIn bool   `yaml:"built_in"`
+	Store   string `yaml:"store"`
 	// PublicURL is the gateway's address as clients reach it
 	// (scheme://host[:port]); a namespace's resource is
 	// <PublicURL>/mcp/<name>. Default: the API listener's address.
@@ -125,8 +138,13 @@ type raw struct {
 	Limits         yaml.Node `yaml:"limits"`
 	PingInterval   yaml.Node `yaml:"ping_interval"`
 	OAuth          yaml.Node `yaml:"oauth"`
+	TLS            yaml.Node `yaml:"tls"`
+	BehindProxy    []string  `yaml:"behind_proxy"`
 	Namespaces     yaml.Node `yaml:"namespaces"`
 }
+
+// On reports whether the namespaces take OAuth tokens.
+func (o OAuth) On() bool { return o.Issuer != "" || o.BuiltIn }
 
 // Parse reads a gateway.yaml. Every problem is reported, each with its
 // line (as "file line N: ...") and what to do.
@@ -180,8 +198,18 @@ func Parse(file string, data []byte) (*Config, error) {
 		// Clients reach the gateway there: its Host is this one's.
 		c.AllowedHosts = append(c.AllowedHosts, strings.ToLower(u.Hostname()))
 	}
-	if c.OAuth.PublicURL != "" && c.OAuth.Issuer == "" {
-		at(r.OAuth.Line, "oauth.public_url is set without oauth.issuer: name the authorization server whose tokens are accepted")
+	if r.OAuth.Kind != 0 && !c.OAuth.On() {
+		at(r.OAuth.Line, "oauth has neither issuer nor built_in: name the authorization server whose tokens are accepted (issuer: URL), or be one (built_in: true)")
+	}
+	if r.TLS.Kind != 0 {
+		c.TLSCert, c.TLSKey = parseTLS(&r.TLS, at)
+	}
+	for _, p := range r.BehindProxy {
+		got, err := httpapi.ParseProxies(p)
+		if err != nil {
+			at(lineOf(data, "behind_proxy"), "behind_proxy: %v", err)
+		}
+		c.BehindProxy = append(c.BehindProxy, got...)
 	}
 	switch {
 	case r.Namespaces.Kind == 0:
@@ -256,6 +284,16 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 		case "client_id":
 			o.ClientID = strings.TrimSpace(val.Value)
 			continue
+		case "built_in":
+			b, err := strconv.ParseBool(strings.TrimSpace(val.Value))
+			if err != nil {
+				at(val.Line, "oauth.built_in %q must be true or false", val.Value)
+			}
+			o.BuiltIn = b
+			continue
+		case "store":
+			o.Store = strings.TrimSpace(val.Value)
+			continue
 		case "client_secret_file":
 			data, err := os.ReadFile(strings.TrimSpace(val.Value))
 			if err != nil {
@@ -266,7 +304,7 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 			o.ClientSecret = strings.TrimSpace(line)
 			continue
 		default:
-			at(key.Line, "oauth: unknown setting %q (it has issuer, public_url, client_id and client_secret_file)", key.Value)
+			at(key.Line, "oauth: unknown setting %q (it has issuer, client_id and client_secret_file, or built_in and store; and public_url)", key.Value)
 			continue
 		}
 		if p, err := url.Parse(v); err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
@@ -276,7 +314,43 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 	if (o.ClientID != "") != (o.ClientSecret != "") {
 		at(n.Line, "oauth.client_id and oauth.client_secret_file go together: give both, or neither")
 	}
+	switch {
+	case o.BuiltIn && o.Issuer != "":
+		at(n.Line, "oauth.built_in and oauth.issuer are two ways to sign clients in: choose one (the built-in server, or your identity provider)")
+	case o.BuiltIn && o.ClientID != "":
+		at(n.Line, "oauth.client_id is for asking an issuer about its tokens; the built-in server (built_in) checks its own: remove client_id and client_secret_file")
+	case o.Store != "" && !o.BuiltIn:
+		at(n.Line, "oauth.store is where the built-in server keeps its grants: set built_in: true, or remove store")
+	}
 	return o
+}
+
+// parseTLS reads tls: cert and key, both PEM files that must exist.
+func parseTLS(n *yaml.Node, at func(int, string, ...any)) (cert, key string) {
+	if n.Kind != yaml.MappingNode {
+		at(n.Line, "tls must be a mapping: cert, key (PEM files)")
+		return "", ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		v := strings.TrimSpace(val.Value)
+		switch k.Value {
+		case "cert":
+			cert = v
+		case "key":
+			key = v
+		default:
+			at(k.Line, "tls: unknown setting %q (it has cert and key)", k.Value)
+			continue
+		}
+		if _, err := os.Stat(v); err != nil {
+			at(val.Line, "tls.%s %q cannot be read: %v", k.Value, val.Value, err)
+		}
+	}
+	if cert == "" || key == "" {
+		at(n.Line, "tls needs both cert and key (PEM files), e.g. the ones `tailscale cert` writes")
+	}
+	return cert, key
 }
 
 // parseLimits reads limits: sizes as bytes or with a unit (KB, MB, KiB,

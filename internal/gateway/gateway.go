@@ -90,9 +90,14 @@ type Options struct {
 	// Key, when set, is required on every request to both listeners
 	// (the dashboard's page asks for it once: see DebugHandler).
 	Key httpapi.Key
-	// Tokens, with cfg.OAuth's issuer, checks the access tokens of the
-	// namespace whose resource URL it is given (oauth.Issuer.For).
+	// Tokens, with cfg.OAuth's issuer or built_in, checks the access
+	// tokens of the namespace whose resource URL it is given.
 	Tokens func(resource string) httpapi.TokenChecker
+	// AuthServer, with oauth.built_in, is the authorization server,
+	// served on the API listener at AuthPaths (exact paths, and prefixes
+	// ending in '/') with no token.
+	AuthServer http.Handler
+	AuthPaths  []string
 }
 
 func (o Options) backoff() Backoff {

@@ -21,13 +21,23 @@ func (g *Gateway) Handler() http.Handler {
 	return g.accessLog(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
 		a := keyed
-		if g.oauthOn() && (strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, metadataPrefix+"/")) {
+		authServer := g.authServerPath(path)
+		if g.oauthOn() && (strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, metadataPrefix+"/") || authServer) {
 			a = open // a namespace checks its own tokens (serveMCP)
 		}
 		if !g.guard(w, r, a) {
 			return
 		}
+		if g.oauthOn() && a == open && !httpapi.Secure(r, g.cfg.BehindProxy) {
+			// A bearer token, a passphrase or a code sent in the clear can
+			// be taken and replayed.
+			g.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this gateway takes OAuth sign-ins and tokens over HTTPS only, and this request came over plain HTTP from another machine",
+				"Reach it at its https:// address; a reverse proxy that terminates TLS must be named in behind_proxy and send X-Forwarded-Proto: https.")
+			return
+		}
 		switch {
+		case authServer:
+			g.opts.AuthServer.ServeHTTP(w, r)
 		case strings.HasPrefix(path, metadataPrefix+"/"):
 			g.serveMetadata(w, r)
 		case path == "/health" || path == "/health/":
@@ -99,7 +109,7 @@ func (g *Gateway) guard(w http.ResponseWriter, r *http.Request, a need) bool {
 	origin := r.Header.Get("Origin")
 	// Pages served from this machine (a local web UI such as llama.cpp's)
 	// too, as `obsidian-mcp serve` allows them.
-	originOK := origin == "" || httpapi.OriginAllowed(origin, g.cfg.AllowedOrigins)
+	originOK := origin == "" || httpapi.OriginAllowed(origin, g.cfg.AllowedOrigins) || httpapi.SameHost(origin, r.Host)
 	switch {
 	case origin != "" && originOK:
 		h.Set("Access-Control-Allow-Origin", origin)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"strings"
@@ -9,8 +10,9 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
-// With `oauth.issuer` set, each namespace is an OAuth resource server of
-// its own: its resource is <public URL>/mcp/<name>, so a token the issuer
+// With `oauth.issuer` set (or `oauth.built_in`, the gateway then being
+// its own authorization server, Options.AuthServer), each namespace is an
+// OAuth resource server of its own: its resource is <public URL>/mcp/<name>, so a token the issuer
 // minted for one namespace is refused by the others (RFC 8707), and its
 // Protected Resource Metadata is at
 // /.well-known/oauth-protected-resource/mcp/<name> (RFC 9728). The API key
@@ -25,24 +27,52 @@ const metadataPrefix = "/.well-known/oauth-protected-resource"
 // protect makes every namespace a resource server, now that the API's
 // address is known (the public URL, else the listener's).
 func (g *Gateway) protect(addr net.Addr) {
-	if g.cfg.OAuth.Issuer == "" || g.opts.Tokens == nil {
+	if !g.oauthOn() {
 		return
 	}
-	base := g.cfg.OAuth.PublicURL
-	if base == "" {
-		base = strings.TrimSuffix(httpapi.ReachableURL(addr), "/mcp")
-	}
+	base := g.cfg.Base(addr)
+	issuer := cmp.Or(g.cfg.OAuth.Issuer, base)
 	for _, ns := range g.order {
-		resource := base + "/mcp/" + ns.name
+		resource := ResourceURL(base, ns.name)
 		ns.oauth = &httpapi.OAuth{
-			Resource: oauth.Resource{URL: resource, AuthServers: []string{g.cfg.OAuth.Issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + ns.name},
+			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + ns.name},
 			Checker:  g.opts.Tokens(resource),
 		}
 	}
 }
 
 // oauthOn reports whether the namespaces take tokens.
-func (g *Gateway) oauthOn() bool { return g.cfg.OAuth.Issuer != "" && g.opts.Tokens != nil }
+func (g *Gateway) oauthOn() bool { return g.cfg.OAuth.On() && g.opts.Tokens != nil }
+
+// Base is the gateway's address as clients reach it: public_url, or the
+// API listener's (https with tls).
+func (c *Config) Base(addr net.Addr) string {
+	if c.OAuth.PublicURL != "" {
+		return c.OAuth.PublicURL
+	}
+	base := strings.TrimSuffix(httpapi.ReachableURL(addr), "/mcp")
+	if c.TLSCert != "" {
+		base = "https://" + strings.TrimPrefix(base, "http://")
+	}
+	return base
+}
+
+// ResourceURL is namespace name's resource (its MCP URL) at base.
+func ResourceURL(base, name string) string { return base + "/mcp/" + name }
+
+// authServerPath reports whether path is the built-in authorization
+// server's.
+func (g *Gateway) authServerPath(path string) bool {
+	if g.opts.AuthServer == nil {
+		return false
+	}
+	for _, p := range g.opts.AuthPaths {
+		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // serveMetadata serves a namespace's Protected Resource Metadata.
 func (g *Gateway) serveMetadata(w http.ResponseWriter, r *http.Request) {

@@ -35,7 +35,7 @@ func (h *Server) guard(next http.Handler) http.Handler {
 		}
 		origin := r.Header.Get("Origin")
 		if origin != "" {
-			if !h.originAllowed(origin) {
+			if !h.originAllowed(origin) && !SameHost(origin, r.Host) {
 				h.refuse(w, http.StatusForbidden, "FORBIDDEN_ORIGIN", "requests from the web page at "+origin+" are not allowed", "Add the origin to --cors-origin if that page should reach your notes.")
 				return
 			}
@@ -147,6 +147,25 @@ func (h *Server) hostAllowed(host string) bool {
 // originAllowed accepts loopback origins (a local web UI such as
 // llama.cpp's) and the configured ones.
 func (h *Server) originAllowed(origin string) bool { return OriginAllowed(origin, h.opts.CORSOrigins) }
+
+// SameHost reports whether a page at origin was served by this server
+// under the name the request reached it by (host, an allowed one, which
+// the guard checked first): the built-in authorization server's consent
+// page posting its form, at the address Claude's servers reach (a
+// tunnel's https://vault.example.com). The scheme is not compared: a
+// tunnel or proxy ends TLS before the request gets here.
+func SameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	// A default port may be in one and not in the other.
+	h, port, err := net.SplitHostPort(host)
+	return err == nil && u.Port() == "" && (port == "443" || port == "80") && strings.EqualFold(u.Hostname(), h)
+}
 
 // OriginAllowed reports whether a browser page at origin may call: a page
 // served from this machine (http or https, localhost or a loopback

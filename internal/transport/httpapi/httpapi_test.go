@@ -147,6 +147,8 @@ func TestRefusedBeforeAnyTool(t *testing.T) {
 		{"foreign Host (DNS rebinding)", "POST", callBody("ok"), with(map[string]string{"Host": "evil.example:80"}), 403, "FORBIDDEN_HOST", ""},
 		{"foreign Origin", "POST", callBody("ok"), with(map[string]string{"Origin": "https://evil.example"}), 403, "FORBIDDEN_ORIGIN", ""},
 		{"foreign Origin on a stream", "GET", "", with(map[string]string{"Origin": "http://evil.example"}), 403, "FORBIDDEN_ORIGIN", ""},
+		{"an allowed Host, another site's Origin", "POST", callBody("ok"), with(map[string]string{"Host": "notes.lan", "Origin": "https://evil.example"}), 403, "FORBIDDEN_ORIGIN", ""},
+		{"a rebound name, its own Origin", "POST", callBody("ok"), with(map[string]string{"Host": "evil.example", "Origin": "https://evil.example"}), 403, "FORBIDDEN_HOST", ""},
 		{"no key", "POST", callBody("ok"), nil, 401, "UNAUTHORIZED", ""},
 		{"wrong key", "POST", callBody("ok"), map[string]string{"Authorization": "Bearer nope"}, 401, "UNAUTHORIZED", ""},
 		{"no key on DELETE", "DELETE", "", nil, 401, "UNAUTHORIZED", ""},
@@ -177,6 +179,11 @@ func TestRefusedBeforeAnyTool(t *testing.T) {
 		with(map[string]string{"Host": "notes.lan:3000"}),
 		with(map[string]string{"Host": "[::1]:3000", "Origin": "http://localhost:8080"}),
 		with(map[string]string{"Origin": "https://chat.example"}),
+		// A page this server served under an allowed name (the consent
+		// page at a tunnel's https address) posting back to it.
+		with(map[string]string{"Host": "notes.lan", "Origin": "https://notes.lan"}),
+		with(map[string]string{"Host": "notes.lan:443", "Origin": "https://notes.lan"}),
+		with(map[string]string{"Host": "notes.lan:3000", "Origin": "http://notes.lan:3000"}),
 	} {
 		status, hdr, body := do(t, "POST", f.url, callBody("ok"), h)
 		if status != 200 || !strings.Contains(body, "fine") {

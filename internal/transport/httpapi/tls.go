@@ -100,12 +100,15 @@ func ParseProxies(v string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// secure reports whether r came over HTTPS: to this server's own TLS,
+// secure is Secure with this server's proxies.
+func (h *Server) secure(r *http.Request) bool { return Secure(r, h.opts.TrustedProxies) }
+
+// Secure reports whether r came over HTTPS: to this server's own TLS,
 // from this machine (a tunnel's local end, such as cloudflared's or
-// Tailscale's, which carried it over HTTPS), or through a trusted proxy
+// Tailscale's, which carried it over HTTPS), or through one of proxies
 // whose X-Forwarded-Proto says https. A proxy that is not trusted cannot
 // say so: anyone could send the header.
-func (h *Server) secure(r *http.Request) bool {
+func Secure(r *http.Request, proxies []netip.Prefix) bool {
 	if r.TLS != nil {
 		return true
 	}
@@ -118,7 +121,7 @@ func (h *Server) secure(r *http.Request) bool {
 		return false
 	}
 	ip = ip.Unmap()
-	for _, p := range h.opts.TrustedProxies {
+	for _, p := range proxies {
 		if p.Contains(ip) {
 			return strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 		}
