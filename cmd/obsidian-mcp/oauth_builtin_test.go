@@ -242,9 +242,10 @@ func approveInBrowser(t *testing.T, browser, authorize, passphrase string, s *se
 
 // TestConformanceAuthorizationServer: the conformance suite's
 // authorization-server scenarios (conformance-draft, 0.2.0-alpha.12:
-// authorization-server-metadata-endpoint, authorization-code-grant)
-// against serve --oauth; the code grant's consent is approved in headless
-// Chromium, as the suite asks a person to.
+// authorization-server-metadata-endpoint, whose second check is the
+// client ID metadata document support, and authorization-code-grant:
+// three checks in all) against serve --oauth; the code grant's consent is
+// approved in headless Chromium, as the suite asks a person to.
 func TestConformanceAuthorizationServer(t *testing.T) {
 	browser := findBrowser(t)
 	store, _ := oauthStore(t)
@@ -294,7 +295,7 @@ func conformAuthorization(t *testing.T, browser string, s *served, issuer, resou
 			}
 		}
 	}
-	if err := cmd.Wait(); err != nil || !strings.Contains(said.String(), "Total: 2 passed, 0 failed") {
+	if err := cmd.Wait(); err != nil || !strings.Contains(said.String(), "Total: 3 passed, 0 failed") {
 		var detail strings.Builder
 		_ = filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -84,7 +85,7 @@ func mainOAuth(args []string, getenv func(string) string, std Streams) int {
 					scopes = append(scopes, sc)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.ID[:12], names[g.ClientID], strings.Join(scopes, " "), g.Created.Local().Format(time.DateTime), g.Used.Local().Format(time.DateTime))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.ID[:12], cmp.Or(names[g.ClientID], g.ClientID), strings.Join(scopes, " "), g.Created.Local().Format(time.DateTime), g.Used.Local().Format(time.DateTime))
 		}
 		_ = tw.Flush()
 	case words[0] == "revoke" && len(words) == 2:

@@ -101,14 +101,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		}
 		native = native && kind != "https"
 	}
-	name := strings.TrimSpace(reg.ClientName)
-	if name == "" {
-		name = "an unnamed app"
-	}
-	if len(name) > 100 {
-		name = name[:100]
-	}
-	c, err := s.store.AddClient(Client{Name: name, RedirectURIs: slices.Clone(reg.RedirectURIs), Native: native})
+	c, err := s.store.AddClient(Client{Name: clientName(reg.ClientName), RedirectURIs: slices.Clone(reg.RedirectURIs), Native: native})
 	if err != nil {
 		regError(w, http.StatusInternalServerError, "server_error", "the client could not be recorded")
 		return

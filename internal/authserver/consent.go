@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"context"
 	_ "embed"
 	"html/template"
 	"net/http"
@@ -23,9 +24,11 @@ var consentPage = template.Must(template.New("consent").Parse(consentHTML))
 // consentView is what the page shows.
 type consentView struct {
 	ID, CSRF, Client, Redirect, Resource string
-	Write                                bool
-	Error                                string
-	NoPassphrase                         bool
+	// Site is the host a client ID metadata document came from.
+	Site         string
+	Write        bool
+	Error        string
+	NoPassphrase bool
 }
 
 // consent is the page where the owner approves a client: GET shows which
@@ -61,8 +64,17 @@ func (s *Server) showConsent(w http.ResponseWriter, id, problem string, status i
 		http.Error(w, "This sign-in has expired or was already used. Start again from the app.", http.StatusBadRequest)
 		return
 	}
-	c, _ := s.store.Client(a.GetClientID())
-	v := consentView{ID: id, CSRF: a.csrf, Client: c.Name, Redirect: a.GetRedirectURI(), Resource: a.resource,
+	c, err := s.st.client(context.Background(), a.GetClientID())
+	if err != nil {
+		http.Error(w, "This app can no longer be found: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var site string
+	if IsDocumentURL(c.ID) {
+		u, _ := url.Parse(c.ID)
+		site = u.Host
+	}
+	v := consentView{ID: id, CSRF: a.csrf, Client: c.Name, Site: site, Redirect: a.GetRedirectURI(), Resource: a.resource,
 		Write: slices.Contains(a.scopes, oauth.ScopeWrite), Error: problem, NoPassphrase: !s.store.HasPassphrase()}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)

@@ -18,6 +18,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -46,6 +48,9 @@ type Options struct {
 	// only one.
 	Resources []string
 	Logger    *slog.Logger
+	// Documents fetches client ID metadata documents (nil: a client that
+	// reaches public addresses alone, unless the issuer is on loopback).
+	Documents *http.Client
 }
 
 // Server is the authorization server.
@@ -71,7 +76,7 @@ func New(o Options) (*Server, error) {
 	if len(o.Resources) == 0 {
 		return nil, errors.New("authserver: no resource to issue tokens for")
 	}
-	st := newStorage(o.Store)
+	st := newStorage(o.Store, newDocuments(o.Documents, loopbackIssuer(o.Issuer)))
 	opts := []op.Option{op.WithLogger(o.Logger)}
 	if strings.HasPrefix(o.Issuer, "http://") {
 		opts = append(opts, op.WithAllowInsecure()) // loopback: checked by the caller
@@ -83,6 +88,20 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resources: o.Resources, logger: o.Logger, limit: newLimiter(time.Now)}, nil
+}
+
+// loopbackIssuer reports whether the server is reached on this machine
+// alone (its issuer names a loopback address or localhost).
+func loopbackIssuer(issuer string) bool {
+	u, err := url.Parse(issuer)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Hostname(), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(u.Hostname())
+	return err == nil && ip.IsLoopback()
 }
 
 // Metadata is the server's metadata (RFC 8414).
@@ -117,7 +136,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 		"scopes_supported": oauth.Scopes, "response_types_supported": []string{"code"},
 		"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none"}, "revocation_endpoint_auth_methods_supported": []string{"none"},
-		"client_id_metadata_document_supported": false,
+		"client_id_metadata_document_supported": true,
 	})
 }
 

@@ -44,6 +44,13 @@ func newFixture(t *testing.T) *fixture {
 // startAt serves the store in file (a restart when it exists already).
 func startAt(t *testing.T, file string, setPassphrase bool, paths ...string) *fixture {
 	t.Helper()
+	return startAtWith(t, file, setPassphrase, Options{}, paths...)
+}
+
+// startAtWith is startAt with options (its store, issuer and resources
+// are set here).
+func startAtWith(t *testing.T, file string, setPassphrase bool, o Options, paths ...string) *fixture {
+	t.Helper()
 	if len(paths) == 0 {
 		paths = []string{"/mcp"}
 	}
@@ -62,7 +69,8 @@ func startAt(t *testing.T, file string, setPassphrase bool, paths ...string) *fi
 	for _, p := range paths {
 		resources = append(resources, issuer+p)
 	}
-	srv, err := New(Options{Store: store, Issuer: issuer, Resources: resources})
+	o.Store, o.Issuer, o.Resources = store, issuer, resources
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

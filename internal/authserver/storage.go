@@ -31,6 +31,7 @@ const subject = "owner"
 // requests and codes live in memory for minutes.
 type storage struct {
 	store *Store
+	docs  *documents
 	now   func() time.Time
 
 	mu       sync.Mutex
@@ -38,8 +39,8 @@ type storage struct {
 	codes    map[string]string // code → request id
 }
 
-func newStorage(store *Store) *storage {
-	return &storage{store: store, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}}
+func newStorage(store *Store, docs *documents) *storage {
+	return &storage{store: store, docs: docs, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}}
 }
 
 // authRequest is one /authorize, waiting for the owner's consent, then
@@ -325,12 +326,24 @@ func (s *storage) KeySet(context.Context) ([]op.Key, error) {
 	return []op.Key{publicKey{signingKey{id, key}}}, nil
 }
 
-func (s *storage) GetClientByClientID(_ context.Context, id string) (op.Client, error) {
-	c, ok := s.store.Client(id)
-	if !ok {
-		return nil, oidc.ErrInvalidClient().WithDescription("unknown client: register first (" + registerPath + ")")
+func (s *storage) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
+	c, err := s.client(ctx, id)
+	if err != nil {
+		return nil, oidc.ErrInvalidClient().WithDescription("%s", err.Error())
 	}
 	return client{c}, nil
+}
+
+// client is a registered client, or one named by the URL of its metadata
+// document (cimd.go).
+func (s *storage) client(ctx context.Context, id string) (Client, error) {
+	if c, ok := s.store.Client(id); ok {
+		return c, nil
+	}
+	if IsDocumentURL(id) {
+		return s.docs.document(ctx, id)
+	}
+	return Client{}, errors.New("unknown client: register first (" + registerPath + "), or name your client ID metadata document's https URL")
 }
 
 func (s *storage) AuthorizeClientIDSecret(context.Context, string, string) error {
