@@ -266,6 +266,25 @@ func TestGatewayOAuth(t *testing.T) {
 	if after, _ := os.ReadFile(hello); string(after) != string(before) {
 		t.Errorf("a refused request wrote: %q", after)
 	}
+	// The dashboard's data: a token the issuer minted for it.
+	dash := g.match[2] + "/debug"
+	for _, c := range []struct {
+		name, token string
+		status      int
+	}{{"no token", "", 401}, {"a namespace's token", token(notes, "vault:read"), 401}, {"its own", token(dash, "vault:read"), 200}} {
+		req, _ := http.NewRequest(http.MethodGet, dash+"/state", nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("the dashboard's state, %s: %d", c.name, resp.StatusCode)
+		}
+	}
 	if t.Failed() {
 		t.Logf("gateway stderr:\n%s", g.stderr)
 	}

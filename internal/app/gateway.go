@@ -130,7 +130,7 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 		_ = api.Close()
 		return fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File)
 	}
-	opts, err := gatewayOptions(ctx, cfg, api.Addr(), logger)
+	opts, err := gatewayOptions(ctx, cfg, api.Addr(), debug.Addr(), logger)
 	if err == nil && cfg.TLSCert != "" {
 		var tc *tls.Config
 		if tc, err = httpapi.TLSConfig(cfg.TLSCert, cfg.TLSKey); err == nil {
@@ -162,11 +162,11 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 
 // gatewayOptions are the gateway's OAuth options: the issuer's token
 // checks, or the built-in authorization server at the gateway's address
-// (api, unless public_url says otherwise).
-func gatewayOptions(ctx context.Context, cfg *gateway.Config, api net.Addr, logger *slog.Logger) (gateway.Options, error) {
+// (api, unless public_url says otherwise), its dashboard at debug.
+func gatewayOptions(ctx context.Context, cfg *gateway.Config, api, debug net.Addr, logger *slog.Logger) (gateway.Options, error) {
 	opts := gateway.Options{Logger: logger}
 	if cfg.OAuth.BuiltIn {
-		as, err := gatewayAuthServer(cfg, cfg.Base(api), logger)
+		as, err := gatewayAuthServer(cfg, cfg.Base(api), debug, logger)
 		if err != nil {
 			return opts, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -110,9 +111,10 @@ func newAuthServer(file, setting, issuer string, resources []string, logger *slo
 }
 
 // gatewayAuthServer is the gateway's oauth.built_in: one authorization
-// server at the gateway's address for every namespace's resource.
-func gatewayAuthServer(cfg *gateway.Config, base string, logger *slog.Logger) (*authserver.Server, error) {
-	var resources []string
+// server at the gateway's address for every namespace's resource, and
+// the dashboard's (on the debug listener at debug).
+func gatewayAuthServer(cfg *gateway.Config, base string, debug net.Addr, logger *slog.Logger) (*authserver.Server, error) {
+	resources := []string{gateway.DebugResource(debug)}
 	for _, ns := range cfg.Namespaces {
 		resources = append(resources, gateway.ResourceURL(base, ns.Name))
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
@@ -31,8 +32,32 @@ func (g *Gateway) DebugHandler() http.Handler {
 		case "/debug/login":
 			a = keyed
 		}
+		o := g.debugOAuth
+		metadata := o != nil && r.Method == http.MethodGet && slices.Contains(o.Resource.MetadataPaths(), r.URL.Path)
+		bearer := o != nil && a == keyedOrPass && !g.passed(r)
+		if metadata || bearer {
+			a = open // the metadata holds no data; a token is checked below
+		}
 		if !g.guard(w, r, a) {
 			return
+		}
+		if metadata {
+			o.Resource.ServeMetadata(w, r)
+			return
+		}
+		if bearer {
+			// The dashboard's data with OAuth: the key, or a token for
+			// the dashboard's resource (a script's, a monitor's), which
+			// must not cross the network in the clear.
+			if !httpapi.Secure(r, g.cfg.BehindProxy) {
+				g.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this dashboard takes OAuth tokens over HTTPS only, and this request came over plain HTTP from another machine", "Reach it from this machine, or through a proxy named in behind_proxy.")
+				return
+			}
+			var refused *httpapi.Refusal
+			if r, refused = o.Authorize(r, g.opts.Key, g.logger); refused != nil {
+				refused.Write(w)
+				return
+			}
 		}
 		switch r.URL.Path {
 		case "/debug/login":

@@ -120,9 +120,12 @@ type Gateway struct {
 	// pass is the dashboard's cookie once its page was given the key: a
 	// random value of this run, so that the key itself is never stored
 	// in the browser.
-	pass    string
-	mu      sync.Mutex
-	stopped bool
+	pass string
+	// debugOAuth, with OAuth on, is the dashboard's data as a resource
+	// (set by Serve, which knows the address).
+	debugOAuth *httpapi.OAuth
+	mu         sync.Mutex
+	stopped    bool
 }
 
 // New opens every namespace. On error, what was opened is closed again.
@@ -187,7 +190,11 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 // until ctx ends; then streams are ended, calls in flight finish (within
 // Grace), and every namespace stops.
 func (g *Gateway) Serve(ctx context.Context, ln, debug net.Listener) error {
-	g.protect(ln.Addr())
+	var debugAddr net.Addr
+	if debug != nil {
+		debugAddr = debug.Addr()
+	}
+	g.protect(ln.Addr(), debugAddr)
 	servers := []*http.Server{g.httpServer(ctx, g.Handler())}
 	lns := []net.Listener{ln}
 	if debug != nil {

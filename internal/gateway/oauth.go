@@ -25,13 +25,22 @@ import (
 const metadataPrefix = "/.well-known/oauth-protected-resource"
 
 // protect makes every namespace a resource server, now that the API's
-// address is known (the public URL, else the listener's).
-func (g *Gateway) protect(addr net.Addr) {
+// address is known (the public URL, else the listener's), and the
+// dashboard's data (/debug/state, /debug/stream) one too, at the debug
+// listener's address (nil: none).
+func (g *Gateway) protect(addr, debug net.Addr) {
 	if !g.oauthOn() {
 		return
 	}
 	base := g.cfg.Base(addr)
 	issuer := cmp.Or(g.cfg.OAuth.Issuer, base)
+	if debug != nil {
+		resource := DebugResource(debug)
+		g.debugOAuth = &httpapi.OAuth{
+			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: dashboard"},
+			Checker:  g.opts.Tokens(resource),
+		}
+	}
 	for _, ns := range g.order {
 		resource := ResourceURL(base, ns.name)
 		ns.oauth = &httpapi.OAuth{
@@ -55,6 +64,12 @@ func (c *Config) Base(addr net.Addr) string {
 		base = "https://" + strings.TrimPrefix(base, "http://")
 	}
 	return base
+}
+
+// DebugResource is the dashboard's resource: its data is served at the
+// debug listener's /debug.
+func DebugResource(debug net.Addr) string {
+	return strings.TrimSuffix(httpapi.ReachableURL(debug), "/mcp") + "/debug"
 }
 
 // ResourceURL is namespace name's resource (its MCP URL) at base.

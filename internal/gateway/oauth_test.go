@@ -35,7 +35,8 @@ func (a audienceTokens) Check(_ context.Context, token string) (oauth.Access, er
 // read-only token lists a command namespace's tools but calls none, and
 // on a vault namespace its call to a tool that writes is refused with the
 // scope challenge (step-up), its other calls served; the
-// API key works beside tokens; /health stays behind the key alone.
+// API key works beside tokens; /health stays behind the key alone; the
+// dashboard's data takes a token for its own resource, or the key.
 func TestOAuthNamespaces(t *testing.T) {
 	ns, _ := fakeNamespace(t, "fake")
 	key, err := httpapi.NewKey("the-gateway-key-0123456789")
@@ -79,6 +80,30 @@ func TestOAuthNamespaces(t *testing.T) {
 		resp, body := do(t, method, c.url, c.body, c.headers...)
 		if resp.StatusCode != c.status || !strings.Contains(body+resp.Header.Get("WWW-Authenticate"), c.want) {
 			t.Errorf("%s: %d %q %s", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+	}
+	// The dashboard's data is a resource of its own on the debug
+	// listener; its page holds no data and stays open.
+	dash := r.debug + "/debug"
+	resp, body = do(t, http.MethodGet, r.debug+"/.well-known/oauth-protected-resource/debug", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"resource":"`+dash+`"`) {
+		t.Errorf("the dashboard's metadata: %d %s", resp.StatusCode, body)
+	}
+	for _, c := range []struct {
+		name, path string
+		headers    []string
+		status     int
+		want       string
+	}{
+		{"the page", "/debug", nil, 200, "<html"},
+		{"no token", "/debug/state", nil, 401, `resource_metadata="` + r.debug + `/.well-known/oauth-protected-resource/debug"`},
+		{"a namespace's token", "/debug/state", auth("rw@" + notes), 401, `error="invalid_token"`},
+		{"its own token", "/debug/state", auth("ro@" + dash), 200, `"namespaces"`},
+		{"the API key", "/debug/state", []string{"X-Api-Key", "the-gateway-key-0123456789"}, 200, `"namespaces"`},
+	} {
+		resp, body := do(t, http.MethodGet, r.debug+c.path, "", c.headers...)
+		if resp.StatusCode != c.status || !strings.Contains(body+resp.Header.Get("WWW-Authenticate"), c.want) {
+			t.Errorf("dashboard, %s: %d %q %.200s", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 	}
 	if n := r.ts.wrote.Load(); n != 1 {
