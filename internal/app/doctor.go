@@ -24,7 +24,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		return bridge.Doctor(ctx, args[1:], getenv, r, version)
 	}
 	if len(args) > 0 && (args[0] == "--gateway" || args[0] == "-gateway") {
-		return gateway.Doctor(ctx, args[1:], getenv, r, version, vaultNamespaceCheck(getenv, m))
+		return gateway.Doctor(ctx, args[1:], getenv, r, version, vaultNamespaceCheck(getenv, m), gatewayOAuthDoctor)
 	}
 	// Doctor takes serve's settings too, to check them.
 	cfg, err := ParseServeConfig(args, getenv)

@@ -13,6 +13,20 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
+// passStore is an OAuth store with a passphrase set.
+func passStore(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "oauth.json")
+	s, err := openOAuthStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPassphrase("correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // TestDoctorGateway: doctor --gateway checks the file, the listeners and
 // every namespace: vaults as doctor checks the stdio server's settings,
 // worded with the namespace's keys, and commands found and started once
@@ -112,7 +126,21 @@ namespaces:
 			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nnamespaces:\n  notes:\n    vault_path: %q\n", vault),
 			code: 1,
 			want: []string{"✗ access: listen 0.0.0.0:0 reaches beyond this machine, and no API key is set", "fix: set OBSIDIAN_MCP_API_KEY or --api-key-file (at least 16 characters",
-				"namespace notes", "    ✓ ready:", "✗ not ready: the gateway refuses to start with a listener beyond this machine and no API key"},
+				"namespace notes", "    ✓ ready:", "✗ not ready: the gateway would not start, for what the ✗ access or oauth line above says"},
+		},
+		{
+			name: "OAuth beyond loopback over plain HTTP: refused",
+			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\noauth: {built_in: true, store: %q}\nnamespaces:\n  notes:\n    vault_path: %q\n", filepath.Join(vault, "none.json"), vault),
+			code: 1,
+			want: []string{"✗ access: listen 0.0.0.0:0 reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear", "fix: serve HTTPS (tls: {cert, key})",
+				"✗ oauth (built_in): would not start: no passphrase is set in " + filepath.Join(vault, "none.json"), "✗ not ready"},
+		},
+		{
+			name: "OAuth built in, behind a proxy",
+			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\nbehind_proxy: [192.168.1.10]\noauth: {built_in: true, store: %q}\nnamespaces:\n  notes:\n    vault_path: %q\n", passStore(t), vault),
+			code: 0,
+			want: []string{"✓ access: reachable from the network; the namespaces take OAuth access tokens (over HTTPS from other machines);",
+				"✓ oauth (built_in): the built-in authorization server; store ", "passphrase set, 0 approved client(s)", "✓ ready: the gateway would serve 1 namespace"},
 		},
 		{
 			name:   "beyond loopback with a key",

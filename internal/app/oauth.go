@@ -147,32 +147,67 @@ func oauthStoreFile(file string) (string, error) {
 // built-in server could approve anyone, or the issuer's metadata can be
 // read. It changes nothing.
 func oauthDoctor(ctx context.Context, cfg HTTPConfig, d *doctor.Report) {
+	var msg string
+	var ok bool
 	switch {
 	case cfg.OAuthBuiltIn:
-		file, err := oauthStoreFile(cfg.OAuthStore)
-		if err != nil {
-			d.Skip("OAuth (serve --oauth): would not start: %v", err)
-			return
-		}
-		pass, grants, err := authserver.Peek(file)
-		switch {
-		case errors.Is(err, os.ErrNotExist) || err == nil && !pass:
-			d.Skip("OAuth (serve --oauth): would not start: no passphrase is set in %s; run `obsidian-mcp oauth passphrase`", file)
-		case err != nil:
-			d.Skip("OAuth (serve --oauth): would not start: %v", err)
-		default:
-			d.OK("OAuth (serve --oauth): the built-in authorization server; store %s, passphrase set, %d approved client(s) (obsidian-mcp oauth grants)", file, grants)
-		}
+		msg, ok = builtInDoctor("OAuth (serve --oauth)", cfg.OAuthStore)
 	case cfg.OAuthIssuer != "":
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		iss, err := oauth.Discover(ctx, &http.Client{Timeout: 10 * time.Second}, cfg.OAuthIssuer, cfg.OAuthIssuer)
-		if err != nil {
-			d.Skip("OAuth (--oauth-issuer): would not start: %v", err)
-			return
-		}
-		d.OK("OAuth (--oauth-issuer): trusts %s; its keys at %s", iss.Metadata().Issuer, iss.Metadata().JWKSURI)
+		msg, ok = issuerDoctor(ctx, "OAuth (--oauth-issuer)", cfg.OAuthIssuer)
+	default:
+		return
 	}
+	if ok {
+		d.OK("%s", msg)
+	} else {
+		d.Skip("%s", msg)
+	}
+}
+
+// gatewayOAuthDoctor is the same for the gateway's oauth: block; a
+// gateway that would not start is not ready.
+func gatewayOAuthDoctor(ctx context.Context, o gateway.OAuth, d *doctor.Report) bool {
+	var msg string
+	var ok bool
+	if o.BuiltIn {
+		msg, ok = builtInDoctor("oauth (built_in)", o.Store)
+	} else {
+		msg, ok = issuerDoctor(ctx, "oauth (issuer)", o.Issuer)
+	}
+	if !ok {
+		d.Fail(msg, "see README, \"Use it from Claude on the web and phone\"")
+		return false
+	}
+	d.OK("%s", msg)
+	return true
+}
+
+// builtInDoctor says whether the built-in server's store has a
+// passphrase, and how many clients are approved.
+func builtInDoctor(what, store string) (string, bool) {
+	file, err := oauthStoreFile(store)
+	if err != nil {
+		return fmt.Sprintf("%s: would not start: %v", what, err), false
+	}
+	pass, grants, err := authserver.Peek(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && !pass:
+		return fmt.Sprintf("%s: would not start: no passphrase is set in %s; run `obsidian-mcp oauth passphrase`", what, file), false
+	case err != nil:
+		return fmt.Sprintf("%s: would not start: %v", what, err), false
+	}
+	return fmt.Sprintf("%s: the built-in authorization server; store %s, passphrase set, %d approved client(s) (obsidian-mcp oauth grants)", what, file, grants), true
+}
+
+// issuerDoctor reads the issuer's metadata.
+func issuerDoctor(ctx context.Context, what, issuer string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	iss, err := oauth.Discover(ctx, &http.Client{Timeout: 10 * time.Second}, issuer, issuer)
+	if err != nil {
+		return fmt.Sprintf("%s: would not start: %v", what, err), false
+	}
+	return fmt.Sprintf("%s: trusts %s; its keys at %s", what, iss.Metadata().Issuer, iss.Metadata().JWKSURI), true
 }
 
 // handlerOf and pathsOf are the built-in server's, when there is one.

@@ -30,7 +30,10 @@ type VaultCheck func(ctx context.Context, n Namespace, r *doctor.Report) (ok boo
 // listeners, and each namespace as the gateway would serve it (a vault
 // checked by vault; a command found and started once), reported to r. It
 // returns 0 when every namespace could serve, 1 when one could not.
-func Doctor(ctx context.Context, args []string, getenv func(string) string, r *doctor.Report, version string, vault VaultCheck) int {
+//
+// oauth reports on the oauth: block (the built-in server's store, or the
+// issuer's metadata), when the file has one; ok when it would start.
+func Doctor(ctx context.Context, args []string, getenv func(string) string, r *doctor.Report, version string, vault VaultCheck, oauth func(context.Context, OAuth, *doctor.Report) (ok bool)) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		args = append([]string{"--config", args[0]}, args[1:]...)
 	}
@@ -66,7 +69,10 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, r *d
 	r.OK("%s: %s (%s)", c.File, doctor.Plural(len(names), "namespace"), strings.Join(names, ", "))
 	listener(r, "API", "listen", c.File, cfg.Listen, "/mcp/{namespace}")
 	listener(r, "debug dashboard", "debug_listen", c.File, cfg.DebugListen, "/debug")
-	exposed := !accessReport(r, cfg, c.Key)
+	wouldNotStart := !accessReport(r, cfg, c.Key)
+	if cfg.OAuth.On() && oauth != nil && !oauth(ctx, cfg.OAuth, r) {
+		wouldNotStart = true
+	}
 
 	var failed []string
 	for _, n := range cfg.Namespaces {
@@ -92,8 +98,8 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, r *d
 			failed = append(failed, n.Name)
 		}
 	}
-	if exposed {
-		r.Fail("not ready: the gateway refuses to start with a listener beyond this machine and no API key", "set the key, or listen on 127.0.0.1, then run obsidian-mcp doctor --gateway again")
+	if wouldNotStart {
+		r.Fail("not ready: the gateway would not start, for what the ✗ access or oauth line above says", "do as it says, then run obsidian-mcp doctor --gateway again")
 		return 1
 	}
 	if len(failed) > 0 {
@@ -134,12 +140,24 @@ func accessReport(r *doctor.Report, cfg *Config, key httpapi.Key) bool {
 			who = "reachable from the network; " + who
 		}
 	}
+	if cfg.OAuth.On() {
+		who = "the namespaces take OAuth access tokens (over HTTPS from other machines)"
+		if key.Set() {
+			who += " or the API key"
+		}
+		if !httpapi.Loopback(cfg.Listen) {
+			who = "reachable from the network; " + who
+		}
+	}
 	summary := fmt.Sprintf("%s; Host %s; %s; requests up to %s, answers up to %s, %s at once",
 		who, strings.Join(cfg.AllowedHosts, " or "), web, SizeWord(l.MaxRequest), SizeWord(l.MaxResponse), doctor.Plural(l.MaxConnections, "stream"))
 	if err := CheckExposure(cfg, key); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			what, fix, _ := strings.Cut(line, ". Set ")
-			r.Fail("access: "+what, "set "+fix)
+			what, fix, _ := strings.Cut(line, ". ")
+			if fix != "" {
+				fix = strings.ToLower(fix[:1]) + fix[1:]
+			}
+			r.Fail("access: "+what, fix)
 		}
 		return false
 	}
