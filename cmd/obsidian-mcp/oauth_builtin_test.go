@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -260,9 +259,7 @@ func TestConformanceAuthorizationServer(t *testing.T) {
 // approving the code grant's consent in Chromium.
 func conformAuthorization(t *testing.T, browser string, s *served, issuer, resource string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for the suite's callback
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := freePort(t) // for the suite's callback
 	resp, err := http.Post(issuer+"/oauth/register", "application/json", strings.NewReader(fmt.Sprintf(`{"client_name":"conformance suite","redirect_uris":["http://127.0.0.1:%d/callback"]}`, port)))
 	if err != nil {
 		t.Fatal(err)

@@ -132,7 +132,7 @@ namespaces:
 			name: "OAuth beyond loopback over plain HTTP: refused",
 			yaml: fmt.Sprintf("listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\noauth: {built_in: true, store: %q}\nnamespaces:\n  notes:\n    vault_path: %q\n", filepath.Join(vault, "none.json"), vault),
 			code: 1,
-			want: []string{"✗ access: listen 0.0.0.0:0 reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear", "fix: serve HTTPS (tls: {cert, key})",
+			want: []string{"✗ access: listen 0.0.0.0:0 reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear", "fix: serve HTTPS (tls: {cert, key} or {acme: [domain]})",
 				"✗ oauth (built_in): would not start: no passphrase is set in " + filepath.Join(vault, "none.json"), "✗ not ready"},
 		},
 		{

@@ -131,9 +131,9 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 		return fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File)
 	}
 	opts, err := gatewayOptions(ctx, cfg, api.Addr(), debug.Addr(), logger)
-	if err == nil && cfg.TLSCert != "" {
+	if err == nil && cfg.HTTPS() {
 		var tc *tls.Config
-		if tc, err = httpapi.TLSConfig(cfg.TLSCert, cfg.TLSKey); err == nil {
+		if tc, err = serverTLS(HTTPConfig{TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, ACME: cfg.ACME}); err == nil {
 			api = tls.NewListener(api, tc)
 		}
 	}

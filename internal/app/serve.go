@@ -35,20 +35,24 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
 	}
 	url := httpapi.ReachableURL(ln.Addr())
-	if cfg.HTTP.TLSCert != "" {
-		tc, err := httpapi.TLSConfig(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey)
-		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
-		}
+	tc, err := serverTLS(cfg.HTTP)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	if tc != nil {
 		ln = tls.NewListener(ln, tc)
 		url = "https://" + strings.TrimPrefix(url, "http://")
 	}
 	public := url
-	allowed := cfg.HTTP.AllowedHosts
-	if cfg.HTTP.PublicURL != "" {
+	allowed := append(slices.Clone(cfg.HTTP.AllowedHosts), cfg.HTTP.ACME.Domains...)
+	switch {
+	case cfg.HTTP.PublicURL != "":
 		public = cfg.HTTP.PublicURL + "/mcp"
-		allowed = append(slices.Clone(allowed), publicHost(cfg.HTTP.PublicURL))
+		allowed = append(allowed, publicHost(cfg.HTTP.PublicURL))
+	case len(cfg.HTTP.ACME.Domains) > 0:
+		// The CA reaches the name on 443: so do clients.
+		public = "https://" + cfg.HTTP.ACME.Domains[0] + "/mcp"
 	}
 	oauth, err := resourceServer(ctx, cfg.HTTP, public)
 	if err != nil {
@@ -106,6 +110,34 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// serverTLS is serve's HTTPS: the certificate files, or certificates
+// from an ACME CA; nil for plain HTTP.
+func serverTLS(c HTTPConfig) (*tls.Config, error) {
+	switch {
+	case c.TLSCert != "":
+		tc, err := httpapi.TLSConfig(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		return tc, nil
+	case len(c.ACME.Domains) > 0:
+		a := c.ACME
+		if a.Cache == "" {
+			dir, err := os.UserConfigDir()
+			if err != nil {
+				return nil, fmt.Errorf("--tls-acme: no configuration folder for its cache (%v): give one with --tls-acme-cache", err)
+			}
+			a.Cache = filepath.Join(dir, "obsidian-mcp", "acme")
+		}
+		tc, err := a.TLSConfig()
+		if err != nil {
+			return nil, fmt.Errorf("--tls-acme: %w", err)
+		}
+		return tc, nil
+	}
+	return nil, nil
 }
 
 // writeURLFile puts url in file whole (a temporary file renamed over it),

@@ -52,6 +52,9 @@ type HTTPConfig struct {
 	OAuthClientSecret string
 	// TLSCert and TLSKey, when set, make the server speak HTTPS.
 	TLSCert, TLSKey string
+	// ACME, when it has domains, makes the server speak HTTPS with
+	// certificates it gets from an ACME CA itself.
+	ACME httpapi.ACME
 	// Proxies are the reverse proxies whose X-Forwarded-Proto is believed.
 	Proxies []netip.Prefix
 	// PublicURL is the server's address as its clients reach it
@@ -199,6 +202,36 @@ func httpRows() []settings.Row[HTTPConfig] {
 		{Flag: "tls-key", Env: "OBSIDIAN_MCP_TLS_KEY",
 			Help: "`serve`: the private key (PEM) of `--tls-cert`.",
 			Set:  func(c *HTTPConfig, v string) error { c.TLSKey = strings.TrimSpace(v); return nil }},
+		{Flag: "tls-acme", Env: "OBSIDIAN_MCP_TLS_ACME",
+			Help: "`serve`: comma-separated domain names of this server, e.g. `vault.example.com`, to serve HTTPS with certificates it gets and renews itself from an ACME CA (Let's Encrypt unless `--tls-acme-directory`), instead of `--tls-cert`. The CA checks the name on this listener (TLS-ALPN-01): the name must reach it on port 443 from the internet (a forwarded port; a tunnel brings its own certificate and needs none of this). The names are accepted in the `Host` header.",
+			Set: func(c *HTTPConfig, v string) error {
+				c.ACME.Domains = nil
+				for _, d := range strings.Split(v, ",") {
+					if d = strings.ToLower(strings.TrimSpace(d)); d == "" {
+						continue
+					}
+					if strings.ContainsAny(d, "/:*@ ") || !strings.Contains(d, ".") {
+						return fmt.Errorf("%q is not a domain name such as vault.example.com", d)
+					}
+					c.ACME.Domains = append(c.ACME.Domains, d)
+				}
+				return nil
+			}},
+		{Flag: "tls-acme-cache", Env: "OBSIDIAN_MCP_TLS_ACME_CACHE",
+			Help: "`serve`: the folder where `--tls-acme` keeps its CA account key and certificates, so that a restart does not ask again; default `acme` in obsidian-mcp's folder of the user's configuration directory.",
+			Set:  func(c *HTTPConfig, v string) error { c.ACME.Cache = strings.TrimSpace(v); return nil }},
+		{Flag: "tls-acme-directory", Env: "OBSIDIAN_MCP_TLS_ACME_DIRECTORY",
+			Help: "`serve`: the ACME directory URL of the CA for `--tls-acme`; default Let's Encrypt's (`https://acme-v02.api.letsencrypt.org/directory`; its staging one is `https://acme-staging-v02.api.letsencrypt.org/directory`).",
+			Set: func(c *HTTPConfig, v string) error {
+				c.ACME.Directory = strings.TrimSpace(v)
+				if u, err := url.Parse(c.ACME.Directory); c.ACME.Directory != "" && (err != nil || u.Scheme != "https" || u.Host == "") {
+					return fmt.Errorf("%q is not an https URL", v)
+				}
+				return nil
+			}},
+		{Flag: "tls-acme-email", Env: "OBSIDIAN_MCP_TLS_ACME_EMAIL",
+			Help: "`serve`: an address the CA of `--tls-acme` may write to about the certificates (expiry notices); none by default.",
+			Set:  func(c *HTTPConfig, v string) error { c.ACME.Email = strings.TrimSpace(v); return nil }},
 		{Flag: "behind-proxy", Env: "OBSIDIAN_MCP_BEHIND_PROXY",
 			Help: "`serve`: comma-separated addresses or networks (CIDR) of reverse proxies in front of the server that terminate HTTPS, e.g. `192.168.1.10`: from them alone, `X-Forwarded-Proto: https` counts as HTTPS. With OAuth, a request from another machine must come over HTTPS (this server's TLS, or such a proxy); from this machine (a tunnel such as cloudflared or Tailscale Funnel) it may not.",
 			Set: func(c *HTTPConfig, v string) (err error) {
@@ -238,20 +271,26 @@ func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, e
 	c.Ignored, c.Settings = p.Ignored, p.Settings
 	errs := []error{err, c.Finish(vaultserver.FlagNames)}
 	beyond := c.HTTP.Listen != "" && !httpapi.Loopback(c.HTTP.Listen)
-	tls := c.HTTP.TLSCert != "" || c.HTTP.TLSKey != ""
+	files := c.HTTP.TLSCert != "" || c.HTTP.TLSKey != ""
+	acme := len(c.HTTP.ACME.Domains) > 0
+	tls := files || acme
 	switch {
+	case files && acme:
+		errs = append(errs, errors.New("--tls-cert and --tls-acme are two ways to get a certificate: choose one"))
+	case !acme && (c.HTTP.ACME.Cache != "" || c.HTTP.ACME.Directory != "" || c.HTTP.ACME.Email != ""):
+		errs = append(errs, errors.New("--tls-acme-cache, --tls-acme-directory and --tls-acme-email go with --tls-acme: name the server's domain there"))
 	case c.HTTP.OAuthBuiltIn && c.HTTP.OAuthIssuer != "":
 		errs = append(errs, errors.New("--oauth and --oauth-issuer are two ways to sign clients in: choose one (the built-in server, or your identity provider)"))
 	case (c.HTTP.OAuthClientID != "") != (c.HTTP.OAuthClientSecret != ""):
 		errs = append(errs, errors.New("--oauth-client-id and its secret (--oauth-client-secret-file or OBSIDIAN_MCP_OAUTH_CLIENT_SECRET) go together: give both, or neither"))
 	case c.HTTP.OAuthClientID != "" && c.HTTP.OAuthIssuer == "":
 		errs = append(errs, errors.New("--oauth-client-id is set without --oauth-issuer: name the authorization server to ask"))
-	case tls && (c.HTTP.TLSCert == "" || c.HTTP.TLSKey == ""):
+	case files && (c.HTTP.TLSCert == "" || c.HTTP.TLSKey == ""):
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together: give both, or neither"))
 	case beyond && !c.HTTP.Key.Set() && c.HTTP.OAuthIssuer == "" && !c.HTTP.OAuthBuiltIn:
 		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine, and no API key is set: anyone on the network could read and change your notes. Set OBSIDIAN_MCP_API_KEY or --api-key-file, or --oauth-issuer, or listen on 127.0.0.1", c.HTTP.Listen))
 	case beyond && (c.HTTP.OAuthIssuer != "" || c.HTTP.OAuthBuiltIn) && !tls && len(c.HTTP.Proxies) == 0:
-		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (--tls-cert and --tls-key), or name the reverse proxy that does (--behind-proxy), or listen on 127.0.0.1 behind a tunnel", c.HTTP.Listen))
+		errs = append(errs, fmt.Errorf("--listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (--tls-cert and --tls-key, or --tls-acme), or name the reverse proxy that does (--behind-proxy), or listen on 127.0.0.1 behind a tunnel", c.HTTP.Listen))
 	}
 	return c, errors.Join(errs...)
 }
@@ -311,7 +350,7 @@ func httpSection(cfg HTTPConfig) func(*doctor.Report) {
 			reach = "reachable from the network; " + reach
 		}
 		scheme := "http"
-		if cfg.TLSCert != "" {
+		if cfg.TLSCert != "" || len(cfg.ACME.Domains) > 0 {
 			scheme = "https"
 		}
 		d.OK("HTTP (obsidian-mcp serve): would listen on %s://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", scheme, cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))

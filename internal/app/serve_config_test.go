@@ -63,6 +63,12 @@ func TestServeConfig(t *testing.T) {
 		{[]string{"--behind-proxy", "proxy.lan"}, "neither an address nor a network"},
 		{[]string{"--oauth-issuer", "id.example.com"}, "not an http(s) URL"},
 		{[]string{"--public-url", "https://vault.example.com/mcp"}, "not a scheme://host[:port] URL"},
+		{[]string{"--listen", "0.0.0.0:3000", "--oauth", "--tls-acme", "vault.example.com, Other.example.com"}, ""},
+		{[]string{"--tls-acme", "vault.example.com", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "two ways to get a certificate"},
+		{[]string{"--tls-acme", "localhost"}, "not a domain name"},
+		{[]string{"--tls-acme", "https://vault.example.com"}, "not a domain name"},
+		{[]string{"--tls-acme-email", "me@example.com"}, "go with --tls-acme"},
+		{[]string{"--tls-acme", "vault.example.com", "--tls-acme-directory", "http://ca.example/dir"}, "not an https URL"},
 	} {
 		_, err := ParseServeConfig(c.args, none)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {

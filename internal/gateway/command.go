@@ -106,8 +106,8 @@ A gateway.yaml:
 // cross the network in the clear.
 func CheckExposure(cfg *Config, key httpapi.Key) error {
 	var errs []error
-	if cfg.OAuth.On() && !httpapi.Loopback(cfg.Listen) && cfg.TLSCert == "" && len(cfg.BehindProxy) == 0 {
-		errs = append(errs, fmt.Errorf("listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (tls: {cert, key}), or name the reverse proxy that does (behind_proxy), or listen on 127.0.0.1 behind a tunnel", cfg.Listen))
+	if cfg.OAuth.On() && !httpapi.Loopback(cfg.Listen) && !cfg.HTTPS() && len(cfg.BehindProxy) == 0 {
+		errs = append(errs, fmt.Errorf("listen %s reaches beyond this machine with OAuth, but over plain HTTP: tokens would cross the network in the clear. Serve HTTPS (tls: {cert, key} or {acme: [domain]}), or name the reverse proxy that does (behind_proxy), or listen on 127.0.0.1 behind a tunnel", cfg.Listen))
 	}
 	if key.Set() {
 		return errors.Join(errs...)

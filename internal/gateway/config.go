@@ -42,8 +42,10 @@ type Config struct {
 	// namespace an OAuth resource server.
 	OAuth OAuth `yaml:"oauth"`
 	// TLSCert and TLSKey, when set, make the API listener HTTPS (reloaded
-	// when renewed, as serve's --tls-cert).
-	TLSCert, TLSKey string `yaml:"-"`
+	// when renewed, as serve's --tls-cert); ACME, with domains, does it
+	// with certificates from an ACME CA (serve's --tls-acme).
+	TLSCert, TLSKey string       `yaml:"-"`
+	ACME            httpapi.ACME `yaml:"-"`
 	// BehindProxy are the reverse proxies whose X-Forwarded-Proto is
 	// believed (serve's --behind-proxy).
 	BehindProxy []netip.Prefix `yaml:"-"`
@@ -202,7 +204,12 @@ func Parse(file string, data []byte) (*Config, error) {
 		at(r.OAuth.Line, "oauth has neither issuer nor built_in: name the authorization server whose tokens are accepted (issuer: URL), or be one (built_in: true)")
 	}
 	if r.TLS.Kind != 0 {
-		c.TLSCert, c.TLSKey = parseTLS(&r.TLS, at)
+		c.TLSCert, c.TLSKey, c.ACME = parseTLS(&r.TLS, at)
+	}
+	for _, d := range c.ACME.Domains {
+		if !slices.Contains(c.AllowedHosts, d) {
+			c.AllowedHosts = append(c.AllowedHosts, d) // the certificate's names are the gateway's
+		}
 	}
 	for _, p := range r.BehindProxy {
 		got, err := httpapi.ParseProxies(p)
@@ -325,33 +332,64 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 	return o
 }
 
-// parseTLS reads tls: cert and key, both PEM files that must exist.
-func parseTLS(n *yaml.Node, at func(int, string, ...any)) (cert, key string) {
+// parseTLS reads tls: cert and key, both PEM files that must exist; or
+// acme (the domains), with acme_cache, acme_directory and acme_email.
+func parseTLS(n *yaml.Node, at func(int, string, ...any)) (cert, key string, a httpapi.ACME) {
 	if n.Kind != yaml.MappingNode {
-		at(n.Line, "tls must be a mapping: cert, key (PEM files)")
-		return "", ""
+		at(n.Line, "tls must be a mapping: cert and key (PEM files), or acme (domain names)")
+		return "", "", a
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		v := strings.TrimSpace(val.Value)
 		switch k.Value {
-		case "cert":
-			cert = v
-		case "key":
-			key = v
+		case "cert", "key":
+			if _, err := os.Stat(v); err != nil {
+				at(val.Line, "tls.%s %q cannot be read: %v", k.Value, val.Value, err)
+			}
+			if k.Value == "cert" {
+				cert = v
+			} else {
+				key = v
+			}
+		case "acme":
+			var domains []string
+			if err := val.Decode(&domains); err != nil {
+				at(val.Line, "tls.acme must be a list of domain names, e.g. [vault.example.com]")
+			}
+			for _, d := range domains {
+				if d = strings.ToLower(strings.TrimSpace(d)); strings.ContainsAny(d, "/:*@ ") || !strings.Contains(d, ".") {
+					at(val.Line, "tls.acme: %q is not a domain name such as vault.example.com", d)
+				}
+				a.Domains = append(a.Domains, strings.ToLower(strings.TrimSpace(d)))
+			}
+		case "acme_cache":
+			a.Cache = v
+		case "acme_directory":
+			if u, err := url.Parse(v); err != nil || u.Scheme != "https" || u.Host == "" {
+				at(val.Line, "tls.acme_directory %q must be an https URL", val.Value)
+			}
+			a.Directory = v
+		case "acme_email":
+			a.Email = v
 		default:
-			at(k.Line, "tls: unknown setting %q (it has cert and key)", k.Value)
-			continue
-		}
-		if _, err := os.Stat(v); err != nil {
-			at(val.Line, "tls.%s %q cannot be read: %v", k.Value, val.Value, err)
+			at(k.Line, "tls: unknown setting %q (it has cert and key, or acme, acme_cache, acme_directory and acme_email)", k.Value)
 		}
 	}
-	if cert == "" || key == "" {
-		at(n.Line, "tls needs both cert and key (PEM files), e.g. the ones `tailscale cert` writes")
+	switch {
+	case (cert != "" || key != "") && len(a.Domains) > 0:
+		at(n.Line, "tls has cert and acme: two ways to get a certificate; choose one")
+	case len(a.Domains) > 0:
+	case cert == "" || key == "":
+		at(n.Line, "tls needs both cert and key (PEM files), e.g. the ones `tailscale cert` writes, or acme with the domain names")
+	case a.Cache != "" || a.Directory != "" || a.Email != "":
+		at(n.Line, "tls.acme_cache, acme_directory and acme_email go with acme: list the domain names there")
 	}
-	return cert, key
+	return cert, key, a
 }
+
+// HTTPS reports whether the API listener serves HTTPS itself.
+func (c *Config) HTTPS() bool { return c.TLSCert != "" || len(c.ACME.Domains) > 0 }
 
 // parseLimits reads limits: sizes as bytes or with a unit (KB, MB, KiB,
 // MiB…), connections as a positive number.

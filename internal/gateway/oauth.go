@@ -53,11 +53,14 @@ func (g *Gateway) protect(addr, debug net.Addr) {
 // oauthOn reports whether the namespaces take tokens.
 func (g *Gateway) oauthOn() bool { return g.cfg.OAuth.On() && g.opts.Tokens != nil }
 
-// Base is the gateway's address as clients reach it: public_url, or the
-// API listener's (https with tls).
+// Base is the gateway's address as clients reach it: public_url, the
+// first ACME domain, or the API listener's (https with tls).
 func (c *Config) Base(addr net.Addr) string {
-	if c.OAuth.PublicURL != "" {
+	switch {
+	case c.OAuth.PublicURL != "":
 		return c.OAuth.PublicURL
+	case len(c.ACME.Domains) > 0:
+		return "https://" + c.ACME.Domains[0] // the CA reaches the name on 443: so do clients
 	}
 	base := strings.TrimSuffix(httpapi.ReachableURL(addr), "/mcp")
 	if c.TLSCert != "" {
