@@ -69,8 +69,14 @@ func newDocuments(client *http.Client, localOK bool) *documents {
 	return &documents{client: client, now: time.Now, kept: map[string]keptDocument{}, fetching: make(chan struct{}, 4)}
 }
 
+// notPublic are ranges IsPrivate and the others leave out: "this
+// network", and the shared address space of carrier-grade NAT, which is
+// also where a tailnet's machines are.
+var notPublic = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10")}
+
 // publicOnly refuses a connection to an address that is not on the
-// public internet: loopback, private, link-local, unspecified, multicast.
+// public internet: loopback, private, link-local, unspecified, multicast,
+// carrier-grade NAT (a tailnet).
 func publicOnly(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -83,6 +89,11 @@ func publicOnly(_, address string, _ syscall.RawConn) error {
 	ip = ip.Unmap()
 	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
 		return fmt.Errorf("%s is not a public address", ip)
+	}
+	for _, p := range notPublic {
+		if p.Contains(ip) {
+			return fmt.Errorf("%s is not a public address", ip)
+		}
 	}
 	return nil
 }

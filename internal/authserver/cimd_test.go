@@ -141,7 +141,7 @@ func TestDocumentsStayOffTheLocalNetwork(t *testing.T) {
 		t.Errorf("the document at %s was fetched", r.URL)
 	}))
 	defer site.Close()
-	for _, addr := range []string{"127.0.0.1:443", "[::1]:443", "10.0.0.1:443", "192.168.1.1:443", "169.254.169.254:443", "0.0.0.0:443", "[fe80::1]:443"} {
+	for _, addr := range []string{"127.0.0.1:443", "[::1]:443", "10.0.0.1:443", "192.168.1.1:443", "169.254.169.254:443", "0.0.0.0:443", "[fe80::1]:443", "100.101.102.103:443", "[fd7a:115c:a1e0::1]:443", "[::ffff:127.0.0.1]:443"} {
 		if err := publicOnly("tcp", addr, nil); err == nil {
 			t.Errorf("%s was allowed", addr)
 		}
