@@ -146,10 +146,24 @@ type signedIn struct {
 }
 
 // sdkSignIn runs the TypeScript SDK's OAuth client against the MCP
-// endpoint url (served by s): it discovers, registers and sends the
-// person to the consent page, which Chromium approves with
-// testPassphrase; then it runs steps and refreshes its tokens.
+// endpoint url (served by s, the built-in authorization server's): it
+// discovers, registers and sends the person to the consent page, which
+// Chromium approves with testPassphrase; then it runs steps and refreshes
+// its tokens.
 func sdkSignIn(t *testing.T, browser string, s *served, url string, steps []step) signedIn {
+	t.Helper()
+	issuer := url[:strings.Index(url, "/mcp")]
+	return sdkSignInAt(t, s, url, issuer, steps, func(authorize string) {
+		page, landed := approveInBrowser(t, browser, authorize, testPassphrase, s)
+		if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || !strings.Contains(page, url) || landed != "signed in" {
+			t.Errorf("the consent page said %q; the app's callback %q", page, landed)
+		}
+	})
+}
+
+// sdkSignInAt is sdkSignIn with the authorization server at issuer,
+// whose pages approve plays as the person.
+func sdkSignInAt(t *testing.T, s *served, url, issuer string, steps []step, approve func(authorize string)) signedIn {
 	t.Helper()
 	plan, _ := json.Marshal(map[string]any{"url": url, "steps": steps})
 	cmd := exec.CommandContext(t.Context(), node(t), "oauth-client.mjs")
@@ -184,15 +198,10 @@ func sdkSignIn(t *testing.T, browser string, s *served, url string, steps []step
 		}
 	}
 	var asked struct{ Authorize string }
-	issuer := url[:strings.Index(url, "/mcp")]
-	if err := json.Unmarshal([]byte(next()), &asked); err != nil || !strings.HasPrefix(asked.Authorize, issuer+"/authorize?") {
+	if err := json.Unmarshal([]byte(next()), &asked); err != nil || !strings.HasPrefix(asked.Authorize, issuer+"/") {
 		t.Fatalf("the client asked for %+v (%v)", asked, err)
 	}
-	// The person: reads the page, types the passphrase, approves.
-	page, landed := approveInBrowser(t, browser, asked.Authorize, testPassphrase, s)
-	if !strings.Contains(page, "TypeScript SDK test client") || !strings.Contains(page, "/callback") || !strings.Contains(page, url) || landed != "signed in" {
-		t.Errorf("the consent page said %q; the app's callback %q", page, landed)
-	}
+	approve(asked.Authorize) // the person
 	var got signedIn
 	if err := json.Unmarshal([]byte(next()), &got); err != nil {
 		t.Fatal(err)

@@ -25,19 +25,20 @@ import (
 // none) by the client credentials grant.
 func oidcIssuer(t *testing.T) (string, func(resource, scope string) string) {
 	t.Helper()
-	return startIssuer(t, "jwt")
+	return startIssuer(t, "jwt", false)
 }
 
 // The resource server's own client at the issuer, for introspection.
 const rsClient, rsSecret = "obsidian-mcp", "rs-secret-0123456789abcdef"
 
-// startIssuer is oidcIssuer with tokens in format (jwt or opaque).
-func startIssuer(t *testing.T, format string) (string, func(resource, scope string) string) {
+// startIssuer is oidcIssuer with tokens in format (jwt or opaque);
+// interactive, it also registers apps and signs people in (any login).
+func startIssuer(t *testing.T, format string, interactive bool) (string, func(resource, scope string) string) {
 	t.Helper()
 	plan := filepath.Join(t.TempDir(), "issuer.json")
 	const id, secret = "tests", "tests-secret-0123456789abcdef"
-	if err := os.WriteFile(plan, fmt.Appendf(nil, `{"format":%q,"clients":[{"client_id":%q,"client_secret":%q,"grant_types":["client_credentials"],"redirect_uris":[],"response_types":[],"token_endpoint_auth_method":"client_secret_post"},`+
-		`{"client_id":%q,"client_secret":%q,"grant_types":[],"redirect_uris":[],"response_types":[]}]}`, format, id, secret, rsClient, rsSecret), 0o600); err != nil {
+	if err := os.WriteFile(plan, fmt.Appendf(nil, `{"format":%q,"interactive":%t,"clients":[{"client_id":%q,"client_secret":%q,"grant_types":["client_credentials"],"redirect_uris":[],"response_types":[],"token_endpoint_auth_method":"client_secret_post"},`+
+		`{"client_id":%q,"client_secret":%q,"grant_types":[],"redirect_uris":[],"response_types":[]}]}`, format, interactive, id, secret, rsClient, rsSecret), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node(t), "oidc-issuer.mjs", plan)
@@ -296,7 +297,7 @@ func TestGatewayOAuth(t *testing.T) {
 // refused; and once the issuer revokes a token (RFC 7009), the very next
 // request with it is refused.
 func TestOAuthOpaqueTokens(t *testing.T) {
-	issuer, token := startIssuer(t, "opaque")
+	issuer, token := startIssuer(t, "opaque", false)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nopaque\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,13 @@
 //
 // The plan is {"clients": [{"client_id", "client_secret", ...}], "scopes":
 // "vault:read vault:write", "ttl": seconds, "format": "jwt" (default) or
-// "opaque"}. Opaque tokens are checked by introspection (RFC 7662), and
-// any token can be revoked (RFC 7009). It prints one line, {"issuer": URL}, once
+// "opaque", "interactive": true}. Opaque tokens are checked by
+// introspection (RFC 7662), and any token can be revoked (RFC 7009).
+// Interactive, it also takes what an app signing a person in needs:
+// dynamic client registration (RFC 7591), the authorization code grant
+// with PKCE through its own sign-in and consent pages (the provider's
+// development pages: any login and password), and refresh tokens for
+// clients registered for them. It prints one line, {"issuer": URL}, once
 // it listens, and serves until its input ends.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -23,9 +28,13 @@ const scopes = plan.scopes ?? "vault:read vault:write";
 
 const config = {
   clients: plan.clients,
+  // A refresh token for every client registered for the grant: an app
+  // asks for the resource's scopes, not OpenID's offline_access.
+  issueRefreshToken: (ctx, client) => client.grantTypeAllowed("refresh_token"),
   scopes: ["openid", "offline_access", ...scopes.split(" ")],
   features: {
-    devInteractions: { enabled: false },
+    devInteractions: { enabled: plan.interactive === true },
+    registration: { enabled: plan.interactive === true },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
