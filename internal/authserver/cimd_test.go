@@ -2,6 +2,7 @@ package authserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -189,4 +190,33 @@ func TestIsDocumentURL(t *testing.T) {
 func startWith(t *testing.T, o Options) *fixture {
 	t.Helper()
 	return startAtWith(t, filepath.Join(t.TempDir(), "oauth.json"), true, o)
+}
+
+// FuzzDocument: any bytes a site serves as a client's metadata document
+// are refused, or give a client named by that URL whose every redirect
+// URI registration would accept, and whose name is bounded.
+func FuzzDocument(f *testing.F) {
+	const id = "https://app.example/client.json"
+	f.Add([]byte(`{"client_id":"` + id + `","client_name":"App","redirect_uris":["https://app.example/cb"]}`))
+	f.Add([]byte(`{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1/cb","com.example.app:/cb"],"grant_types":["authorization_code"]}`))
+	f.Add([]byte(`{"client_id":"` + id + `","redirect_uris":["javascript:alert(1)"]}`))
+	f.Add([]byte(`{"client_id":"https://other.example/c.json","redirect_uris":["https://app.example/cb"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var doc clientDocument
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return
+		}
+		c, err := doc.client(id)
+		if err != nil {
+			return
+		}
+		if c.ID != id || len(c.Name) > 100 || c.Name == "" || len(c.RedirectURIs) == 0 || len(c.RedirectURIs) > 10 {
+			t.Fatalf("accepted %+v from %s", c, data)
+		}
+		for _, u := range c.RedirectURIs {
+			if _, ok := redirectKind(u); !ok {
+				t.Fatalf("accepted redirect URI %q from %s", u, data)
+			}
+		}
+	})
 }
