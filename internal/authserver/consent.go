@@ -110,18 +110,17 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.String(), http.StatusSeeOther)
 		return
 	}
-	if wait := s.limit.wait(); wait > 0 {
+	wait, right := s.limit.check(func() bool { return s.store.CheckPassphrase(r.PostFormValue("passphrase")) })
+	if wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
 		s.showConsent(w, id, "Too many wrong passphrases: wait "+wait.Round(time.Second).String()+" and try again.", http.StatusTooManyRequests)
 		return
 	}
-	if !s.store.CheckPassphrase(r.PostFormValue("passphrase")) {
-		s.limit.failed()
+	if !right {
 		s.logger.Warn("a wrong passphrase on the OAuth consent page", "client", a.GetClientID(), "remote", r.RemoteAddr)
 		s.showConsent(w, id, "That is not the passphrase.", http.StatusUnauthorized)
 		return
 	}
-	s.limit.succeeded()
 	if err := s.st.approve(id, a.csrf, r.PostFormValue("write") == "on"); err != nil {
 		http.Error(w, err.Error(), http.StatusForbidden)
 		return
@@ -152,15 +151,38 @@ func sameOrigin(origin, issuer string) bool {
 // limiter slows a guesser down: after 5 wrong passphrases in a row, each
 // attempt must wait 2, 4, 8 … seconds (at most 15 minutes) after the last
 // wrong one; a right one starts afresh. It counts for the whole server:
-// one person, one passphrase.
+// one person, one passphrase. Attempts are checked one at a time, so
+// that guesses sent at once cannot all pass before the first failures
+// are counted (and cost one bcrypt at a time).
 type limiter struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	fails int
-	last  time.Time
+	checking sync.Mutex // held through an attempt
+	mu       sync.Mutex // guards the counts, for wait
+	now      func() time.Time
+	fails    int
+	last     time.Time
 }
 
 func newLimiter(now func() time.Time) *limiter { return &limiter{now: now} }
+
+// check runs try, the passphrase's check, unless the guesser must wait
+// first (wait > 0: try was not run), and counts its outcome.
+func (l *limiter) check(try func() bool) (wait time.Duration, right bool) {
+	l.checking.Lock()
+	defer l.checking.Unlock()
+	if wait = l.wait(); wait > 0 {
+		return wait, false
+	}
+	right = try()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if right {
+		l.fails = 0
+	} else {
+		l.fails++
+		l.last = l.now()
+	}
+	return 0, right
+}
 
 // wait is how long until the next attempt may be checked.
 func (l *limiter) wait() time.Duration {
@@ -172,17 +194,4 @@ func (l *limiter) wait() time.Duration {
 	d := time.Duration(1<<min(l.fails-4, 10)) * time.Second
 	d = min(d, 15*time.Minute)
 	return max(0, l.last.Add(d).Sub(l.now()))
-}
-
-func (l *limiter) failed() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.fails++
-	l.last = l.now()
-}
-
-func (l *limiter) succeeded() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.fails = 0
 }

@@ -370,6 +370,39 @@ func TestPassphraseLimit(t *testing.T) {
 	}
 }
 
+// TestPassphraseGuessesAtOnce: guesses sent at once are checked one at a
+// time, so no more than five are tried before the waits begin.
+func TestPassphraseGuessesAtOnce(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+	form.Set("decision", "approve")
+	form.Set("passphrase", "guess")
+	const n = 20
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			resp, err := f.http.PostForm(f.url+consentPath, form)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for st := range statuses {
+		count[st]++
+	}
+	if count[http.StatusUnauthorized] != 5 || count[http.StatusTooManyRequests] != n-5 {
+		t.Errorf("%d guesses at once: %v, want 5 tried (401) and the rest told to wait (429)", n, count)
+	}
+}
+
 // TestGrantsSurviveRestart: a grant outlives the server; revoking it
 // (from another process's Store, as `obsidian-mcp oauth revoke` does)
 // refuses its tokens at once.
