@@ -84,6 +84,12 @@ A gateway.yaml:
   allowed_origins: [http://localhost:3000]
   limits: {max_request: 1MB, max_response: 10MB, max_connections: 5, max_sessions: 256, request_timeout: 5m}
   ping_interval: 30s
+  # Sign-in for Claude on the web and phone (README): the gateway's own
+  # authorization server, or {issuer: https://id.example.com}; HTTPS from
+  # other machines by certificates of its own, or {cert: …, key: …}, or
+  # behind_proxy: [192.168.1.10].
+  # oauth: {built_in: true, public_url: https://vault.example.com}
+  # tls: {acme: [vault.example.com]}
   namespaces:
     notes:                        # a vault, served in this process
       vault_path: ~/Notes
