@@ -147,15 +147,6 @@ func (d *documents) document(ctx context.Context, id string) (Client, error) {
 	return c, nil
 }
 
-// clientDocument is what a document says (RFC 7591's client metadata).
-type clientDocument struct {
-	ClientID                string   `json:"client_id"`
-	ClientName              string   `json:"client_name"`
-	RedirectURIs            []string `json:"redirect_uris"`
-	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
-	GrantTypes              []string `json:"grant_types"`
-}
-
 func (d *documents) fetch(ctx context.Context, id string) (Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, documentWindow)
 	defer cancel()
@@ -185,49 +176,23 @@ func (d *documents) fetch(ctx context.Context, id string) (Client, error) {
 	if len(data) > maxDocument {
 		return Client{}, fmt.Errorf("is over %d bytes", maxDocument)
 	}
-	var doc clientDocument
+	var doc registration // RFC 7591's client metadata, as registration takes it
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Client{}, fmt.Errorf("is not JSON client metadata: %w", err)
 	}
-	return doc.client(id)
+	return documentClient(doc, id)
 }
 
-// client checks the document and makes it a Client.
-func (doc clientDocument) client(id string) (Client, error) {
+// documentClient is the client a document at URL id describes: it must
+// name id as its client_id, and say what registration would accept.
+func documentClient(doc registration, id string) (Client, error) {
 	if doc.ClientID != id {
 		return Client{}, fmt.Errorf("names client_id %q, not its own URL", doc.ClientID)
 	}
-	if m := doc.TokenEndpointAuthMethod; m != "" && m != "none" {
-		return Client{}, fmt.Errorf("asks for token_endpoint_auth_method %s: clients here are public (none) and use PKCE", m)
+	c, bad := doc.client()
+	if bad != nil {
+		return Client{}, bad
 	}
-	for _, g := range doc.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			return Client{}, fmt.Errorf("asks for grant type %s: authorization_code and refresh_token are offered", g)
-		}
-	}
-	if len(doc.RedirectURIs) == 0 || len(doc.RedirectURIs) > 10 {
-		return Client{}, errors.New("must list between 1 and 10 redirect_uris")
-	}
-	native := true
-	for _, u := range doc.RedirectURIs {
-		kind, ok := redirectKind(u)
-		if !ok {
-			return Client{}, fmt.Errorf("lists redirect URI %s, which is not allowed: use https, a loopback http address, or an app's own scheme; no fragment", u)
-		}
-		native = native && kind != "https"
-	}
-	return Client{ID: id, Name: clientName(doc.ClientName), RedirectURIs: doc.RedirectURIs, Native: native}, nil
-}
-
-// clientName is the name a client gives itself, bounded, or a word for
-// none.
-func clientName(name string) string {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "an unnamed app"
-	}
-	if len(name) > 100 {
-		name = name[:100]
-	}
-	return name
+	c.ID = id
+	return c, nil
 }

@@ -202,11 +202,11 @@ func FuzzDocument(f *testing.F) {
 	f.Add([]byte(`{"client_id":"` + id + `","redirect_uris":["javascript:alert(1)"]}`))
 	f.Add([]byte(`{"client_id":"https://other.example/c.json","redirect_uris":["https://app.example/cb"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var doc clientDocument
+		var doc registration
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return
 		}
-		c, err := doc.client(id)
+		c, err := documentClient(doc, id)
 		if err != nil {
 			return
 		}

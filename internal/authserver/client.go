@@ -78,30 +78,12 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		regError(w, http.StatusBadRequest, "invalid_client_metadata", "the body is not JSON client metadata: "+err.Error())
 		return
 	}
-	if m := reg.TokenEndpointAuthMethod; m != "" && m != "none" {
-		regError(w, http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method "+m+" is not offered: clients here are public (none) and use PKCE")
+	checked, bad := reg.client()
+	if bad != nil {
+		regError(w, http.StatusBadRequest, bad.code, bad.msg)
 		return
 	}
-	for _, g := range reg.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			regError(w, http.StatusBadRequest, "invalid_client_metadata", "grant type "+g+" is not offered: authorization_code and refresh_token are")
-			return
-		}
-	}
-	if len(reg.RedirectURIs) == 0 || len(reg.RedirectURIs) > 10 {
-		regError(w, http.StatusBadRequest, "invalid_redirect_uri", "give between 1 and 10 redirect_uris")
-		return
-	}
-	native := true
-	for _, u := range reg.RedirectURIs {
-		kind, ok := redirectKind(u)
-		if !ok {
-			regError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect URI "+u+" is not allowed: use https, a loopback http address, or an app's own scheme; no fragment")
-			return
-		}
-		native = native && kind != "https"
-	}
-	c, err := s.store.AddClient(Client{Name: clientName(reg.ClientName), RedirectURIs: slices.Clone(reg.RedirectURIs), Native: native})
+	c, err := s.store.AddClient(checked)
 	if err != nil {
 		regError(w, http.StatusInternalServerError, "server_error", "the client could not be recorded")
 		return
@@ -112,6 +94,51 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(registration{ClientID: c.ID, ClientIDIssuedAt: c.Created.Unix(), RedirectURIs: c.RedirectURIs, ClientName: c.Name,
 		TokenEndpointAuthMethod: "none", GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, Scope: strings.Join(oauth.Scopes, " ")})
+}
+
+// badMetadata is client metadata refused, with its RFC 7591 error code.
+type badMetadata struct{ code, msg string }
+
+func (e *badMetadata) Error() string { return e.msg }
+
+// client checks what a client says of itself (registering, or in its
+// metadata document) and makes it a Client with no id yet: a public
+// client (no secret: PKCE), the code and refresh grants only, between 1
+// and 10 redirect URIs of the kinds redirectKind accepts.
+func (reg registration) client() (Client, *badMetadata) {
+	if m := reg.TokenEndpointAuthMethod; m != "" && m != "none" {
+		return Client{}, &badMetadata{"invalid_client_metadata", "token_endpoint_auth_method " + m + " is not offered: clients here are public (none) and use PKCE"}
+	}
+	for _, g := range reg.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return Client{}, &badMetadata{"invalid_client_metadata", "grant type " + g + " is not offered: authorization_code and refresh_token are"}
+		}
+	}
+	if len(reg.RedirectURIs) == 0 || len(reg.RedirectURIs) > 10 {
+		return Client{}, &badMetadata{"invalid_redirect_uri", "give between 1 and 10 redirect_uris"}
+	}
+	native := true
+	for _, u := range reg.RedirectURIs {
+		kind, ok := redirectKind(u)
+		if !ok {
+			return Client{}, &badMetadata{"invalid_redirect_uri", "redirect URI " + u + " is not allowed: use https, a loopback http address, or an app's own scheme; no fragment"}
+		}
+		native = native && kind != "https"
+	}
+	return Client{Name: clientName(reg.ClientName), RedirectURIs: slices.Clone(reg.RedirectURIs), Native: native}, nil
+}
+
+// clientName is the name a client gives itself, bounded, or a word for
+// none.
+func clientName(name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "an unnamed app"
+	}
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	return name
 }
 
 // redirectKind says what a redirect URI is: https, loopback, or an app's
