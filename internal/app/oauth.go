@@ -133,14 +133,21 @@ func openOAuthStore(file string) (*authserver.Store, error) {
 // oauthStoreFile is file, or oauth.json in obsidian-mcp's folder of the
 // user's configuration directory.
 func oauthStoreFile(file string) (string, error) {
-	if file != "" {
-		return file, nil
+	return inConfigDir(file, "oauth.json", "the OAuth store", "--oauth-store")
+}
+
+// inConfigDir is given, or name in obsidian-mcp's folder of the user's
+// configuration directory; what and flag word the error when there is
+// none.
+func inConfigDir(given, name, what, flag string) (string, error) {
+	if given != "" {
+		return given, nil
 	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("no configuration folder for the OAuth store (%v): give one with --oauth-store", err)
+		return "", fmt.Errorf("no configuration folder for %s (%v): give one with %s", what, err, flag)
 	}
-	return filepath.Join(dir, "obsidian-mcp", "oauth.json"), nil
+	return filepath.Join(dir, "obsidian-mcp", name), nil
 }
 
 // oauthDoctor is doctor's word on serve's OAuth settings: whether the

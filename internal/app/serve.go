@@ -124,12 +124,9 @@ func serverTLS(c HTTPConfig) (*tls.Config, error) {
 		return tc, nil
 	case len(c.ACME.Domains) > 0:
 		a := c.ACME
-		if a.Cache == "" {
-			dir, err := os.UserConfigDir()
-			if err != nil {
-				return nil, fmt.Errorf("--tls-acme: no configuration folder for its cache (%v): give one with --tls-acme-cache", err)
-			}
-			a.Cache = filepath.Join(dir, "obsidian-mcp", "acme")
+		var err error
+		if a.Cache, err = inConfigDir(a.Cache, "acme", "its cache", "--tls-acme-cache"); err != nil {
+			return nil, fmt.Errorf("--tls-acme: %w", err)
 		}
 		tc, err := a.TLSConfig()
 		if err != nil {

@@ -204,18 +204,9 @@ func httpRows() []settings.Row[HTTPConfig] {
 			Set:  func(c *HTTPConfig, v string) error { c.TLSKey = strings.TrimSpace(v); return nil }},
 		{Flag: "tls-acme", Env: "OBSIDIAN_MCP_TLS_ACME",
 			Help: "`serve`: comma-separated domain names of this server, e.g. `vault.example.com`, to serve HTTPS with certificates it gets and renews itself from an ACME CA (Let's Encrypt unless `--tls-acme-directory`), instead of `--tls-cert`. The CA checks the name on this listener (TLS-ALPN-01): the name must reach it on port 443 from the internet (a forwarded port; a tunnel brings its own certificate and needs none of this). The names are accepted in the `Host` header.",
-			Set: func(c *HTTPConfig, v string) error {
-				c.ACME.Domains = nil
-				for _, d := range strings.Split(v, ",") {
-					if d = strings.ToLower(strings.TrimSpace(d)); d == "" {
-						continue
-					}
-					if strings.ContainsAny(d, "/:*@ ") || !strings.Contains(d, ".") {
-						return fmt.Errorf("%q is not a domain name such as vault.example.com", d)
-					}
-					c.ACME.Domains = append(c.ACME.Domains, d)
-				}
-				return nil
+			Set: func(c *HTTPConfig, v string) (err error) {
+				c.ACME.Domains, err = httpapi.ParseDomains(strings.Split(v, ","))
+				return err
 			}},
 		{Flag: "tls-acme-cache", Env: "OBSIDIAN_MCP_TLS_ACME_CACHE",
 			Help: "`serve`: the folder where `--tls-acme` keeps its CA account key and certificates, so that a restart does not ask again; default `acme` in obsidian-mcp's folder of the user's configuration directory.",

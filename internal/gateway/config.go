@@ -357,11 +357,11 @@ func parseTLS(n *yaml.Node, at func(int, string, ...any)) (cert, key string, a h
 			if err := val.Decode(&domains); err != nil {
 				at(val.Line, "tls.acme must be a list of domain names, e.g. [vault.example.com]")
 			}
-			for _, d := range domains {
-				if d = strings.ToLower(strings.TrimSpace(d)); strings.ContainsAny(d, "/:*@ ") || !strings.Contains(d, ".") {
-					at(val.Line, "tls.acme: %q is not a domain name such as vault.example.com", d)
+			var err error
+			if a.Domains, err = httpapi.ParseDomains(domains); err != nil {
+				for _, line := range strings.Split(err.Error(), "\n") {
+					at(val.Line, "tls.acme: %s", line)
 				}
-				a.Domains = append(a.Domains, strings.ToLower(strings.TrimSpace(d)))
 			}
 		case "acme_cache":
 			a.Cache = v

@@ -34,19 +34,17 @@ func (g *Gateway) protect(addr, debug net.Addr) {
 	}
 	base := g.cfg.Base(addr)
 	issuer := cmp.Or(g.cfg.OAuth.Issuer, base)
-	if debug != nil {
-		resource := DebugResource(debug)
-		g.debugOAuth = &httpapi.OAuth{
-			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: dashboard"},
+	protected := func(resource, name string) *httpapi.OAuth {
+		return &httpapi.OAuth{
+			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + name},
 			Checker:  g.opts.Tokens(resource),
 		}
 	}
+	if debug != nil {
+		g.debugOAuth = protected(DebugResource(debug), "dashboard")
+	}
 	for _, ns := range g.order {
-		resource := ResourceURL(base, ns.name)
-		ns.oauth = &httpapi.OAuth{
-			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + ns.name},
-			Checker:  g.opts.Tokens(resource),
-		}
+		ns.oauth = protected(ResourceURL(base, ns.name), ns.name)
 	}
 }
 
@@ -81,15 +79,7 @@ func ResourceURL(base, name string) string { return base + "/mcp/" + name }
 // authServerPath reports whether path is the built-in authorization
 // server's.
 func (g *Gateway) authServerPath(path string) bool {
-	if g.opts.AuthServer == nil {
-		return false
-	}
-	for _, p := range g.opts.AuthPaths {
-		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
-			return true
-		}
-	}
-	return false
+	return g.opts.AuthServer != nil && httpapi.PathIn(path, g.opts.AuthPaths)
 }
 
 // serveMetadata serves a namespace's Protected Resource Metadata.

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,7 @@ func (i *Introspection) Check(ctx context.Context, token string) (Access, error)
 		return Access{}, fmt.Errorf("the issuer's introspection endpoint answered %s (is this server's client id and secret right?)", resp.Status)
 	}
 	var got introspected
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&got); err != nil {
 		return Access{}, fmt.Errorf("the issuer's introspection answer is not JSON: %v", err)

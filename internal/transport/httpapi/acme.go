@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
@@ -22,6 +24,27 @@ type ACME struct {
 	Directory string
 	// Email, when set, is given to the CA for expiry notices.
 	Email string
+}
+
+// ParseDomains reads domain names for ACME (a flag's comma-separated
+// list, or a file's list): lower-cased, trimmed, empty ones dropped; a
+// word that cannot be a certificate's name (no dot, a scheme, a port, a
+// wildcard, an address with a user or a space) is an error naming it,
+// each such word its own.
+func ParseDomains(words []string) ([]string, error) {
+	var out []string
+	var errs []error
+	for _, d := range words {
+		if d = strings.ToLower(strings.TrimSpace(d)); d == "" {
+			continue
+		}
+		if strings.ContainsAny(d, "/:*@ ") || !strings.Contains(d, ".") {
+			errs = append(errs, fmt.Errorf("%q is not a domain name such as vault.example.com", d))
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, errors.Join(errs...)
 }
 
 // TLSConfig serves the domains' certificates, asking the CA for one at the

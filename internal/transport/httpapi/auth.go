@@ -122,8 +122,13 @@ func (h *Server) refuseKey(w http.ResponseWriter, r *http.Request, presented boo
 
 // authServerPath reports whether path is the built-in authorization
 // server's.
-func (h *Server) authServerPath(path string) bool {
-	for _, p := range h.opts.AuthPaths {
+func (h *Server) authServerPath(path string) bool { return PathIn(path, h.opts.AuthPaths) }
+
+// PathIn reports whether path is one of paths: exact ones, and prefixes
+// ending in '/' (the built-in authorization server's, as
+// authserver.Server.Paths gives them).
+func PathIn(path string, paths []string) bool {
+	for _, p := range paths {
 		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
 			return true
 		}
