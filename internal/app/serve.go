@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 )
 
 // ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,
@@ -140,19 +140,7 @@ func serverTLS(c HTTPConfig) (*tls.Config, error) {
 // writeURLFile puts url in file whole (a temporary file renamed over it),
 // so a bridge never reads half of it.
 func writeURLFile(file, url string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".obsidian-mcp-url-*")
-	if err != nil {
-		return fmt.Errorf("--url-file: %w", err)
-	}
-	_, err = tmp.WriteString(url + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.PutFile(file, []byte(url+"\n"), 0o600); err != nil {
 		return fmt.Errorf("--url-file: %w", err)
 	}
 	return nil

@@ -19,6 +19,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 )
 
 // Store is what the authorization server keeps across restarts, in one
@@ -200,25 +202,7 @@ func (s *Store) change(f func(st *state) error) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.file), ".oauth-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.file)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.PutFile(s.file, data, 0o600); err != nil {
 		return fmt.Errorf("the authorization server's store cannot be written: %w", err)
 	}
 	s.seen = nil

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
@@ -32,6 +33,14 @@ func Replace(root *os.Root, name string, data []byte) error {
 			return &fs.PathError{Op: "replace", Path: name, Err: fs.ErrPermission}
 		}
 	}
+	return Put(root, name, data, perm)
+}
+
+// Put atomically sets name's content to data with mode perm exactly,
+// whatever a file there had: for files this program alone writes (its
+// own state, kept private with 0o600), creating it and its folders if
+// needed.
+func Put(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	tmp, err := writeTemp(root, name, data, perm)
 	if err != nil {
 		return err
@@ -42,6 +51,16 @@ func Replace(root *os.Root, name string, data []byte) error {
 	}
 	syncDir(root, path.Dir(name))
 	return nil
+}
+
+// PutFile is Put for a file named by its path: its folder is the root.
+func PutFile(file string, data []byte, perm fs.FileMode) error {
+	root, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return Put(root, filepath.Base(file), data, perm)
 }
 
 // Create atomically creates name with data and fails with an error matching

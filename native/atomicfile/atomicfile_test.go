@@ -77,6 +77,38 @@ func TestReplaceKeepsModeAndBytes(t *testing.T) {
 	noTemps(t, dir)
 }
 
+// TestPutFileSetsTheMode: PutFile writes new files and replaces old ones
+// with exactly the mode asked for, whatever the old file's, and a file
+// only it writes stays private.
+func TestPutFileSetsTheMode(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX modes")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"new", "newer"} {
+		if err := PutFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(p)
+		got, _ := os.ReadFile(p)
+		if fi.Mode().Perm() != 0o600 || string(got) != data {
+			t.Errorf("after PutFile(%q): mode %v, content %q", data, fi.Mode().Perm(), got)
+		}
+	}
+	if err := PutFile(filepath.Join(dir, "fresh"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "fresh")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("a new file's mode %v", fi.Mode().Perm())
+	}
+	noTemps(t, dir)
+}
+
 func TestRootJail(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
