@@ -207,15 +207,11 @@ func sameTarget(ctx context.Context, req op.TokenRequest) error {
 	return nil
 }
 
+// CreateAccessToken is a new grant's first access token (its refresh
+// token, for a client that did not ask for one, is not handed out).
 func (s *storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
-	if err := sameTarget(ctx, req); err != nil {
-		return "", time.Time{}, err
-	}
-	g, _, err := s.store.NewGrant(Grant{ClientID: clientOf(req), Subject: subject, Scopes: req.GetScopes(), Audience: req.GetAudience()})
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	return accessID(g.ID), s.now().Add(accessLifetime), nil
+	id, _, expires, err := s.CreateAccessAndRefreshTokens(ctx, req, "")
+	return id, expires, err
 }
 
 func clientOf(req op.TokenRequest) string {
