@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
@@ -167,13 +166,9 @@ func httpRows() []settings.Row[HTTPConfig] {
 				if v = strings.TrimSpace(v); v == "" {
 					return nil
 				}
-				data, err := os.ReadFile(v)
-				if err != nil {
-					return fmt.Errorf("cannot be read: %v", err)
-				}
-				line, _, _ := strings.Cut(string(data), "\n")
-				c.OAuthClientSecret = strings.TrimSpace(line)
-				return nil
+				var err error
+				c.OAuthClientSecret, err = httpapi.SecretFile(v)
+				return err
 			}},
 		{Env: "OBSIDIAN_MCP_OAUTH_CLIENT_SECRET", Secret: true,
 			Help: "`serve`: the secret of `--oauth-client-id`, as an environment variable (never a flag). `--oauth-client-secret-file` wins.",

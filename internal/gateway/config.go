@@ -302,13 +302,11 @@ func parseOAuth(n *yaml.Node, at func(int, string, ...any)) OAuth {
 			o.Store = strings.TrimSpace(val.Value)
 			continue
 		case "client_secret_file":
-			data, err := os.ReadFile(strings.TrimSpace(val.Value))
+			secret, err := httpapi.SecretFile(strings.TrimSpace(val.Value))
 			if err != nil {
-				at(val.Line, "oauth.client_secret_file %q cannot be read: %v", val.Value, err)
-				continue
+				at(val.Line, "oauth.client_secret_file %q %v", val.Value, err)
 			}
-			line, _, _ := strings.Cut(string(data), "\n")
-			o.ClientSecret = strings.TrimSpace(line)
+			o.ClientSecret = secret
 			continue
 		default:
 			at(key.Line, "oauth: unknown setting %q (it has issuer, client_id and client_secret_file, or built_in and store; and public_url)", key.Value)

@@ -49,6 +49,17 @@ func ReadKeyFile(file string) (Key, error) {
 	return NewKey(line)
 }
 
+// SecretFile is the secret on the first line of file, trimmed: a key or
+// a client secret kept out of the command line.
+func SecretFile(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("cannot be read: %v", err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return strings.TrimSpace(line), nil
+}
+
 // Set reports whether there is a key to ask for.
 func (k Key) Set() bool { return k.set }
 
