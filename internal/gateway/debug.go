@@ -49,8 +49,7 @@ func (g *Gateway) DebugHandler() http.Handler {
 			// The dashboard's data with OAuth: the key, or a token for
 			// the dashboard's resource (a script's, a monitor's), which
 			// must not cross the network in the clear.
-			if !httpapi.Secure(r, g.cfg.BehindProxy) {
-				g.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this dashboard takes OAuth tokens over HTTPS only, and this request came over plain HTTP from another machine", "Reach it from this machine, or through a proxy named in behind_proxy.")
+			if g.insecure(w, r) {
 				return
 			}
 			var refused *httpapi.Refusal

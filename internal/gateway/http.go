@@ -28,11 +28,7 @@ func (g *Gateway) Handler() http.Handler {
 		if !g.guard(w, r, a) {
 			return
 		}
-		if g.oauthOn() && a == open && !httpapi.Secure(r, g.cfg.BehindProxy) {
-			// A bearer token, a passphrase or a code sent in the clear can
-			// be taken and replayed.
-			g.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this gateway takes OAuth sign-ins and tokens over HTTPS only, and this request came over plain HTTP from another machine",
-				"Reach it at its https:// address; a reverse proxy that terminates TLS must be named in behind_proxy and send X-Forwarded-Proto: https.")
+		if g.oauthOn() && a == open && g.insecure(w, r) {
 			return
 		}
 		switch {

@@ -76,6 +76,19 @@ func DebugResource(debug net.Addr) string {
 // ResourceURL is namespace name's resource (its MCP URL) at base.
 func ResourceURL(base, name string) string { return base + "/mcp/" + name }
 
+// insecure refuses, with 403 HTTPS_REQUIRED, a request that came over
+// plain HTTP from another machine (httpapi.Secure): a bearer token, a
+// passphrase or a code sent in the clear can be taken and replayed. It
+// reports whether it refused.
+func (g *Gateway) insecure(w http.ResponseWriter, r *http.Request) bool {
+	if httpapi.Secure(r, g.cfg.BehindProxy) {
+		return false
+	}
+	g.refuse(w, http.StatusForbidden, "HTTPS_REQUIRED", "this gateway takes OAuth sign-ins and tokens over HTTPS only, and this request came over plain HTTP from another machine",
+		"Reach it at its https:// address, or from this machine; a reverse proxy that terminates TLS must be named in behind_proxy and send X-Forwarded-Proto: https.")
+	return true
+}
+
 // authServerPath reports whether path is the built-in authorization
 // server's.
 func (g *Gateway) authServerPath(path string) bool {

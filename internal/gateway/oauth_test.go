@@ -2,7 +2,10 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -108,5 +111,63 @@ func TestOAuthNamespaces(t *testing.T) {
 	}
 	if n := r.ts.wrote.Load(); n != 1 {
 		t.Errorf("write ran %d times, want 1 (the read-write call's)", n)
+	}
+}
+
+// TestOAuthNeedsHTTPS: with OAuth, a namespace and the dashboard's data
+// take a request from another machine only over HTTPS: the gateway's own
+// TLS, or a proxy named in behind_proxy that says https. Such a request
+// over plain HTTP is 403 HTTPS_REQUIRED before its token is looked at; one
+// from this machine (a tunnel's end) is not.
+func TestOAuthNeedsHTTPS(t *testing.T) {
+	opts := fastBackoff
+	opts.Tokens = func(resource string) httpapi.TokenChecker { return audienceTokens{resource} }
+	cfg, err := Parse("gateway.yaml", []byte("oauth:\n  issuer: https://id.example.com\nbehind_proxy: [192.168.1.10]\nnamespaces:\n  notes:\n    vault_path: /n\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{release: make(chan struct{}), started: make(chan struct{}, 1)}
+	opts.OpenVault = func(Namespace) (*VaultServer, error) { return ts.vault(), nil }
+	g, err := New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	// What Serve does first, with the listeners' addresses.
+	here := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	g.protect(here, here)
+	for _, c := range []struct {
+		name, remote, proto string
+		tls                 bool
+		debug               bool
+		status              int
+	}{
+		{"another machine, plain HTTP", "192.168.1.20:5000", "", false, false, http.StatusForbidden},
+		{"another machine claiming https", "192.168.1.20:5000", "https", false, false, http.StatusForbidden},
+		{"the proxy, https", "192.168.1.10:5000", "https", false, false, http.StatusUnauthorized},
+		{"the proxy, plain HTTP", "192.168.1.10:5000", "http", false, false, http.StatusForbidden},
+		{"another machine, TLS", "192.168.1.20:5000", "", true, false, http.StatusUnauthorized},
+		{"this machine", "127.0.0.1:5000", "", false, false, http.StatusUnauthorized},
+		{"the dashboard's data, plain HTTP", "192.168.1.20:5000", "", false, true, http.StatusForbidden},
+		{"the dashboard's data, this machine", "127.0.0.1:5000", "", false, true, http.StatusUnauthorized},
+	} {
+		h, path := g.Handler(), "/mcp/notes"
+		if c.debug {
+			h, path = g.DebugHandler(), "/debug/state"
+		}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+path, strings.NewReader(call(1, "echo", `{"text":"a"}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = c.remote
+		if c.proto != "" {
+			req.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		if c.tls {
+			req.TLS = &tls.ConnectionState{}
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != c.status || c.status == http.StatusForbidden && !strings.Contains(w.Body.String(), "HTTPS_REQUIRED") {
+			t.Errorf("%s: %d %s", c.name, w.Code, w.Body.String())
+		}
 	}
 }
