@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -229,20 +230,26 @@ func approveInBrowser(t *testing.T, browser, authorize, passphrase string, s *se
 	if err != nil {
 		t.Fatalf("the consent page in Chromium: %v\npage: %s", err, page)
 	}
-	// The click sends the browser through the server's redirects to the
-	// app's callback; each step is a navigation, so the page is asked
-	// where it is until it is there.
+	return page, landOnCallback(t, ctx, s)
+}
+
+// landOnCallback waits for the browser, sent through the authorization
+// server's redirects by a click, to reach the app's callback, and returns
+// the callback page's text. Each step is a navigation, so the page is
+// asked where it is until it is there (30 s at most).
+func landOnCallback(t *testing.T, ctx context.Context, s *served) string {
+	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		var where string
+		var where, landed string
 		if err := chromedp.Run(ctx, chromedp.Location(&where)); err == nil && strings.Contains(where, "/callback?") {
 			if err := chromedp.Run(ctx, chromedp.Text(`body`, &landed, chromedp.ByQuery)); err == nil {
-				return page, landed
+				return landed
 			}
 		}
 		if time.Now().After(deadline) {
 			var body string
 			_ = chromedp.Run(ctx, chromedp.Text(`body`, &body, chromedp.ByQuery))
-			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserve:\n%s", where, body, s.stderr)
+			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserver:\n%s", where, body, s.stderr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -60,16 +59,5 @@ func signInAtIssuer(t *testing.T, browser, authorize string, s *served) {
 	if err != nil {
 		t.Fatalf("the issuer's pages in Chromium: %v\npage: %s", err, page)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		var where string
-		if err := chromedp.Run(ctx, chromedp.Location(&where)); err == nil && strings.Contains(where, "/callback?") {
-			return
-		}
-		if time.Now().After(deadline) {
-			var body string
-			_ = chromedp.Run(ctx, chromedp.Text(`body`, &body, chromedp.ByQuery))
-			t.Fatalf("the browser never reached the app's callback (at %q, showing %q)\nserve:\n%s", where, body, s.stderr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	landOnCallback(t, ctx, s)
 }
