@@ -1,7 +1,6 @@
 package authserver
 
 import (
-	"context"
 	_ "embed"
 	"html/template"
 	"net/http"
@@ -50,7 +49,7 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin") // no-referrer would make the form's Origin "null"
 	switch r.Method {
 	case http.MethodGet:
-		s.showConsent(w, r.URL.Query().Get("id"), "", http.StatusOK)
+		s.showConsent(w, r, r.URL.Query().Get("id"), "", http.StatusOK)
 	case http.MethodPost:
 		s.approve(w, r)
 	default:
@@ -58,13 +57,13 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) showConsent(w http.ResponseWriter, id, problem string, status int) {
+func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, id, problem string, status int) {
 	a, err := s.st.request(id)
 	if err != nil {
 		http.Error(w, "This sign-in has expired or was already used. Start again from the app.", http.StatusBadRequest)
 		return
 	}
-	c, err := s.st.client(context.Background(), a.GetClientID())
+	c, err := s.st.client(r.Context(), a.GetClientID())
 	if err != nil {
 		http.Error(w, "This app can no longer be found: "+err.Error(), http.StatusBadRequest)
 		return
@@ -113,12 +112,12 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	wait, right := s.limit.check(func() bool { return s.store.CheckPassphrase(r.PostFormValue("passphrase")) })
 	if wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
-		s.showConsent(w, id, "Too many wrong passphrases: wait "+wait.Round(time.Second).String()+" and try again.", http.StatusTooManyRequests)
+		s.showConsent(w, r, id, "Too many wrong passphrases: wait "+wait.Round(time.Second).String()+" and try again.", http.StatusTooManyRequests)
 		return
 	}
 	if !right {
 		s.logger.Warn("a wrong passphrase on the OAuth consent page", "client", a.GetClientID(), "remote", r.RemoteAddr)
-		s.showConsent(w, id, "That is not the passphrase.", http.StatusUnauthorized)
+		s.showConsent(w, r, id, "That is not the passphrase.", http.StatusUnauthorized)
 		return
 	}
 	if err := s.st.approve(id, a.csrf, r.PostFormValue("write") == "on"); err != nil {
