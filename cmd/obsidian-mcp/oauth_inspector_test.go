@@ -120,7 +120,7 @@ func TestInspectorOAuth(t *testing.T) {
 	}
 	listed := oauthCmd("", "grants")
 	if !strings.Contains(listed, "MCP Inspector") || !strings.Contains(listed, document) {
-		t.Errorf("grants:\n%s", listed)
+		t.Errorf("grants:\n%s\nserve:\n%s", listed, s.stderr)
 	}
 }
 
