@@ -3,8 +3,6 @@ package native
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
@@ -47,7 +45,7 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 	}
 	files := make([]bases.File, 0, len(paths))
 	for _, f := range paths {
-		fi, err := os.Stat(filepath.Join(v.dir, filepath.FromSlash(f)))
+		fi, err := v.root.Stat(f) // through the jail: a link out of the vault tells nothing
 		if err != nil {
 			continue // gone since it was listed
 		}

@@ -59,6 +59,7 @@ type Engine struct {
 	journal   *signer
 	leftAlone map[string]bool // entries recovery left alone; written with the write lock held
 	parked    parking         // made by the first write (parking.go)
+	replay    replayLog       // what the recovery under way changed (recover.go)
 	list      listing
 	find      finder
 }
@@ -108,7 +109,7 @@ func Open(dir string, opts ...Option) (*Engine, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	v := &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(dir), logger: o.logger, onBuild: o.onBuild,
+	v := &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(), logger: o.logger, onBuild: o.onBuild,
 		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}}
 	// A save another program makes into a file an update just displaced
 	// is merged into the note under the write lock, as any edit is.
@@ -138,6 +139,7 @@ func (v *Engine) Dir() string { return v.dir }
 func (v *Engine) Close() error {
 	v.published.Flush() // late saves into displaced files are merged first
 	v.closeParking()
+	v.lock.close()
 	if v.find.w != nil {
 		v.find.w.close()
 	}

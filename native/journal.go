@@ -10,10 +10,13 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/patch"
 )
@@ -25,7 +28,10 @@ import (
 // mid-way (the lock is held throughout, and the system releases it when
 // its holder dies); that process completes it, or rolls it back when
 // nothing had changed yet, and says so in its log.
-const journalDir = StateDir + "/journal"
+const journalName = "journal"
+
+// journalDir is journalName's path in the vault, for messages.
+const journalDir = StateDir + "/" + journalName
 
 // Journal operations.
 const (
@@ -39,6 +45,9 @@ type intent struct {
 	Host    string    `json:"host"`
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
+	// Seq orders the entries: recovery replays them in the order their
+	// edits began (startJournal), whatever the clock said.
+	Seq int64 `json:"seq,omitempty"`
 	// Moves maps the files moved (old path → new path).
 	Moves map[string]string `json:"moves,omitempty"`
 	// From, To and Paths are a tag rename: the notes it changes.
@@ -62,7 +71,7 @@ const (
 // proj → proj/sub).
 type journal struct {
 	v    *Engine
-	name string // the entry's file, without extension, under journalDir
+	name string // the entry's file, without extension, in StateDir
 	log  *os.File
 }
 
@@ -72,33 +81,66 @@ func (v *Engine) startJournal(in intent) (*journal, error) {
 	in.Host, _ = os.Hostname()
 	in.PID = os.Getpid()
 	in.Started = time.Now().UTC()
+	st := v.state()
+	if err := st.Mkdir(journalName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, journalError(err)
+	}
+	in.Seq = nextSeq(st, in.Started)
 	in.MAC = v.journal.sign(in)
 	data, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
 	}
-	if err := v.root.MkdirAll(journalDir, 0o755); err != nil {
-		return nil, journalError(err)
-	}
-	name := journalDir + "/" + in.Started.Format("20060102T150405") + "-" + rand.Text()[:8]
-	log, err := v.root.OpenFile(name+".log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	name := fmt.Sprintf("%s/%020d-%s", journalName, in.Seq, rand.Text()[:8])
+	log, err := st.OpenFile(name+".log", os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, journalError(err)
 	}
-	if err := atomicfile.Create(v.root, name+".json", data); err != nil {
+	if err := st.Create(name+".json", data, 0o644); err != nil {
 		_ = log.Close()
-		_ = v.root.Remove(name + ".log")
+		_ = st.Remove(name + ".log")
 		return nil, journalError(err)
 	}
 	return &journal{v: v, name: name, log: log}, nil
+}
+
+// nextSeq is the sequence of an entry begun at now: after every entry
+// waiting in the journal (the write lock is held, so no other process
+// adds one meanwhile), and otherwise the time in nanoseconds, so that an
+// entry of a later edit sorts after one a dead process left even when the
+// clock went back.
+func nextSeq(st *statedir.Dir, now time.Time) int64 {
+	seq := now.UnixNano()
+	entries, _ := st.ReadDir(journalName)
+	for _, e := range entries {
+		if n, ok := entrySeq(e.Name()); ok && n >= seq {
+			seq = n + 1
+		}
+	}
+	return seq
+}
+
+// entrySeq is the sequence an entry's file name starts with; names of
+// older versions (a time to the second) have none.
+func entrySeq(name string) (int64, bool) {
+	digits, _, ok := strings.Cut(name, "-")
+	if !ok || len(digits) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil
 }
 
 func journalError(err error) error {
 	if k, ok := errors.Resource(err); ok {
 		return errors.E(k, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, unwrapPath(err)).WithCause(err).WithHint(errors.From(err).Hint)
 	}
-	return errors.E(errors.PermissionDenied, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, unwrapPath(err)).WithCause(err).
-		WithHint("The server keeps its lock and journal in " + StateDir + " at the vault's top; the user running it must be able to write there.")
+	hint := "The server keeps its lock and journal in " + StateDir + " at the vault's top; the user running it must be able to write there."
+	if errors.Is(err, statedir.ErrLink) {
+		hint = "A link in the server's state folder (" + pathOf(err) + ") is never followed: it came with the vault (a clone, a sync, an archive). Remove the link; the server makes what it needs there itself."
+	}
+	return errors.E(errors.PermissionDenied, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, pathErrorText(err)).WithCause(err).
+		WithHint(hint)
 }
 
 // noting wraps a note's change so that the journal records the note's
@@ -127,7 +169,8 @@ func (j *journal) finish(complete bool) {
 }
 
 // journalPending reports whether a journal entry may be waiting. It costs
-// one stat: the folder is removed when its last entry goes.
+// one stat: the folder is removed when its last entry goes. (A link there
+// is refused when the journal is read, through the state folder's handle.)
 func (v *Engine) journalPending() bool {
 	_, err := v.root.Lstat(journalDir)
 	return err == nil
@@ -185,9 +228,10 @@ func (v *Engine) writing(ctx context.Context) (release func(), err error) {
 
 // remove deletes the entry's files, and the journal folder once empty.
 func (j *journal) remove() {
-	_ = j.v.root.Remove(j.name + ".json")
-	_ = j.v.root.Remove(j.name + ".log")
-	_ = j.v.root.Remove(journalDir) // only when empty
+	st := j.v.state()
+	_ = st.Remove(j.name + ".json")
+	_ = st.Remove(j.name + ".log")
+	_ = st.Remove(journalName) // only when empty
 }
 
 // renameTagIn renames a tag in one note, recording it in j when set. It
@@ -209,6 +253,7 @@ func (v *Engine) renameTagIn(p, from, to string, j *journal) (int, error) {
 	if bytes.Equal(res.Old, res.New) {
 		return 0, nil
 	}
+	v.replay.noted(p, res.Old, res.New)
 	return uses, nil
 }
 
@@ -240,9 +285,6 @@ func (v *Engine) removeTemps() int {
 	}
 	return n
 }
-
-// rootFS is the vault folder as an fs.FS, inside its os.Root.
-func (v *Engine) rootFS() fs.FS { return v.root.FS() }
 
 // logRecovered says in the log what recovery did.
 func logRecovered(logger *slog.Logger, r Recovered) {

@@ -2,13 +2,11 @@ package native
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -33,32 +31,7 @@ func writeVault(t *testing.T, files map[string]string) string {
 // would have left it, with its log lines.
 func leaveJournal(t *testing.T, dir string, in intent, log string) {
 	t.Helper()
-	if in.Host == "" {
-		in.Host, _ = os.Hostname()
-	}
-	in.PID, in.Started = 999999, time.Now().UTC()
-	switch in.MAC {
-	case "":
-		in.MAC = (&signer{}).sign(in) // this user's key, as the dead process had
-	case "unsigned":
-		in.MAC = ""
-	case "another key":
-		in.MAC = (&signer{file: filepath.Join(t.TempDir(), "journal.key")}).sign(in)
-	}
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jd := filepath.Join(dir, filepath.FromSlash(journalDir))
-	if err := os.MkdirAll(jd, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(jd, "x.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(jd, "x.log"), []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeEntry(t, dir, "x", in, log)
 }
 
 func readNote(t *testing.T, dir, p string) string {
@@ -331,7 +304,7 @@ func TestRecoverCleansATornEntry(t *testing.T) {
 	if err := os.MkdirAll(jd, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"20261126T120000-AAAA.log", ".20261126T120000-BBBB.json.tmp-123456789012"} {
+	for _, f := range []string{"20261126T120000-AAAAAAAA.log", ".20261126T120000-BBBBBBBB.json.tmp-QWERTYUIOPAS"} {
 		if err := os.WriteFile(filepath.Join(jd, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

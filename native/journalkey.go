@@ -126,3 +126,12 @@ func (s *signer) verify(in intent) bool {
 	got, _ := hex.DecodeString(s.sign(in))
 	return hmac.Equal(got, want)
 }
+
+// mark is this user's mark for what: an HMAC-SHA256 of it, in hex. A
+// folder of the state folder holds one (statedir.MakeOwned) so that only
+// this user's servers on this machine ever remove it.
+func (s *signer) mark(what string) string {
+	m := hmac.New(sha256.New, s.keyOf())
+	m.Write([]byte("obsidian-mcp mark\x00" + what))
+	return hex.EncodeToString(m.Sum(nil))
+}

@@ -30,12 +30,25 @@ func TestParkingFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	live := filepath.Join(park, "LIVELIVELIVE")
-	for _, d := range []string{dead, live} {
+	// A folder like a dead process's, but without its marker: it came
+	// with the vault, and is not ours to remove.
+	foreign := filepath.Join(park, "FOREIGNFOREI")
+	v, err := Open(dir, WithJournalKey(filepath.Join(t.TempDir(), "key")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dead, live, foreign} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(d, "X7Q2MZ4KLA3B"), []byte("a\n"), 0o600); err != nil {
 			t.Fatal(err)
+		}
+		if d != foreign {
+			mark := v.parkingMark(parkingName + "/" + filepath.Base(d))
+			if err := os.WriteFile(filepath.Join(d, ".owner"), mark, 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	l := flock.New(filepath.Join(live, parkingLock))
@@ -44,10 +57,6 @@ func TestParkingFolders(t *testing.T) {
 	}
 	defer l.Close()
 
-	v, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := v.Append(t.Context(), note.ByPath("a.md"), "more", false); err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +69,17 @@ func TestParkingFolders(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(live, "X7Q2MZ4KLA3B")); err != nil {
 		t.Errorf("the folder of a live process was swept: %v", err)
 	}
-	own := filepath.Join(dir, filepath.FromSlash(v.parked.dir))
+	if _, err := os.Stat(filepath.Join(foreign, "X7Q2MZ4KLA3B")); err != nil {
+		t.Errorf("a folder without this user's marker was swept: %v", err)
+	}
+	own := filepath.Join(dir, StateDir, filepath.FromSlash(v.parked.dir))
 	if v.parked.dir == "" {
 		t.Fatal("the write made no parking folder")
 	}
 	if runtime.GOOS == "linux" {
 		es, _ := os.ReadDir(own)
-		if len(es) != 2 { // the lock and the file the append displaced
-			t.Errorf("own folder holds %d files, want the lock and the displaced note", len(es))
+		if len(es) != 3 { // the marker, the lock and the file the append displaced
+			t.Errorf("own folder holds %d files, want the marker, the lock and the displaced note", len(es))
 		}
 	}
 	if err := v.Close(); err != nil {

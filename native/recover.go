@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -18,6 +21,10 @@ import (
 // Recovery: what the next process holding the write lock does with the
 // journal entries a dead one left (journal.go), and the checks an entry
 // must pass before anything of it is replayed.
+
+// entryName matches the name startJournal gives an entry, without its
+// extension: only such files of the journal are ever removed.
+var entryName = regexp.MustCompile(`^([0-9]{8}T[0-9]{6}|[0-9]{20})-[A-Z2-7]{8}$`)
 
 // recoverLocked does Recover's work with the write lock held. Temporary
 // files are swept once per process (it lists the vault); the journal
@@ -27,15 +34,17 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 	if sweep {
 		r.Temps = v.removeTemps()
 	}
-	if err := checkStateDir(v.root); err != nil {
-		return r
-	}
 	if sweep {
 		v.makeParking()
 		v.removeOldIndex()
 	}
-	entries, err := fs.ReadDir(v.rootFS(), journalDir)
+	st := v.state()
+	entries, err := st.ReadDir(journalName)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			// A link, or a file: refused, and said, every time.
+			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("the journal cannot be read (%s); nothing in it was replayed or removed", pathErrorText(err)))
+		}
 		return r
 	}
 	names := map[string]bool{}
@@ -45,49 +54,79 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 	if v.leftAlone == nil {
 		v.leftAlone = map[string]bool{}
 	}
+	type waiting struct {
+		name string
+		in   intent
+	}
+	var queue []waiting
 	for _, e := range entries {
 		base := e.Name()
 		stem, isEntry := strings.CutSuffix(base, ".json")
 		logStem, isLog := strings.CutSuffix(base, ".log")
 		switch {
-		case strings.HasPrefix(base, "."):
+		case !e.Type().IsRegular():
+			// Nothing of ours: a journal holds only files.
+			continue
+		case tempName.MatchString(base):
 			// A temporary file of an entry being written by a process
 			// that died: the lock is ours, so no live one writes here.
-			_ = v.root.Remove(journalDir + "/" + base)
+			_ = st.Remove(journalName + "/" + base)
 			continue
-		case isLog && !names[logStem+".json"]:
+		case isLog && entryName.MatchString(logStem) && !names[logStem+".json"]:
 			// Torn: killed between the log and the entry (the entry is
 			// written second), so nothing had changed yet.
-			_ = v.root.Remove(journalDir + "/" + base)
+			_ = st.Remove(journalName + "/" + base)
 			continue
 		case !isEntry:
 			continue
 		}
-		name := journalDir + "/" + stem
+		name := journalName + "/" + stem
 		if v.leftAlone[name] {
 			continue
 		}
 		in, why := v.readIntent(name)
 		if why != "" {
 			v.leftAlone[name] = true
-			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s.json %s; left as it is (remove it once the vault is checked)", name, why))
+			r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s/%s.json %s; left as it is (remove it once the vault is checked)", StateDir, name, why))
 			continue
 		}
-		done, rolledBack, complete := v.resume(ctx, name, in)
+		queue = append(queue, waiting{name, in})
+	}
+	// In the order the edits began: a later edit built on what an earlier
+	// one had done, and its log's hashes are of notes as that left them.
+	sort.SliceStable(queue, func(i, j int) bool {
+		if queue[i].in.Seq != queue[j].in.Seq {
+			return queue[i].in.Seq < queue[j].in.Seq
+		}
+		return queue[i].name < queue[j].name
+	})
+	v.replay.start()
+	defer v.replay.stop()
+	for _, w := range queue {
+		done, rolledBack, complete, left := v.resume(ctx, w.name, w.in)
 		switch {
 		case rolledBack:
 			r.RolledBack = append(r.RolledBack, done)
 		default:
 			r.Completed = append(r.Completed, done)
 		}
+		if left {
+			// Notes to check by hand: said in the log, and kept in a
+			// report that doctor shows until the person removes it.
+			if err := v.report(w.name, w.in, done); err != nil {
+				r.LeftAlone = append(r.LeftAlone, fmt.Sprintf("%s/%s.json: its report could not be written (%v); kept", StateDir, w.name, err))
+				v.leftAlone[w.name] = true
+				continue
+			}
+		}
 		if complete {
-			(&journal{v: v, name: name}).remove()
+			(&journal{v: v, name: w.name}).remove()
 		} else {
 			// Tried again at the next start, not at every write.
-			v.leftAlone[name] = true
+			v.leftAlone[w.name] = true
 		}
 	}
-	_ = v.root.Remove(journalDir) // only when empty
+	_ = st.Remove(journalName) // only when empty
 	return r
 }
 
@@ -97,7 +136,7 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 // hand), or asking for what no edit of ours would.
 func (v *Engine) readIntent(name string) (intent, string) {
 	var in intent
-	data, err := readCapped(v.root, name+".json", noFollow, maxEntry)
+	data, err := v.state().ReadFile(name+".json", maxEntry)
 	if err != nil {
 		return in, fmt.Sprintf("cannot be read (%v)", unwrapPath(err))
 	}
@@ -147,15 +186,16 @@ func checkIntent(in intent) string {
 
 // resume completes the interrupted edit in, or rolls it back when it had
 // not started, and says which in a sentence; complete is false when some
-// note could not be changed, and the entry must stay for another try.
-// The notes it changes are those the policy lets this server change.
-func (v *Engine) resume(ctx context.Context, name string, in intent) (said string, rolledBack, complete bool) {
+// note could not be changed, and the entry must stay for another try;
+// left is true when some note was left for the person to check. The
+// notes it changes are those the policy lets this server change.
+func (v *Engine) resume(ctx context.Context, name string, in intent) (said string, rolledBack, complete, left bool) {
 	since := fmt.Sprintf("started %s by process %d", in.Started.Format(time.RFC3339), in.PID)
 	switch in.Op {
 	case opMove:
 		files, err := v.Files()
 		if err != nil {
-			return fmt.Sprintf("the move %v (%s) could not be resumed: %v", in.Moves, since, err), false, false
+			return fmt.Sprintf("the move %v (%s) could not be resumed: %v", in.Moves, since, err), false, false, false
 		}
 		// The list before the move: the moved files at their old paths.
 		back := map[string]string{}
@@ -168,11 +208,11 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 			case v.taken(from) && !v.taken(to):
 				// Not moved yet: nothing to repair.
 			default:
-				return fmt.Sprintf("the move of %s to %s (%s) was left as it is: both or neither path exist now", from, to, since), false, true
+				return fmt.Sprintf("the move of %s to %s (%s) was left as it is: both or neither path exist now", from, to, since), false, true, true
 			}
 		}
 		if len(pending) == 0 {
-			return fmt.Sprintf("the move %v (%s) had not happened yet; nothing was changed", in.Moves, since), true, true
+			return fmt.Sprintf("the move %v (%s) had not happened yet; nothing was changed", in.Moves, since), true, true, false
 		}
 		before := make([]string, len(files))
 		for i, f := range files {
@@ -183,7 +223,7 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 		}
 		changes, _ := v.retarget(before, pending)
 		return fmt.Sprintf("completed the move %v (%s): %d links in %d notes rewritten now, %d notes could not be changed %v",
-			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false, len(changes.Failed) == 0
+			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false, len(changes.Failed) == 0, false
 	case opRenameTag:
 		logged := readIntentLog(v, name+".log")
 		notes, uses, skipped, failed := 0, 0, []string{}, []string{}
@@ -198,7 +238,10 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 				continue // gone since
 			}
 			if l, ok := logged[p]; ok {
-				switch note.ETag(cur) {
+				// The note as it is, or as it was before an earlier
+				// entry's recovery changed it just now: that change is
+				// ours, not another program's.
+				switch v.replay.was(p, note.ETag(cur), l.before, l.after) {
 				case l.after:
 					continue // done before the crash
 				case l.before:
@@ -220,9 +263,9 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 			}
 		}
 		return fmt.Sprintf("completed the rename of tag %s to %s (%s): %d uses in %d notes renamed now; left for you to check, changed by another program since or kept from this server by its policy: %v; could not be changed, tried again at the next start: %v",
-			in.From, in.To, since, uses, notes, skipped, failed), false, len(failed) == 0
+			in.From, in.To, since, uses, notes, skipped, failed), false, len(failed) == 0, len(skipped) > 0
 	}
-	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false, false
+	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false, false, false
 }
 
 // hashes is one note's line in a journal's log.
@@ -231,7 +274,7 @@ type hashes struct{ before, after string }
 // readIntentLog reads a journal's log: each note's last line wins.
 func readIntentLog(v *Engine, name string) map[string]hashes {
 	out := map[string]hashes{}
-	data, err := readCapped(v.root, name, noFollow, maxEntryLog)
+	data, err := v.state().ReadFile(name, maxEntryLog)
 	if err != nil {
 		return out
 	}

@@ -147,6 +147,8 @@ func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needl
 	}
 	if bytes.Equal(res.Old, res.New) {
 		r.links = 0
+	} else {
+		v.replay.noted(now, res.Old, res.New)
 	}
 	return r
 }

@@ -91,28 +91,14 @@ func TestProcessPolicyInWiring(t *testing.T) {
 		if f.Name.Name == "main" {
 			continue
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			pkg, ok := sel.X.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			name := pkg.Name + "." + sel.Sel.Name
+		packageCalls(f, func(call *ast.CallExpr, name string) {
 			if !processSetters[name] {
-				return true
+				return
 			}
 			if lit, ok := call.Args[0].(*ast.BasicLit); name == "runtime.GOMAXPROCS" && len(call.Args) == 1 && ok && lit.Value == "0" {
-				return true
+				return
 			}
 			t.Errorf("%s: %s in a library package: a process-wide setting is the program's choice; take it as an option and set it in internal/app", fset.Position(call.Pos()), name)
-			return true
 		})
 	}
 }
@@ -178,4 +164,23 @@ func isDomain(pkg string) bool {
 		}
 	}
 	return false
+}
+
+// packageCalls calls fn with each call of a package's function in f
+// (pkg.Name(...)), named "pkg.Name".
+func packageCalls(f *ast.File, fn func(call *ast.CallExpr, name string)) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if pkg, ok := sel.X.(*ast.Ident); ok {
+			fn(call, pkg.Name+"."+sel.Sel.Name)
+		}
+		return true
+	})
 }

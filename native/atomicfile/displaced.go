@@ -38,8 +38,10 @@ import (
 const displacedWatch = 2 * time.Second
 
 // maxWatched bounds the displaced files watched at once (each is an open
-// file); past it the oldest is let go first.
-const maxWatched = 256
+// file, and a vault-wide edit of thousands of notes must not take the
+// process's descriptors, which its other calls need); past it the oldest
+// is let go first, its 2 s cut short.
+const maxWatched = 32
 
 // watchStep is how often the watched leases are looked at.
 const watchStep = 2 * time.Millisecond
@@ -51,6 +53,14 @@ type watched struct {
 	f     *os.File // the displaced file, lease held
 	base  []byte   // what f held when the update read it
 	until time.Time
+}
+
+// Watching is how many displaced files are watched now (each holds a
+// descriptor); at most 32.
+func (p *Published) Watching() int {
+	p.w.mu.Lock()
+	defer p.w.mu.Unlock()
+	return len(p.w.files)
 }
 
 // parked reports whether d's file is still at its parking name.
