@@ -295,6 +295,7 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 	}
 	defer v.Close()
 	defer d.index(v)
+	defer d.pending(v)
 	files, err := v.Files()
 	if err != nil {
 		d.fail(fmt.Sprintf("native backend: cannot list %s: %v", f.path, err), permissionFix(d.m.GOOS, f.path))
@@ -321,6 +322,21 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 	}
 	d.ok("native backend: %s is readable (%s) and writable%s", f.path, doctorpkg.Plural(len(files), "file"), extra)
 	return true
+}
+
+// pending reports what a crash left for the person: journal entries not
+// finished, and notes a recovery left to check. Either is a failure with
+// its fix: nothing else would tell them.
+func (d *doctor) pending(v *native.Engine) {
+	p := v.Pending()
+	if len(p.Entries) > 0 {
+		d.fail("journal: "+doctorpkg.Plural(len(p.Entries), "edit")+" interrupted by a crash not finished yet: "+strings.Join(p.Entries, ", "),
+			"start the server once (not --read-only): it finishes them and says what it did in its log; an entry it leaves alone is named there with why")
+	}
+	for _, r := range p.Reports {
+		d.fail("journal: a recovery left notes to check ("+r.Path+"): "+strings.TrimSpace(strings.ReplaceAll(r.Text, "\n", " ")),
+			"check the notes it names, then remove "+r.Path)
+	}
 }
 
 // index reports where the search index is kept between runs and what is

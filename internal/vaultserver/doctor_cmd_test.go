@@ -118,6 +118,31 @@ func TestDoctor(t *testing.T) {
 			absent: []string{"✗"},
 		},
 		{
+			name: "a recovery's notes to check, and an unfinished edit, are shown with their fix",
+			prepare: func(t *testing.T) setup {
+				d := vaultDir(t)
+				for p, c := range map[string]string{
+					".obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt":  "rename_tag\ncompleted the rename of tag proj to done: left for you to check: [Note.md]\n",
+					".obsidian-mcp/journal/00000000000000000002-BBBBBBBB.json": `{"op":"move","host":"elsewhere"}`,
+				} {
+					f := filepath.Join(d, filepath.FromSlash(p))
+					if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(f, []byte(c), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return setup{args: []string{"--backend", "native", "--vault-path", d}, finder: nowhere}
+			},
+			exit: 0,
+			want: []string{
+				"✗ journal: 1 edit interrupted by a crash not finished yet: .obsidian-mcp/journal/00000000000000000002-BBBBBBBB.json (move)",
+				"✗ journal: a recovery left notes to check (.obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt): rename_tag completed the rename of tag proj to done: left for you to check: [Note.md]",
+				"check the notes it names, then remove .obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt",
+			},
+		},
+		{
 			name: "search index: in memory only",
 			prepare: func(t *testing.T) setup {
 				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--index-dir", "off"}, finder: nowhere}
