@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -273,4 +274,70 @@ func runFlood() int {
 	}
 	_, _ = io.Copy(io.Discard, in)
 	return 0
+}
+
+// batchOf is a JSON-RPC batch of n tools/list requests.
+func batchOf(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// TestSoakBatches: a batch posted without MCP-Protocol-Version (taken as
+// the spec's default revision, which has batches) is bounded in messages
+// (max_batch, 100) and its answers in all (max_response): one batch of
+// 20,000 tools/list in 1.1 MB was answered with 519 MB and took 1–1.5 GB,
+// and three at once killed a gateway. Now it is one clear error, and
+// memory stays under 600 MB even where max_batch was raised to let the
+// batch in.
+func TestSoakBatches(t *testing.T) {
+	vault := soakVault(t, 1000)
+	t.Run("serve", func(t *testing.T) {
+		s := serve(t, []string{"--backend", "native", "--vault-path", vault})
+		defer s.stop(t)
+		pid := s.cmd.Process.Pid
+		base := peakRSS(t, pid)
+		resp, body := httpRequest(t, http.MethodPost, s.url, batchOf(20000), map[string]string{"Accept": "application/json, text/event-stream"})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "over the limit of 100 (max_batch)") || len(body) > 4096 {
+			t.Errorf("20,000 messages: %d %.300s", resp.StatusCode, body)
+		}
+		resp, body = httpRequest(t, http.MethodPost, s.url, batchOf(100), map[string]string{"Accept": "application/json, text/event-stream"})
+		var answers []map[string]any
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &answers) != nil || len(answers) != 100 {
+			t.Errorf("100 messages: %d, %d answers", resp.StatusCode, len(answers))
+		}
+		ceiling(t, "serve, a batch of 20,000 tools/list and one of 100", pid, base, 600*mb)
+	})
+	t.Run("gateway", func(t *testing.T) {
+		// The batch let in (max_batch raised), its answers over
+		// max_response (each tools/list is about 26 KB).
+		g := gateway(t, "limits: {max_request: 2MB, max_response: 1MB, max_batch: 20000}\nnamespaces:\n  notes:\n    vault_path: "+vault+"\n")
+		defer g.stop(t)
+		pid := g.cmd.Process.Pid
+		base := peakRSS(t, pid)
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, body := httpRequest(t, http.MethodPost, g.url+"/mcp/notes", batchOf(18000), map[string]string{"Accept": "application/json, text/event-stream"})
+				if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "max_response") || len(body) > 1<<20 {
+					t.Errorf("18,000 messages: %d %.300s", resp.StatusCode, body)
+				}
+			}()
+		}
+		wg.Wait()
+		resp, body := httpRequest(t, http.MethodPost, g.url+"/mcp/notes", batchOf(20001), map[string]string{"Accept": "application/json, text/event-stream"})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "over the limit of 20000 (max_batch)") {
+			t.Errorf("20,001 messages: %d %.300s", resp.StatusCode, body)
+		}
+		ceiling(t, "gateway, three batches of 18,000 tools/list at once, answers over max_response", pid, base, 600*mb)
+	})
 }

@@ -82,7 +82,7 @@ A gateway.yaml:
   debug_listen: 127.0.0.1:8081    # the dashboard (default)
   allowed_hosts: [localhost, 127.0.0.1]
   allowed_origins: [http://localhost:3000]
-  limits: {max_request: 1MB, max_response: 10MB, max_connections: 5, max_sessions: 256, request_timeout: 5m}
+  limits: {max_request: 1MB, max_response: 10MB, max_connections: 5, max_sessions: 256, max_batch: 100, request_timeout: 5m}
   ping_interval: 30s
   # Sign-in for Claude on the web and phone (README): the gateway's own
   # authorization server, or {issuer: https://id.example.com}; HTTPS from

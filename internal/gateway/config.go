@@ -82,6 +82,9 @@ type Limits struct {
 	// MaxSessions bounds each namespace's sessions; past it the one
 	// unused longest makes room.
 	MaxSessions int `yaml:"max_sessions"`
+	// MaxBatch bounds the messages of one JSON-RPC batch (400 past it);
+	// a batch's answers count against MaxResponse in all.
+	MaxBatch int `yaml:"max_batch"`
 	// RequestTimeout bounds each request to a command namespace's server:
 	// past it the server is told to cancel, and the client gets an error.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
@@ -118,6 +121,7 @@ const (
 	DefaultMaxResponse    = 10 << 20
 	DefaultMaxConnections = 5
 	DefaultMaxSessions    = 256
+	DefaultMaxBatch       = 100
 	DefaultRequestTimeout = 5 * time.Minute
 	DefaultPingInterval   = 30 * time.Second
 )
@@ -163,7 +167,7 @@ func Parse(file string, data []byte) (*Config, error) {
 	c := &Config{
 		Listen: cmp.Or(r.Listen, DefaultListen), DebugListen: cmp.Or(r.DebugListen, DefaultDebugListen),
 		AllowedHosts: r.AllowedHosts, AllowedOrigins: r.AllowedOrigins,
-		Limits: Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections,
+		Limits: Limits{MaxRequest: DefaultMaxRequest, MaxResponse: DefaultMaxResponse, MaxConnections: DefaultMaxConnections, MaxBatch: DefaultMaxBatch,
 			MaxSessions: DefaultMaxSessions, RequestTimeout: DefaultRequestTimeout},
 		PingInterval: DefaultPingInterval,
 	}
@@ -393,7 +397,7 @@ func (c *Config) HTTPS() bool { return c.TLSCert != "" || len(c.ACME.Domains) > 
 // MiB…), connections as a positive number.
 func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 	if n.Kind != yaml.MappingNode {
-		at(n.Line, "limits must be a mapping: max_request, max_response, max_connections, max_sessions, request_timeout")
+		at(n.Line, "limits must be a mapping: max_request, max_response, max_connections, max_sessions, max_batch, request_timeout")
 		return l
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -410,16 +414,19 @@ func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 			} else {
 				l.MaxResponse = size
 			}
-		case "max_connections", "max_sessions":
+		case "max_connections", "max_sessions", "max_batch":
 			v, err := strconv.Atoi(val.Value)
 			if err != nil || v < 1 {
 				at(val.Line, "%s %q must be a whole number of at least 1", key.Value, val.Value)
 				continue
 			}
-			if key.Value == "max_connections" {
+			switch key.Value {
+			case "max_connections":
 				l.MaxConnections = v
-			} else {
+			case "max_sessions":
 				l.MaxSessions = v
+			default:
+				l.MaxBatch = v
 			}
 		case "request_timeout":
 			d, err := time.ParseDuration(val.Value)
@@ -429,7 +436,7 @@ func parseLimits(n *yaml.Node, l Limits, at func(int, string, ...any)) Limits {
 			}
 			l.RequestTimeout = d
 		default:
-			at(key.Line, "limits has no %q; it knows max_request, max_response, max_connections, max_sessions and request_timeout", key.Value)
+			at(key.Line, "limits has no %q; it knows max_request, max_response, max_connections, max_sessions, max_batch and request_timeout", key.Value)
 		}
 	}
 	return l

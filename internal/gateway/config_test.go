@@ -38,7 +38,7 @@ namespaces:
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:9080" || c.DebugListen != "127.0.0.1:9081" || c.PingInterval != 15*time.Second ||
-		c.Limits != (Limits{MaxRequest: 2_000_000, MaxResponse: 16 << 20, MaxConnections: 8, MaxSessions: 40, RequestTimeout: 90 * time.Second}) ||
+		c.Limits != (Limits{MaxRequest: 2_000_000, MaxResponse: 16 << 20, MaxConnections: 8, MaxSessions: 40, MaxBatch: 100, RequestTimeout: 90 * time.Second}) ||
 		strings.Join(c.AllowedHosts, ",") != "localhost,notes.lan" || len(c.AllowedOrigins) != 1 {
 		t.Errorf("config %+v", c)
 	}
@@ -61,7 +61,7 @@ namespaces:
 		t.Fatal(err)
 	}
 	if c.Listen != DefaultListen || c.DebugListen != DefaultDebugListen || c.PingInterval != DefaultPingInterval ||
-		c.Limits != (Limits{DefaultMaxRequest, DefaultMaxResponse, DefaultMaxConnections, DefaultMaxSessions, DefaultRequestTimeout}) || strings.Join(c.AllowedHosts, ",") != "localhost,127.0.0.1" {
+		c.Limits != (Limits{DefaultMaxRequest, DefaultMaxResponse, DefaultMaxConnections, DefaultMaxSessions, DefaultMaxBatch, DefaultRequestTimeout}) || strings.Join(c.AllowedHosts, ",") != "localhost,127.0.0.1" {
 		t.Errorf("defaults %+v", c)
 	}
 }
@@ -84,6 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate", "namespaces:\n  a: {vault: A}\n  a: {vault: B}\n", `line 3: namespace "a" is defined twice (first on line 2)`},
 		{"size", "limits:\n  max_request: lots\nnamespaces:\n  a: {vault: A}\n", `line 2: max_request "lots": must be a size such as 1048576, 1MB or 10MiB`},
 		{"connections", "limits:\n  max_connections: 0\nnamespaces:\n  a: {vault: A}\n", "line 2: max_connections \"0\" must be a whole number of at least 1"},
+		{"batch", "limits:\n  max_batch: none\nnamespaces:\n  a: {vault: A}\n", "line 2: max_batch \"none\" must be a whole number of at least 1"},
 		{"sessions", "limits:\n  max_sessions: none\nnamespaces:\n  a: {vault: A}\n", "line 2: max_sessions \"none\" must be a whole number of at least 1"},
 		{"request timeout", "limits:\n  request_timeout: 10ms\nnamespaces:\n  a: {vault: A}\n", "line 2: request_timeout \"10ms\" must be a duration of at least 1s"},
 		{"oauth issuer", "oauth:\n  issuer: id.example.com\nnamespaces:\n  a: {vault: A}\n", "line 2: oauth.issuer \"id.example.com\" must be an http(s) URL"},

@@ -165,6 +165,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			MessagePath:     "/mcp/" + n.Name + "/message",
 			MaxRequest:      cfg.Limits.MaxRequest,
 			MaxResponse:     cfg.Limits.MaxResponse,
+			MaxBatch:        cfg.Limits.MaxBatch,
 			PingInterval:    cfg.PingInterval,
 			Conns:           g.conns,
 			ConnsSetting:    "limits.max_connections",

@@ -437,8 +437,14 @@ func TestStreamableHTTP(t *testing.T) {
 	if ev := stream.next(t); !strings.Contains(string(ev.data), `"method":"notifications/message"`) {
 		t.Errorf("notification: %s", ev.data)
 	}
-	// A batch: answers in an array.
-	_, body = do(t, http.MethodPost, r.api+"/mcp/notes", "["+call(3, "echo", `{"text":"a"}`)+","+call(4, "echo", `{"text":"b"}`)+"]", "Mcp-Session-Id", id)
+	// A batch: refused in this session's revision (2025-06-18, which has
+	// none), header or not; answered, in an array, where the header names
+	// 2025-03-26.
+	batchBody := "[" + call(3, "echo", `{"text":"a"}`) + "," + call(4, "echo", `{"text":"b"}`) + "]"
+	if resp, body := do(t, http.MethodPost, r.api+"/mcp/notes", batchBody, "Mcp-Session-Id", id); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "2025-06-18 has no JSON-RPC batches") {
+		t.Errorf("batch in a 2025-06-18 session: %d %s", resp.StatusCode, body)
+	}
+	_, body = do(t, http.MethodPost, r.api+"/mcp/notes", batchBody, "Mcp-Session-Id", id, "MCP-Protocol-Version", "2025-03-26")
 	var batch []map[string]any
 	if err := json.Unmarshal([]byte(body), &batch); err != nil || len(batch) != 2 {
 		t.Errorf("batch: %s", body)

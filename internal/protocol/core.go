@@ -66,7 +66,20 @@ type Options struct {
 	// error (the stdio bridge answers a call to a tool it does not have
 	// with an isError result, as its contract asks).
 	Substitute func(Failure) (result any, ok bool)
+	// MaxBatch bounds the messages of one batch (default DefaultMaxBatch);
+	// MaxBatchBytes the batch's whole answer (default
+	// DefaultMaxBatchBytes). Over either, the batch is one error.
+	MaxBatch      int
+	MaxBatchBytes int64
 }
+
+// DefaultMaxBatch and DefaultMaxBatchBytes bound a batch where no setting
+// says otherwise: 100 messages, and 16 MiB of answers in all. (A batch of
+// 20,000 tools/list in 1.1 MB was once answered with 519 MB.)
+const (
+	DefaultMaxBatch      = 100
+	DefaultMaxBatchBytes = 16 << 20
+)
 
 // Core dispatches MCP messages to one mcp-go server.
 type Core struct {
@@ -83,6 +96,12 @@ type Core struct {
 
 // New returns the core of srv, which must have been built with Hooks.
 func New(srv *server.MCPServer, opts Options) *Core {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = DefaultMaxBatch
+	}
+	if opts.MaxBatchBytes <= 0 {
+		opts.MaxBatchBytes = DefaultMaxBatchBytes
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -94,6 +113,9 @@ func New(srv *server.MCPServer, opts Options) *Core {
 
 // Server is the mcp-go server the core dispatches to.
 func (c *Core) Server() *server.MCPServer { return c.srv }
+
+// MaxBatch is the most messages a batch may hold.
+func (c *Core) MaxBatch() int { return c.opts.MaxBatch }
 
 // CallTimeout is the bound on one request (0: none).
 func (c *Core) CallTimeout() time.Duration { return c.opts.CallTimeout }
@@ -259,6 +281,144 @@ func BatchAllowed(revision string, items []json.RawMessage) error {
 		return fmt.Errorf("MCP revision %s has no JSON-RPC batches (only %s has); send each message on its own", revision, batchRevision)
 	}
 	return nil
+}
+
+// BatchSize refuses a batch of n messages over limit (max_batch).
+func BatchSize(n, limit int) error {
+	if limit > 0 && n > limit {
+		return fmt.Errorf("a batch of %d messages is over the limit of %d (max_batch): send at most %d in one batch", n, limit, limit)
+	}
+	return nil
+}
+
+// BatchTooLarge is the one answer of a batch whose answers add up to more
+// than limit bytes: an error naming max_response, with no id (it answers
+// the batch, not one of its requests).
+func BatchTooLarge(limit int64) []byte {
+	type data struct {
+		Limit    string `json:"limit"`
+		MaxBytes int64  `json:"max_bytes"`
+	}
+	type rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    data   `json:"data"`
+	}
+	out, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", json.RawMessage("null"), rpcError{mcp.INTERNAL_ERROR,
+		fmt.Sprintf("the batch's answers add up to more than %d bytes (limits.max_response): send fewer requests in one batch, or ask for less in each", limit),
+		data{"max_response", limit}}})
+	return out
+}
+
+// BatchAnswers gathers a batch's answers within limit bytes in all: once
+// they add up to more, every answer kept is let go, so memory stays within
+// the limit and one answer in flight, and Join gives BatchTooLarge.
+type BatchAnswers struct {
+	mu    sync.Mutex
+	limit int64
+	size  int64
+	over  bool
+	out   [][]byte // by the index of the message answered
+}
+
+// NewBatchAnswers gathers the answers to n messages within limit bytes (0:
+// no bound).
+func NewBatchAnswers(n int, limit int64) *BatchAnswers {
+	return &BatchAnswers{limit: limit, out: make([][]byte, n)}
+}
+
+// Add keeps the answer to message i (nil: none is due).
+func (b *BatchAnswers) Add(i int, answer []byte) {
+	if answer == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.over {
+		return
+	}
+	b.size += int64(len(answer)) + 1
+	if b.limit > 0 && b.size > b.limit {
+		b.over, b.out = true, nil
+		return
+	}
+	b.out[i] = answer
+}
+
+// Over reports whether the answers went over the limit.
+func (b *BatchAnswers) Over() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.over
+}
+
+// Join is the batch's answer: the answers as one JSON array, BatchTooLarge
+// when they went over the limit, or nil when none is due.
+func (b *BatchAnswers) Join() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.over {
+		return BatchTooLarge(b.limit)
+	}
+	var out [][]byte
+	for _, a := range b.out {
+		if a != nil {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']')
+}
+
+// batchWorkers bounds the requests of one batch run at once, so that a
+// batch whose answers go over its limit stops within a few answers of it,
+// and never holds more than that many in memory.
+const batchWorkers = 16
+
+// RunBatch runs n messages of one POST or line: send(i, reply) hands
+// message i on, and says whether it is a request, whose answer it gives to
+// reply exactly once. For a batch, at most batchWorkers requests run at
+// once, their answers go to answers, and once those go over its limit the
+// rest are not sent (the batch's one answer is the error). RunBatch
+// returns when every request sent has been answered, or ctx ended.
+func RunBatch(ctx context.Context, n int, batch bool, answers *BatchAnswers, send func(i int, reply func([]byte)) bool) {
+	slots := make(chan struct{}, batchWorkers)
+	var wg sync.WaitGroup
+	for i := range n {
+		if batch {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				wg.Wait()
+				return
+			}
+			if answers.Over() {
+				<-slots
+				break
+			}
+		}
+		wg.Add(1)
+		request := send(i, func(answer []byte) {
+			if batch {
+				answers.Add(i, answer)
+				<-slots
+			}
+			wg.Done()
+		})
+		if !request {
+			if batch {
+				<-slots
+			}
+			wg.Done()
+		}
+	}
+	wg.Wait()
 }
 
 // declaredRevision is the revision a 2026-07-28-style request in items

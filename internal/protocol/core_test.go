@@ -320,10 +320,14 @@ func TestBatches(t *testing.T) {
 		{"items say 2026-07-28", "", "", modern, `MCP revision 2026-07-28 has no JSON-RPC batches`},
 		{"empty", "2025-03-26", "", `[]`, `"code":-32600,"message":"Invalid Request: a batch must be a non-empty array`},
 		{"not JSON", "2025-03-26", "", `[{`, `"code":-32700`},
+		{"over max_batch", "2025-03-26", "", "[" + strings.Repeat(call("1", "echo", `{"text":"a"}`)+",", 3) + call("2", "echo", `{"text":"b"}`) + "]",
+			`"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (max_batch): send at most 3 in one batch"`},
+		{"answers over their bound", "2025-03-26", "", `[` + call("1", "echo", `{"text":"`+strings.Repeat("x", 600)+`"}`) + `,` + call("2", "echo", `{"text":"`+strings.Repeat("y", 600)+`"}`) + `]`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the batch's answers add up to more than 1000 bytes (limits.max_response)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, protocol.Options{})
+			f := newFixture(t, protocol.Options{MaxBatch: 3, MaxBatchBytes: 1000})
 			c := f.open(t, "s")
 			if tt.revision != "" {
 				c.roundTrip(fmt.Sprintf(initialize, tt.revision))

@@ -159,33 +159,25 @@ func (s *Session) batch(ctx context.Context, raw []byte, reply func([]byte)) {
 	if revision == "" {
 		revision = s.ProtocolVersion()
 	}
-	if err := BatchAllowed(revision, items); err != nil {
+	err := BatchSize(len(items), s.core.opts.MaxBatch)
+	if err == nil {
+		err = BatchAllowed(revision, items)
+	}
+	if err != nil {
 		reply(ErrorAnswer(nil, mcp.INVALID_REQUEST, "Invalid Request: "+err.Error()))
 		return
 	}
 	// The batch is pending until its one answer is delivered, after every
 	// request in it has finished.
 	s.hold()
-	answers := make([][]byte, len(items))
-	var wg sync.WaitGroup
-	for i, item := range items {
-		wg.Add(1)
-		s.one(ctx, item, func(b []byte) { answers[i] = b; wg.Done() })
-	}
+	answers := NewBatchAnswers(len(items), s.core.opts.MaxBatchBytes)
 	go func() {
 		defer s.release()
-		wg.Wait()
-		var out [][]byte
-		for _, a := range answers {
-			if a != nil {
-				out = append(out, a)
-			}
-		}
-		if len(out) == 0 {
-			reply(nil)
-			return
-		}
-		reply(append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'))
+		RunBatch(ctx, len(items), true, answers, func(i int, reply func([]byte)) bool {
+			s.one(ctx, items[i], reply)
+			return true
+		})
+		reply(answers.Join())
 	}()
 }
 

@@ -44,6 +44,8 @@ type Config struct {
 	// IndexDir is where the search index is kept between runs: "" the
 	// user's cache folder, "off" nowhere, or a folder.
 	IndexDir string
+	// MaxBatch bounds the messages of one JSON-RPC batch.
+	MaxBatch int
 	// SearchPatience is how long a search waits for a first index build
 	// before answering from the part indexed.
 	SearchPatience time.Duration

@@ -128,6 +128,15 @@ func Rows() []settings.Row[Config] {
 				c.SearchPatience = d
 				return err
 			}},
+		{Flag: "max-batch", Env: "OBSIDIAN_MCP_MAX_BATCH", Default: "100", Help: "The most messages one JSON-RPC batch may hold (only revision 2025-03-26 has batches); a larger one is refused whole with -32600. A batch's answers together are bounded too (16 MiB on stdio and `serve`), past which the batch is answered with one error.",
+			Set: func(c *Config, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n < 1 {
+					return fmt.Errorf("must be a whole number of at least 1")
+				}
+				c.MaxBatch = n
+				return nil
+			}},
 		{Flag: "commands", Env: "OBSIDIAN_MCP_COMMANDS", Default: "false", Bool: true, Help: "Serve the Obsidian app's commands: `obsidian_list_commands` and `obsidian_run_command` (marked destructive; refused while a folder policy is set, since a command acts on the whole vault). Off by default. `--commands`, or `true`/`false`.",
 			Set: func(c *Config, v string) error {
 				b, err := strconv.ParseBool(strings.TrimSpace(v))

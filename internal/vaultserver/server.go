@@ -252,7 +252,7 @@ func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
 		listReadOnly = listReadOnly && o.cfg.ReadOnly
 	}
 	s := newServer(st.cfg.ToolErrors, len(st.others) > 0, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
-	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout})
+	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout, MaxBatch: st.cfg.MaxBatch})
 	st.prompts.attach(s)
 	add := func() {
 		if o.Started != nil {

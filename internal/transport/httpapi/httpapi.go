@@ -130,6 +130,7 @@ func New(core *protocol.Core, opts Options) (*Server, error) {
 		Name:         "serve",
 		MessagePath:  "/mcp/message",
 		MaxRequest:   opts.MaxBody,
+		MaxBatch:     core.MaxBatch(),
 		PingInterval: 30 * time.Second,
 		SessionIdle:  time.Hour,
 		Conns:        make(chan struct{}, opts.MaxStreams),

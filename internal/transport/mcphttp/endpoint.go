@@ -64,8 +64,12 @@ type Options struct {
 	// ("/mcp/notes/message"); requests for it come to ServeHTTP too.
 	MessagePath string
 	// MaxRequest bounds a POST body (default 4 MiB); MaxResponse one answer
-	// (0: no bound), larger answers becoming an error that says so.
+	// (0: no bound), larger answers becoming an error that says so, and a
+	// batch's answers in all (0: protocol.DefaultMaxBatchBytes).
 	MaxRequest, MaxResponse int64
+	// MaxBatch bounds the messages of a batch (default
+	// protocol.DefaultMaxBatch); a larger one is refused whole.
+	MaxBatch int
 	// PingInterval paces the ping events on open streams (default 30 s).
 	PingInterval time.Duration
 	// SessionIdle is how long a Streamable HTTP session may go unused, with
@@ -162,6 +166,9 @@ func New(peer Peer, opts Options) (*Endpoint, error) {
 	}
 	if opts.StreamBytes <= 0 {
 		opts.StreamBytes = max(2*opts.MaxResponse, DefaultStreamBytes)
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = protocol.DefaultMaxBatch
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout

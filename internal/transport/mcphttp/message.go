@@ -31,12 +31,12 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return e.msg }
 
-// parseBody reads a POST body: one JSON-RPC message or a batch of them,
-// which the protocol core allows or not for the revision the client named
-// in its MCP-Protocol-Version header ("" when none). A body that is not
-// JSON is -32700; a message that is not JSON-RPC -32600, both worded for
-// the person reading curl's output.
-func parseBody(body []byte, revision string) (msgs []*Message, batch bool, err *rpcError) {
+// parseBody reads a POST body: one JSON-RPC message or a batch of them, of
+// at most maxBatch messages (whether the revision in force has batches is
+// the caller's to check, once it knows the session: batchAllowed). A body
+// that is not JSON is -32700; a message that is not JSON-RPC -32600, both
+// worded for the person reading curl's output.
+func parseBody(body []byte, maxBatch int) (msgs []*Message, batch bool, err *rpcError) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, &rpcError{-32600, "Invalid Request: the body is empty; send one JSON-RPC message, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}
@@ -49,7 +49,10 @@ func parseBody(body []byte, revision string) (msgs []*Message, batch bool, err *
 		if err := json.Unmarshal(body, &raws); err != nil {
 			return nil, true, &rpcError{-32600, "Invalid Request: a batch must be an array of JSON-RPC messages"}
 		}
-		if err := protocol.BatchAllowed(revision, raws); err != nil {
+		if len(raws) == 0 {
+			return nil, true, &rpcError{-32600, "Invalid Request: a batch must be a non-empty array of JSON-RPC messages"}
+		}
+		if err := protocol.BatchSize(len(raws), maxBatch); err != nil {
 			return nil, true, &rpcError{-32600, "Invalid Request: " + err.Error()}
 		}
 		batch = true

@@ -1,14 +1,13 @@
 package mcphttp
 
 import (
-	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
@@ -136,52 +135,66 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 			e.cancelAlone(ctx, msgs)
 		}
 	}
+	if batch {
+		if refused := batchAllowed(revision, s, msgs); refused != nil {
+			rpcRefuse(w, refused)
+			return
+		}
+	}
 	s.touch()
 	side := NewStream(e.logger, e.opts.StreamBytes)
 	s.addPost(side)
 	defer s.removePost(side)
-	answers := make([][]byte, 0, len(msgs))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, m := range msgs {
-		if !m.isRequest() {
-			e.dispatch(ctx, s, m, nil)
-			continue
-		}
-		wg.Add(1)
-		e.dispatch(ctx, s, m, func(answer []byte) {
-			if answer != nil { // nil: cancelled, so not answered
-				mu.Lock()
-				answers = append(answers, answer)
-				mu.Unlock()
-			}
-			wg.Done()
-		})
-	}
+	// A batch's answers are gathered within the response limit in all, so
+	// that memory stays within it too; a single answer is bounded alone.
+	answers := protocol.NewBatchAnswers(len(msgs), e.batchBytes())
+	var single []byte
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() {
+		defer close(done)
+		protocol.RunBatch(ctx, len(msgs), batch, answers, func(i int, reply func([]byte)) bool {
+			m := msgs[i]
+			if m.Method == "initialize" && m.isRequest() {
+				s.noteRevision(m.Raw)
+			}
+			if !m.isRequest() {
+				e.dispatch(ctx, s, m, nil)
+				return false
+			}
+			e.dispatch(ctx, s, m, func(answer []byte) {
+				// nil: cancelled, so not answered
+				if answer != nil {
+					answer = e.bounded(answer)
+					e.opts.Monitor.Message("out", s.id, answer)
+				}
+				if !batch {
+					single = answer
+				}
+				reply(answer)
+			})
+			return true
+		})
+	}()
 	sse := e.waitAnswers(w, r, side, done)
 	if sse == nil {
 		return // the client went, or its stream was cut
 	}
-	if len(answers) == 0 {
+	out := single
+	if batch {
+		out = answers.Join()
+	}
+	if out == nil {
 		if !sse.started {
 			w.WriteHeader(http.StatusAccepted)
 		}
 		return
 	}
 	status := http.StatusOK
-	for i, a := range answers {
-		b := e.bounded(a)
-		if isLimitResponse(b) {
-			status = http.StatusInternalServerError
+	if isLimitResponse(out) || batch && answers.Over() {
+		status = http.StatusInternalServerError
+		if batch {
+			e.logger.Warn("a batch's answers are over the response limit", "endpoint", e.opts.Name, "messages", len(msgs), "limit", e.batchBytes())
 		}
-		answers[i] = b
-		e.opts.Monitor.Message("out", s.id, b)
-	}
-	out := answers[0]
-	if batch {
-		out = append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']')
 	}
 	if sse.started {
 		sse.write(Event{Name: "message", Data: out})
@@ -193,6 +206,33 @@ func (e *Endpoint) streamablePost(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(out, '\n'))
+}
+
+// batchBytes bounds a batch's whole answer: the response limit, or the
+// protocol's default where none is set.
+func (e *Endpoint) batchBytes() int64 {
+	if e.opts.MaxResponse > 0 {
+		return e.opts.MaxResponse
+	}
+	return protocol.DefaultMaxBatchBytes
+}
+
+// batchAllowed checks that the revision in force has batches: the one the
+// request's header names, else the one s negotiated, else (no session, no
+// header) the spec's default for HTTP, 2025-03-26.
+func batchAllowed(header string, s *Session, msgs []*Message) *rpcError {
+	revision := header
+	if revision == "" {
+		revision = s.Revision()
+	}
+	raws := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		raws[i] = m.Raw
+	}
+	if err := protocol.BatchAllowed(revision, raws); err != nil {
+		return &rpcError{-32600, "Invalid Request: " + err.Error()}
+	}
+	return nil
 }
 
 // postStream is a POST's answer turned into an SSE stream.
@@ -388,7 +428,7 @@ func (e *Endpoint) readMessages(w http.ResponseWriter, r *http.Request) ([]*Mess
 	if !ok || e.opts.Screen != nil && e.opts.Screen(w, r, body) {
 		return nil, false, false
 	}
-	msgs, batch, err := parseBody(body, r.Header.Get(HeaderProtocolVersion))
+	msgs, batch, err := parseBody(body, e.opts.MaxBatch)
 	if err != nil {
 		rpcRefuse(w, err)
 		return nil, false, false

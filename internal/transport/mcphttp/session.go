@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
 // A Session is one client's conversation with an endpoint, whichever
@@ -45,6 +48,9 @@ type Session struct {
 	posts  []*Stream
 	used   time.Time
 	closed bool
+	// revision is what the client's initialize asked for, when this
+	// server speaks it: the revision in force for its later POSTs.
+	revision string
 }
 
 // ID is the session's id ("shared" for the shared session).
@@ -423,4 +429,28 @@ func (e *Endpoint) serveStream(w http.ResponseWriter, r *http.Request, st *Strea
 			}
 		}
 	}
+}
+
+// noteRevision keeps the revision an initialize request asks for, when it
+// is one this server speaks.
+func (s *Session) noteRevision(raw []byte) {
+	var p struct {
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if s.shared || json.Unmarshal(raw, &p) != nil || !protocol.Supported(p.Params.ProtocolVersion) {
+		return
+	}
+	s.mu.Lock()
+	s.revision = p.Params.ProtocolVersion
+	s.mu.Unlock()
+}
+
+// Revision is the revision the session's client asked for at initialize
+// (see noteRevision), or "".
+func (s *Session) Revision() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.revision
 }
