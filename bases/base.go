@@ -9,6 +9,7 @@
 package bases
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -31,6 +32,15 @@ type Base struct {
 	// Types are the vault's property types (.obsidian/types.json), by
 	// name, set by the caller: a text property typed date is a date.
 	Types map[string]string `yaml:"-"`
+	// Budget bounds a query's steps and time; zero fields take
+	// DefaultBudget and MaxEvalTime.
+	Budget Budget `yaml:"-"`
+}
+
+// Budget is what one query may spend.
+type Budget struct {
+	Steps int64
+	Time  time.Duration
 }
 
 // View is one view of a base.
@@ -82,6 +92,10 @@ type Result struct {
 	// group's, when it groups.
 	Summaries map[string]any   `json:"summaries,omitempty" jsonschema:"the view's summaries: column → value over its rows"`
 	Groups    []GroupSummaries `json:"groups,omitempty" jsonschema:"when the view groups: each group's summaries"`
+	// Partial is set when the evaluation stopped before every file was
+	// seen (cancelled, out of time, or over its budget); Stopped says why.
+	Partial bool   `json:"partial,omitempty" jsonschema:"true when the evaluation stopped early: the rows are those found until then"`
+	Stopped string `json:"stopped,omitempty" jsonschema:"why the evaluation stopped early"`
 }
 
 // noViewError is a view asked for by a name the base does not have.
@@ -103,8 +117,10 @@ func IsUnsupported(err error) bool {
 }
 
 // Query answers the view named view (the first when ""), over files, at
-// the time now.
-func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
+// the time now. It stops when ctx ends or its budget (DefaultBudget) runs
+// out, and answers with the rows it has then, marked Partial, without
+// summaries.
+func (b *Base) Query(ctx context.Context, view string, files []File, now time.Time) (Result, error) {
 	if len(b.Views) == 0 {
 		return Result{}, fmt.Errorf("the base has no views")
 	}
@@ -137,60 +153,22 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 	if len(cols) == 0 {
 		cols = []string{"file.name"}
 	}
-	type row struct {
-		Row
-		keys  []any
-		group any
-		sums  map[string]any // the raw values of the summarised columns
-	}
 	var rows []row
+	spent := newBudget(ctx, b.Budget)
+	var stopped error
 	for i := range files {
-		e := &env{f: &files[i], formulas: b.Formulas, types: types, now: now, done: map[string]any{}, busy: map[string]bool{}}
-		for _, f := range []any{b.Filters, v.Filters} {
-			ok, err := e.filter(f)
-			if err != nil {
-				return Result{}, err
-			}
-			if !ok {
-				goto next
-			}
+		e := &env{f: &files[i], formulas: b.Formulas, types: types, now: now, done: map[string]any{}, busy: map[string]bool{}, budget: spent}
+		r, keep, err := b.row(e, v, cols)
+		if isStopped(err) {
+			stopped = fmt.Errorf("%w after %d of %d files", err, i, len(files))
+			break
 		}
-		{
-			r := row{Row: Row{Path: files[i].Path, Values: map[string]any{}}}
-			for _, c := range cols {
-				val, err := e.property(c)
-				if err != nil {
-					return Result{}, err
-				}
-				r.Values[c] = jsonValue(val)
-			}
-			for _, s := range v.Sort {
-				val, err := e.property(s.Property)
-				if err != nil {
-					return Result{}, err
-				}
-				r.keys = append(r.keys, val)
-			}
-			if v.GroupBy != nil {
-				val, err := e.property(v.GroupBy.Property)
-				if err != nil {
-					return Result{}, err
-				}
-				r.group, r.Group = val, jsonValue(val)
-			}
-			for c := range v.Summaries {
-				val, err := e.property(c)
-				if err != nil {
-					return Result{}, err
-				}
-				if r.sums == nil {
-					r.sums = map[string]any{}
-				}
-				r.sums[c] = val
-			}
+		if err != nil {
+			return Result{}, err
+		}
+		if keep {
 			rows = append(rows, r)
 		}
-	next:
 	}
 	less := func(a, b any, desc bool) int {
 		switch {
@@ -227,6 +205,10 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 	for i, r := range rows {
 		res.Rows[i] = r.Row
 	}
+	if stopped != nil {
+		res.Partial, res.Stopped = true, stopped.Error()+"; these are the rows found until then, without summaries"
+		return res, nil
+	}
 	if len(v.Summaries) == 0 {
 		return res, nil
 	}
@@ -258,6 +240,59 @@ func (b *Base) Query(view string, files []File, now time.Time) (Result, error) {
 		from = to
 	}
 	return res, nil
+}
+
+// row is one file's row of a view, with what sorting, grouping and
+// summaries need.
+type row struct {
+	Row
+	keys  []any
+	group any
+	sums  map[string]any // the raw values of the summarised columns
+}
+
+// row evaluates the view for e's file: keep is false when a filter leaves
+// the file out.
+func (b *Base) row(e *env, v View, cols []string) (r row, keep bool, err error) {
+	for _, f := range []any{b.Filters, v.Filters} {
+		ok, err := e.filter(f)
+		if err != nil || !ok {
+			return r, false, err
+		}
+	}
+	r = row{Row: Row{Path: e.f.Path, Values: map[string]any{}}}
+	for _, c := range cols {
+		val, err := e.property(c)
+		if err != nil {
+			return r, false, err
+		}
+		r.Values[c] = jsonValue(val)
+	}
+	for _, s := range v.Sort {
+		val, err := e.property(s.Property)
+		if err != nil {
+			return r, false, err
+		}
+		r.keys = append(r.keys, val)
+	}
+	if v.GroupBy != nil {
+		val, err := e.property(v.GroupBy.Property)
+		if err != nil {
+			return r, false, err
+		}
+		r.group, r.Group = val, jsonValue(val)
+	}
+	for c := range v.Summaries {
+		val, err := e.property(c)
+		if err != nil {
+			return r, false, err
+		}
+		if r.sums == nil {
+			r.sums = map[string]any{}
+		}
+		r.sums[c] = val
+	}
+	return r, true, nil
 }
 
 // filter evaluates a filter: an expression, or {and|or|not: [filters]}.

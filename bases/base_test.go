@@ -75,7 +75,7 @@ func TestQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Query("", shelf, now)
+	res, err := b.Query(t.Context(), "", shelf, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestQuery(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("Shelf:\n got %s\nwant %s", got, want)
 	}
-	res, err = b.Query("By status", shelf, now)
+	res, err = b.Query(t.Context(), "By status", shelf, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestQuery(t *testing.T) {
 	if v := res.Rows[1].Values; v["formula.recent"] != true || v["file.basename"] != "Dune" || toString(v["tags"]) != "book" {
 		t.Errorf("Dune's values %v", v)
 	}
-	if _, err := b.Query("Nope", shelf, now); err == nil || !strings.Contains(err.Error(), `no view "Nope" (views: Shelf, By status)`) {
+	if _, err := b.Query(t.Context(), "Nope", shelf, now); err == nil || !strings.Contains(err.Error(), `no view "Nope" (views: Shelf, By status)`) {
 		t.Errorf("unknown view: %v", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestQueryChecksFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Query("", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
+		if _, err := b.Query(t.Context(), "", shelf, now); !IsUnsupported(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want unsupported %q", src, err, want)
 		}
 	}
@@ -291,7 +291,7 @@ formulas:
 		t.Fatal(err)
 	}
 	js := func(v any) string { data, _ := json.Marshal(v); return string(data) }
-	res, err := b.Query("T", files, now)
+	res, err := b.Query(t.Context(), "T", files, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,21 +302,21 @@ formulas:
 		`{"group":"tool","summaries":{"done":1,"file.name":2,"formula.x":10,"kind":1,"price":5,"when":"2026-02-01"}}]`; got != want {
 		t.Errorf("group summaries %s\nwant %s", got, want)
 	}
-	res, err = b.Query("All", files, now)
+	res, err = b.Query(t.Context(), "All", files, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := js(res.Summaries), `{"done":1,"kind":0,"price":10,"when":2678400000}`; got != want {
 		t.Errorf("All: %s\nwant %s", got, want)
 	}
-	res, err = b.Query("Custom", files, now)
+	res, err = b.Query(t.Context(), "Custom", files, now)
 	if err != nil || js(res.Summaries) != `{"price":30}` {
 		t.Errorf("a base's own summary: %s, %v", js(res.Summaries), err)
 	}
-	if _, err := b.Query("Deviation", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), "Stddev") {
+	if _, err := b.Query(t.Context(), "Deviation", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), "Stddev") {
 		t.Errorf("Stddev: %v", err)
 	}
-	if _, err := b.Query("Nope", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), `"Mode", which is no default summary`) {
+	if _, err := b.Query(t.Context(), "Nope", files, now); !IsUnsupported(err) || !strings.Contains(err.Error(), `"Mode", which is no default summary`) {
 		t.Errorf("an unknown summary: %v", err)
 	}
 }

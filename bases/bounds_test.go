@@ -57,7 +57,7 @@ func TestHostileBasesAreRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := base.Query("", []File{*f}, now); err == nil || !strings.Contains(err.Error(), "refused") {
+		if _, err := base.Query(t.Context(), "", []File{*f}, now); err == nil || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("%s doubled 40 times: %v, want a refusal", double, err)
 		}
 	}
@@ -72,7 +72,7 @@ func TestHostileBasesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := base.Query("", []File{*f}, now); err == nil || !strings.Contains(err.Error(), "refused") {
+	if _, err := base.Query(t.Context(), "", []File{*f}, now); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("a chain of %d formulas: %v, want a refusal", maxFormulaChain+5, err)
 	}
 	if _, err := Parse(make([]byte, MaxFileSize+1)); err == nil || !strings.Contains(err.Error(), "limit") {

@@ -50,11 +50,17 @@ type env struct {
 	now  time.Time
 	done map[string]any
 	busy map[string]bool
+	// budget bounds the query's work and watches its context (nil: no
+	// bound); shared by every file's env.
+	budget *budget
 }
 
 // eval evaluates n; what an operator or a call computes is bounded in
 // size (checkSize).
 func (e *env) eval(n node) (any, error) {
+	if err := e.budget.spend(1); err != nil {
+		return nil, err
+	}
 	v, err := e.evalNode(n)
 	if err == nil {
 		switch n.(type) {
@@ -379,7 +385,10 @@ func (e *env) method(x any, name string, a []any) (any, error) {
 		f, _ := toNumber(x)
 		return numberMethod(f, name, a)
 	case []any:
-		return listMethod(x, name, a)
+		if err := e.budget.spend(len(x)); err != nil {
+			return nil, err
+		}
+		return listMethod(x, name, a, e.budget)
 	case time.Time:
 		return dateMethod(x, name, a)
 	case nil:

@@ -20,7 +20,7 @@ func FuzzBase(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res, err := b.Query("", shelf, now)
+		res, err := b.Query(t.Context(), "", shelf, now)
 		if err != nil {
 			return
 		}

@@ -134,7 +134,7 @@ func numberMethod(f float64, name string, a []any) (any, error) {
 	return nil, unsupported("the method .%s() of a number is not supported natively (supported: %s)", name, strings.Join(Functions, ", "))
 }
 
-func listMethod(l []any, name string, a []any) (any, error) {
+func listMethod(l []any, name string, a []any, b *budget) (any, error) {
 	has := func(v any) bool {
 		return slices.ContainsFunc(l, func(x any) bool { return equal(x, v) })
 	}
@@ -166,13 +166,7 @@ func listMethod(l []any, name string, a []any) (any, error) {
 		}
 		return strings.Join(parts, sep), nil
 	case "unique":
-		var out []any
-		for _, v := range l {
-			if !slices.ContainsFunc(out, func(x any) bool { return equal(x, v) }) {
-				out = append(out, v)
-			}
-		}
-		return out, nil
+		return unique(l, b)
 	case "sort":
 		out := slices.Clone(l)
 		sort.SliceStable(out, func(i, j int) bool { return compare(out[i], out[j]) < 0 })

@@ -90,8 +90,14 @@ func toDate(v any) (time.Time, bool) {
 	case time.Time:
 		return v, true
 	case string:
+		v = strings.TrimSpace(v)
+		// Every layout starts with a four-digit year and a hyphen: a text
+		// that does not is no date, and costs no six failed parses.
+		if len(v) < len(time.DateOnly) || v[4] != '-' || strings.IndexFunc(v[:4], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return time.Time{}, false
+		}
 		for _, l := range dateLayouts {
-			if t, err := time.ParseInLocation(l, strings.TrimSpace(v), time.Local); err == nil {
+			if t, err := time.ParseInLocation(l, v, time.Local); err == nil {
 				return t, true
 			}
 		}

@@ -64,7 +64,7 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 		}
 		files = append(files, bf)
 	}
-	res, err := b.Query(view, files, time.Now())
+	res, err := b.Query(ctx, view, files, time.Now())
 	if err != nil {
 		if bases.IsUnsupported(err) {
 			return bases.Result{}, errors.E(errors.Unsupported, "%s: %v; nothing was guessed", p, err).

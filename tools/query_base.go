@@ -38,6 +38,10 @@ type baseAnswer struct {
 	Groups     []bases.GroupSummaries `json:"groups,omitempty" jsonschema:"when the view groups: each group's summaries"`
 	NextCursor string                 `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last"`
 	Truncated  bool                   `json:"truncated,omitempty" jsonschema:"true when the page was cut short to keep the answer small"`
+	// Partial is the evaluation stopped early (cancelled, out of time,
+	// over its budget): the rows are those found until then.
+	Partial bool   `json:"partial,omitempty" jsonschema:"true when the evaluation stopped early: the rows are those found until then, without summaries"`
+	Stopped string `json:"stopped,omitempty" jsonschema:"why the evaluation stopped early"`
 }
 
 var queryBase = spec[queryBaseArgs, baseAnswer]{
@@ -73,7 +77,7 @@ var queryBase = spec[queryBaseArgs, baseAnswer]{
 		rows := res.Rows[min(off, len(res.Rows)):min(off+a.limit(), len(res.Rows))]
 		n := fit(rows)
 		ans := baseAnswer{Path: res.Path, View: res.View, Columns: res.Columns, Total: res.Total, Rows: rows[:n], Truncated: n < len(rows),
-			Summaries: res.Summaries, Groups: res.Groups}
+			Summaries: res.Summaries, Groups: res.Groups, Partial: res.Partial, Stopped: res.Stopped}
 		if off+n < res.Total {
 			ans.NextCursor = nextCursor(k, off+n)
 		}
