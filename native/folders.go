@@ -17,8 +17,9 @@ import (
 // crash while links are rewritten is completed at the next start.
 
 // folderPath checks a folder argument and returns it without a trailing
-// slash: a vault-relative path, not the root, outside hidden folders.
-func folderPath(field, p string) (string, error) {
+// slash: a vault-relative path, not the root, outside hidden folders, and,
+// for a folder to make (isNew), with names every platform takes.
+func folderPath(field, p string, isNew bool) (string, error) {
 	p = strings.TrimSuffix(strings.TrimSpace(p), "/")
 	if p == "" {
 		return "", invalid(field, "must name a folder of the vault, e.g. Projects/2026 (the vault's top folder cannot be changed)")
@@ -26,7 +27,7 @@ func folderPath(field, p string) (string, error) {
 	if msg := note.CheckFolder(p); msg != "" {
 		return "", invalid(field, msg)
 	}
-	if err := note.ValidateWritable(field, p); err != nil {
+	if err := note.ValidateFolder(field, p, isNew); err != nil {
 		return "", err
 	}
 	return p, nil
@@ -34,8 +35,8 @@ func folderPath(field, p string) (string, error) {
 
 // folderWrite checks folder for a change the policy allows and takes the
 // vault's write lock; release gives it back.
-func (v *Engine) folderWrite(ctx context.Context, folder string) (p string, release func(), err error) {
-	if p, err = folderPath("folder", folder); err != nil {
+func (v *Engine) folderWrite(ctx context.Context, folder string, isNew bool) (p string, release func(), err error) {
+	if p, err = folderPath("folder", folder, isNew); err != nil {
 		return "", nil, err
 	}
 	if err := v.Policy().CheckWrite(p + "/"); err != nil {
@@ -59,7 +60,7 @@ func (v *Engine) isFolder(p string) (bool, error) {
 // CreateFolder makes an empty folder, and its parents; an existing one
 // is left as it is (changed false).
 func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	p, release, err := v.folderWrite(ctx, folder)
+	p, release, err := v.folderWrite(ctx, folder, true)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
@@ -80,7 +81,7 @@ func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderCh
 // does with its setting's default; a folder that holds anything, hidden
 // files included, is refused, saying what it holds.
 func (v *Engine) DeleteFolder(ctx context.Context, folder string) (note.FolderChange, error) {
-	p, release, err := v.folderWrite(ctx, folder)
+	p, release, err := v.folderWrite(ctx, folder, false)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
@@ -108,11 +109,11 @@ func (v *Engine) DeleteFolder(ctx context.Context, folder string) (note.FolderCh
 // notes and canvases, as moving a note does. Nothing is replaced: a
 // destination that exists is refused.
 func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.FolderChange, error) {
-	from, err := folderPath("folder", folder)
+	from, err := folderPath("folder", folder, false)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
-	dest, err := folderPath("to", to)
+	dest, err := folderPath("to", to, true)
 	if err != nil {
 		return note.FolderChange{}, err
 	}

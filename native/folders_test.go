@@ -167,3 +167,43 @@ func TestRecoverCompletesAFolderMove(t *testing.T) {
 		t.Errorf("Plans.md = %q", got)
 	}
 }
+
+// TestFolderNames: a folder is made or moved to only under a name every
+// platform takes (the same rules as a note's create, move and rename),
+// and one that exists already under another name is still moved and
+// deleted.
+func TestFolderNames(t *testing.T) {
+	t.Parallel()
+	dir := writeVault(t, map[string]string{"Made on Linux?/a.md": "a\n"})
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	for _, tc := range []struct{ op, folder, to, want string }{
+		{"create", "COM1", "", "(COM1)"},
+		{"create", "Zero\u200Bwidth", "", "U+200B"},
+		{"create", strings.Repeat("f", 256), "", "at most 255 bytes"},
+		{"move", "Made on Linux?", "a*b", "must not contain '*'"},
+	} {
+		var err error
+		if tc.op == "create" {
+			_, err = v.CreateFolder(ctx, tc.folder)
+		} else {
+			_, err = v.MoveFolder(ctx, tc.folder, tc.to)
+		}
+		if errors.From(err).Kind != errors.InvalidParams || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q: %v, want INVALID_PARAMS saying %q", tc.op, tc.folder+tc.to, err, tc.want)
+		}
+	}
+	if _, err := v.CreateFolder(ctx, strings.Repeat("f", 250)); err != nil {
+		t.Errorf("a folder name of 250 bytes (no temporary copy is made of a folder): %v", err)
+	}
+	if _, err := v.MoveFolder(ctx, "Made on Linux?", "Renamed"); err != nil {
+		t.Errorf("a folder that exists under a name Windows refuses could not be moved to a good one: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "Renamed", "a.md")); err != nil {
+		t.Error(err)
+	}
+}

@@ -167,7 +167,10 @@ func checkIntent(in intent) string {
 			return "names no move"
 		}
 		for from, to := range in.Moves {
-			if note.ValidateWritable("from", from) != nil || note.ValidateWritable("to", to) != nil {
+			// Paths inside the vault, outside Obsidian's folders: a file
+			// moved with its folder keeps a name a tool would not give
+			// now, so names are not judged here.
+			if note.CheckPath(from) != "" || note.InDotFolder(from) || note.CheckPath(to) != "" || note.InDotFolder(to) {
 				return fmt.Sprintf("names a path no note may have (%q → %q)", from, to)
 			}
 		}
@@ -176,7 +179,7 @@ func checkIntent(in intent) string {
 			return fmt.Sprintf("names a tag that is not one (%q → %q)", in.From, in.To)
 		}
 		for _, p := range in.Paths {
-			if note.ValidateWritable("paths", p) != nil {
+			if note.CheckPath(p) != "" || note.InDotFolder(p) {
 				return fmt.Sprintf("names a path no note may have (%q)", p)
 			}
 		}

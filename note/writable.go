@@ -15,6 +15,33 @@ import (
 // to: a safe vault-relative path (INVALID_PARAMS naming field otherwise)
 // outside the hidden folders Obsidian keeps for itself (PERMISSION_DENIED).
 func ValidateWritable(field, p string) error {
+	if err := validatePlace(field, p); err != nil {
+		return err
+	}
+	if msg := CheckNewPath(p, true); msg != "" {
+		return invalid(field, msg)
+	}
+	return nil
+}
+
+// ValidateFolder checks a folder a tool is about to create (isNew), or
+// to move or delete: ValidateWritable's checks, with the names of a new
+// one checked as new folder names.
+func ValidateFolder(field, p string, isNew bool) error {
+	if err := validatePlace(field, p); err != nil {
+		return err
+	}
+	if isNew {
+		if msg := CheckNewPath(p, false); msg != "" {
+			return invalid(field, msg)
+		}
+	}
+	return nil
+}
+
+// validatePlace is what a path written needs to be, whatever its names:
+// safe, within bounds, outside Obsidian's own folders.
+func validatePlace(field, p string) error {
 	if msg := CheckPath(p); msg != "" {
 		return invalid(field, msg)
 	}
@@ -50,12 +77,20 @@ func ValidateDestination(to string) error {
 	if msg := CheckFolder(to); msg != "" {
 		return invalid("to", msg)
 	}
+	if to != "" && to != "/" {
+		if msg := CheckNewPath(to, false); msg != "" {
+			return invalid("to", msg)
+		}
+	}
 	return nil
 }
 
 // ValidateNewName checks a rename's new file name.
 func ValidateNewName(name string) error {
 	if msg := CheckNewName(name); msg != "" {
+		return invalid("new_name", msg)
+	}
+	if msg := checkNewSegment(name, true); msg != "" {
 		return invalid("new_name", msg)
 	}
 	return nil

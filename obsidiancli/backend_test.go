@@ -38,7 +38,7 @@ var adversarial = map[string]string{
 	"latex":      `$a \times b$ and \newline \tab \r \\n C:\Users\me`,
 	"crlf":       "line one\r\nline two\r\n",
 	"emoji":      "😀 café ñ 中文\n\t- tab\n",
-	"nul":        "before\x00after",
+	"nul byte":   "before\x00after",
 	"100KB":      strings.Repeat("0123456789abcdef\\n\n", 100*1024/18),
 	"no newline": "ends without newline",
 }
