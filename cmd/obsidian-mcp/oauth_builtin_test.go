@@ -216,14 +216,17 @@ func sdkSignInAt(t *testing.T, s *served, url, issuer string, steps []step, appr
 // approveInBrowser opens authorize in headless Chromium, as the person
 // would: reads the consent page, types the passphrase, clicks Approve,
 // and follows the redirects to the app's callback. It returns the page's
-// text and the callback's.
+// text and the callback's. Where the page offers changing notes (the box
+// starts unticked), the owner ticks it.
 func approveInBrowser(t *testing.T, browser, authorize, passphrase string, s *served) (page, landed string) {
 	t.Helper()
 	ctx := browse(t, browser)
+	var ticked bool
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(authorize),
 		chromedp.WaitVisible(`#passphrase`, chromedp.ByID),
 		chromedp.Text(`body`, &page, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const w = document.getElementById("write"); if (!w || w.checked) return false; w.click(); return w.checked; })()`, &ticked),
 		chromedp.SendKeys(`#passphrase`, passphrase, chromedp.ByID),
 		chromedp.Click(`#approve`, chromedp.ByID),
 	)

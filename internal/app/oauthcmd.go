@@ -55,7 +55,7 @@ func mainOAuth(args []string, getenv func(string) string, std Streams) int {
 	}
 	switch {
 	case words[0] == "passphrase" && len(words) == 1:
-		fmt.Fprintln(std.Err, "Type the passphrase that will approve clients on the consent page, then Enter:")
+		fmt.Fprintln(std.Err, "Type the passphrase that will approve clients on the consent page (four or more random words; a guessable one is refused), then Enter:")
 		line, err := bufio.NewReader(std.In).ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(std.Err, "obsidian-mcp oauth passphrase: no passphrase was given on standard input")

@@ -24,6 +24,8 @@ func TestOAuthCommand(t *testing.T) {
 		want  string
 	}{
 		{"short\n", []string{"passphrase"}, 2, "too short"},
+		{"Tr0ub4dor&3\n", []string{"passphrase"}, 2, "too easy to guess (about 10^11 guesses; at least 10^14 are needed"},
+		{"password123456\n", []string{"passphrase"}, 2, "too easy to guess"},
 		{"", []string{"passphrase"}, 2, "no passphrase was given"},
 		{"correct horse battery\n", []string{"passphrase"}, 0, "The passphrase is set"},
 		{"", []string{"grants"}, 0, "No client is approved"},

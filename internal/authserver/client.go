@@ -155,10 +155,23 @@ func redirectKind(raw string) (kind string, ok bool) {
 	case "http":
 		_, loopback := op.HTTPLoopbackOrLocalhost(raw)
 		return "loopback", loopback
-	case "javascript", "data", "file", "vbscript":
+	}
+	if notPrivateUse[strings.ToLower(u.Scheme)] || len(u.Scheme) < 2 {
 		return "", false
 	}
-	return "app", strings.Contains(u.Scheme, ".") || u.Opaque != "" || u.Path != ""
+	return "app", u.Host != "" || u.Opaque != "" || u.Path != ""
+}
+
+// notPrivateUse are the schemes that name something other than an app
+// (RFC 8252 §7.1's private-use schemes are what is left): a browser's own
+// pages, data carried in the URL, files, other protocols. A redirect to
+// one would hand the code to no app, or to a page anyone can make
+// (blob:, data:), or run it (javascript:).
+var notPrivateUse = map[string]bool{
+	"about": true, "blob": true, "data": true, "file": true, "filesystem": true, "javascript": true, "vbscript": true,
+	"view-source": true, "ftp": true, "ftps": true, "sftp": true, "gopher": true, "ws": true, "wss": true,
+	"mailto": true, "tel": true, "sms": true, "news": true, "nntp": true, "telnet": true, "ldap": true, "irc": true,
+	"ircs": true, "urn": true, "jar": true, "resource": true, "chrome": true, "edge": true, "opera": true, "intent": true,
 }
 
 func regError(w http.ResponseWriter, status int, code, desc string) {

@@ -17,11 +17,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/zitadel/oidc/v3/pkg/op"
 	"golang.org/x/text/language"
@@ -87,7 +87,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resources: o.Resources, logger: o.Logger, limit: newLimiter(time.Now)}, nil
+	return &Server{store: o.Store, st: st, provider: provider, issuer: o.Issuer, resources: o.Resources, logger: o.Logger, limit: newLimiter()}, nil
 }
 
 // loopbackIssuer reports whether the server is reached on this machine
@@ -150,21 +150,36 @@ func (s *Server) targets(next http.Handler) http.Handler {
 		if r.URL.Path == "/authorize" || r.URL.Path == "/oauth/token" {
 			_ = r.ParseForm()
 			asked := r.Form["resource"]
+			// /authorize is for a browser: its refusals are pages, and
+			// only a request otherwise fit goes back to its app.
+			fail := func(desc string) { regError(w, http.StatusBadRequest, "invalid_target", desc) }
+			if r.URL.Path == "/authorize" {
+				back, answered := s.screenAuthorize(w, r)
+				if answered {
+					return
+				}
+				fail = func(desc string) {
+					refuse(w, "The app asked for a token for the wrong place: "+desc+".", backWith(back, "invalid_target", desc, r.Form.Get("state")))
+				}
+			}
 			var res string
 			switch {
 			case len(asked) > 1:
-				regError(w, http.StatusBadRequest, "invalid_target", "a token here is for one resource: name one of "+strings.Join(s.resources, ", "))
+				fail("a token here is for one resource: name one of " + strings.Join(s.resources, ", "))
 				return
 			case len(asked) == 1:
 				if res = s.resource(asked[0]); res == "" {
-					regError(w, http.StatusBadRequest, "invalid_target", "this server issues tokens for "+strings.Join(s.resources, ", ")+" only")
+					fail("this server issues tokens for " + strings.Join(s.resources, ", ") + " only")
 					return
 				}
 			case r.URL.Path == "/authorize" && len(s.resources) > 1:
-				regError(w, http.StatusBadRequest, "invalid_target", "name the MCP endpoint the token is for with the resource parameter (RFC 8707): one of "+strings.Join(s.resources, ", "))
+				fail("name the MCP endpoint the token is for with the resource parameter (RFC 8707): one of " + strings.Join(s.resources, ", "))
 				return
 			case r.URL.Path == "/authorize":
 				res = s.resources[0]
+			}
+			if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+				r = r.WithContext(context.WithValue(r.Context(), addrKey{}, host))
 			}
 			if res != "" {
 				r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, res))

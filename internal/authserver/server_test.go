@@ -3,6 +3,7 @@ package authserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +12,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zitadel/oidc/v3/pkg/oidc"
+	"github.com/zitadel/oidc/v3/pkg/op"
+	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/oauth2"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
@@ -317,6 +322,10 @@ func TestRefusals(t *testing.T) {
 		"http elsewhere":  `{"redirect_uris":["http://evil.example/cb"]}`,
 		"a fragment":      `{"redirect_uris":["https://app.example/cb#x"]}`,
 		"javascript":      `{"redirect_uris":["javascript:alert(1)"]}`,
+		"ftp":             `{"redirect_uris":["ftp://evil.example/cb"]}`,
+		"blob":            `{"redirect_uris":["blob:https://evil.example/0b6c"]}`,
+		"about":           `{"redirect_uris":["about:blank"]}`,
+		"data":            `{"redirect_uris":["data:text/html,hi"]}`,
 		"a secret":        `{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`,
 		"implicit grant":  `{"redirect_uris":["https://app.example/cb"],"grant_types":["implicit"]}`,
 		"no redirect URI": `{}`,
@@ -332,14 +341,11 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// TestPassphraseLimit: after five wrong passphrases, even the right one
-// waits; the wait grows; a right one, once allowed, starts afresh.
-func TestPassphraseLimit(t *testing.T) {
+// TestOwnerNotLockedOut: a stranger's seven wrong passphrases do not keep
+// the owner out: their right one, next, is taken at once. (A wait that
+// grew with each wrong guess once answered it 403 and 429 for minutes.)
+func TestOwnerNotLockedOut(t *testing.T) {
 	f := newFixture(t)
-	var mu sync.Mutex
-	now := time.Now()
-	f.srv.limit = newLimiter(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	cfg := f.register(t, callback)
 	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
 	form.Set("decision", "approve")
@@ -348,58 +354,102 @@ func TestPassphraseLimit(t *testing.T) {
 		resp, _ := f.consent(t, form)
 		return resp.StatusCode
 	}
-	for i := range 5 {
+	for i := range 7 {
 		if got := try("guess"); got != http.StatusUnauthorized {
 			t.Fatalf("wrong passphrase %d: %d", i, got)
 		}
 	}
-	if got := try(passphrase); got != http.StatusTooManyRequests {
-		t.Errorf("the right passphrase during the wait: %d", got)
-	}
-	advance(3 * time.Second)
-	if got := try("guess"); got != http.StatusUnauthorized {
-		t.Errorf("after the wait: %d", got)
-	}
-	advance(3 * time.Second)
-	if got := try(passphrase); got != http.StatusTooManyRequests {
-		t.Errorf("the wait did not grow: %d", got)
-	}
-	advance(5 * time.Second)
 	if got := try(passphrase); got != http.StatusFound { // the provider's redirect to the app, with the code
-		t.Errorf("the right passphrase after the wait: %d", got)
+		t.Errorf("the right passphrase after seven wrong ones: %d", got)
 	}
 }
 
-// TestPassphraseGuessesAtOnce: guesses sent at once are checked one at a
-// time, so no more than five are tried before the waits begin.
+// TestPassphraseGuessesAtOnce: passphrases sent at once are checked one
+// at a time (each a bcrypt), so guessing goes no faster with many
+// connections; every one is answered.
 func TestPassphraseGuessesAtOnce(t *testing.T) {
-	f := newFixture(t)
-	cfg := f.register(t, callback)
-	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
-	form.Set("decision", "approve")
-	form.Set("passphrase", "guess")
+	l := newLimiter()
+	hash, _ := bcrypt.GenerateFromPassword([]byte("right"), bcrypt.MinCost)
+	var now, most atomic.Int32
 	const n = 20
-	statuses := make(chan int, n)
 	var wg sync.WaitGroup
-	for range n {
+	for i := range n {
 		wg.Go(func() {
-			resp, err := f.http.PostForm(f.url+consentPath, form)
-			if err != nil {
-				statuses <- 0
-				return
-			}
-			resp.Body.Close()
-			statuses <- resp.StatusCode
+			l.check(func() bool {
+				c := now.Add(1)
+				for m := most.Load(); c > m && !most.CompareAndSwap(m, c); m = most.Load() {
+				}
+				_ = bcrypt.CompareHashAndPassword(hash, []byte{byte(i)})
+				now.Add(-1)
+				return false
+			})
 		})
 	}
 	wg.Wait()
-	close(statuses)
-	count := map[int]int{}
-	for st := range statuses {
-		count[st]++
+	if most.Load() != 1 {
+		t.Errorf("%d checks ran at once, want 1", most.Load())
 	}
-	if count[http.StatusUnauthorized] != 5 || count[http.StatusTooManyRequests] != n-5 {
-		t.Errorf("%d guesses at once: %v, want 5 tried (401) and the rest told to wait (429)", n, count)
+	if _, fails := l.check(func() bool { return false }); fails != n+1 {
+		t.Errorf("%d wrong in a row counted, want %d", fails, n+1)
+	}
+}
+
+// TestPendingSignInsBounded: 1,100 sign-ins left waiting by one
+// registered client, from one address, and seven wrong passphrases, do
+// not keep another client's (the owner's) out: it gets its consent page
+// at once and signs in; the flooding client keeps at most its own share
+// waiting. (Once, past 1,000
+// waiting, every new sign-in failed with "too many sign-ins are
+// waiting".)
+func TestPendingSignInsBounded(t *testing.T) {
+	f := newFixture(t)
+	flood := f.register(t, "https://flood.example/cb")
+	for i := range 1100 {
+		resp, err := f.http.Get(flood.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusFound {
+			t.Fatalf("sign-in %d: %d", i, resp.StatusCode)
+		}
+	}
+	if n := f.srv.st.pendingCount(); n > maxPendingPerClient {
+		t.Errorf("%d sign-ins of one client waiting, want at most %d", n, maxPendingPerClient)
+	}
+	// And seven wrong passphrases from the stranger, on a page of its own.
+	form := f.authorize(t, flood.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+	form.Set("decision", "approve")
+	form.Set("passphrase", "guess")
+	for range 7 {
+		if resp, _ := f.consent(t, form); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a wrong passphrase: %d", resp.StatusCode)
+		}
+	}
+	owner := f.register(t, callback)
+	if tok := f.signIn(t, owner, true); tok.AccessToken == "" {
+		t.Error("the owner got no token")
+	}
+}
+
+// TestPendingPerAddress: many clients from one address keep at most
+// maxPendingPerAddr waiting, and the newest always gets in.
+func TestPendingPerAddress(t *testing.T) {
+	st := newStorage(nil, nil)
+	ctx := context.WithValue(context.WithValue(context.Background(), resourceKey{}, "r"), addrKey{}, "192.0.2.1")
+	var last op.AuthRequest
+	for i := range 100 {
+		var err error
+		last, err = st.CreateAuthRequest(ctx, &oidc.AuthRequest{ClientID: fmt.Sprintf("c%d", i), CodeChallenge: "x", CodeChallengeMethod: oidc.CodeChallengeMethodS256}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := st.pendingCount(); n != maxPendingPerAddr {
+		t.Errorf("%d waiting from one address, want %d", n, maxPendingPerAddr)
+	}
+	if _, err := st.AuthRequestByID(ctx, last.GetID()); err != nil {
+		t.Errorf("the newest was not kept: %v", err)
 	}
 }
 
@@ -510,5 +560,102 @@ func TestSeveralResources(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "access_token") {
 		t.Errorf("refresh for notes after the refused one: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestAuthorizeIsNoOpenRedirector: a registered app's redirect URI is
+// where a sign-in goes only when the request is otherwise fit (RFC 9700
+// §4.11.1). Anyone may register https://evil.example/cb; a bad request
+// naming it (or naming an app this server does not know, or an address
+// the app did not register) gets an error page and no redirect. One
+// whose only fault is its resource gets a page with a link back to the
+// app, carrying the error, which the person follows or not. (A bad
+// request was redirected to the registered URI, on the owner's server's
+// own link; a wrong resource showed a bare JSON 400.)
+func TestAuthorizeIsNoOpenRedirector(t *testing.T) {
+	f := newFixture(t)
+	evil := f.register(t, "https://evil.example/cb")
+	pkce := oauth2.S256ChallengeOption(oauth2.GenerateVerifier())
+	cases := map[string]struct{ url, page, back string }{
+		"an unknown app":          {strings.Replace(evil.AuthCodeURL("s", pkce), evil.ClientID, "nobody", 1), "does not know", ""},
+		"an unregistered address": {strings.Replace(evil.AuthCodeURL("s", pkce), url.QueryEscape("https://evil.example/cb"), url.QueryEscape("https://other.example/cb"), 1), "not an address the app", ""},
+		"no PKCE":                 {evil.AuthCodeURL("s"), "PKCE", ""},
+		"a token response":        {strings.Replace(evil.AuthCodeURL("s", pkce), "response_type=code", "response_type=token", 1), "response_type", ""},
+		"a wrong resource":        {evil.AuthCodeURL("s", pkce, oauth2.SetAuthURLParam("resource", "https://elsewhere.example/mcp")), "wrong place", "https://evil.example/cb?error=invalid_target"},
+	}
+	for name, c := range cases {
+		resp, err := f.http.Get(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page := string(body)
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(page, c.page) {
+			t.Errorf("%s: %d, Location %q, %s", name, resp.StatusCode, resp.Header.Get("Location"), page)
+		}
+		if link := strings.Contains(page, `id="back"`); link != (c.back != "") || c.back != "" && !strings.Contains(page, `href="`+c.back) {
+			t.Errorf("%s: the link back is wrong: %s", name, page)
+		}
+	}
+}
+
+// TestConsentWriteBox: the box that lets an app change notes starts
+// unticked, and a request for reading alone shows none.
+func TestConsentWriteBox(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	page := func(scopes ...string) string {
+		cfg.Scopes = scopes
+		resp, err := f.http.Get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		p, err := f.http.Get(f.url + resp.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Body.Close()
+		b, _ := io.ReadAll(p.Body)
+		return string(b)
+	}
+	for name, sc := range map[string][]string{"both": {oauth.ScopeRead, oauth.ScopeWrite}, "none": nil} {
+		if p := page(sc...); !strings.Contains(p, `id="write"`) || strings.Contains(p, "checked") {
+			t.Errorf("%s: the write box is missing or ticked:\n%s", name, p)
+		}
+	}
+	if p := page(oauth.ScopeRead); strings.Contains(p, `id="write"`) || !strings.Contains(p, "read notes only") {
+		t.Errorf("read only: a write box is shown:\n%s", p)
+	}
+}
+
+// TestReplayedCodeRevokes: a code exchanged twice is refused the second
+// time, and the tokens its first exchange issued are revoked (RFC 6749
+// §4.1.2).
+func TestReplayedCodeRevokes(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.register(t, callback)
+	verifier := oauth2.GenerateVerifier()
+	form := f.authorize(t, cfg.AuthCodeURL("st4te", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", f.resource)))
+	form.Set("passphrase", passphrase)
+	form.Set("decision", "approve")
+	_, q := f.consent(t, form)
+	ctx := context.Background()
+	tok, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.srv.Checker(f.resource).Check(ctx, tok.AccessToken); err != nil {
+		t.Fatalf("the first token: %v", err)
+	}
+	if _, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("the replayed code: %v", err)
+	}
+	if _, err := f.srv.Checker(f.resource).Check(ctx, tok.AccessToken); err == nil {
+		t.Error("the token the code first gave still works after the replay")
+	}
+	if _, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token(); err == nil {
+		t.Error("the refresh token the code first gave still works after the replay")
 	}
 }

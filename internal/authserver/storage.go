@@ -36,11 +36,12 @@ type storage struct {
 
 	mu       sync.Mutex
 	requests map[string]*authRequest
-	codes    map[string]string // code → request id
+	codes    map[string]string   // code → request id
+	used     map[string]usedCode // codes exchanged, kept to catch a replay
 }
 
 func newStorage(store *Store, docs *documents) *storage {
-	return &storage{store: store, docs: docs, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}}
+	return &storage{store: store, docs: docs, now: time.Now, requests: map[string]*authRequest{}, codes: map[string]string{}, used: map[string]usedCode{}}
 }
 
 // authRequest is one /authorize, waiting for the owner's consent, then
@@ -53,6 +54,10 @@ type authRequest struct {
 	created  time.Time
 	csrf     string
 	done     bool
+	// addr is where the request came from (pending.go's bound).
+	addr string
+	// grant is the grant its code's exchange made.
+	grant string
 }
 
 func (a *authRequest) GetID() string                      { return a.id }
@@ -97,20 +102,15 @@ func (s *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, 
 	if req.CodeChallenge == "" || req.CodeChallengeMethod != oidc.CodeChallengeMethodS256 {
 		return nil, oidc.ErrInvalidRequest().WithDescription("PKCE with S256 is required: send code_challenge and code_challenge_method=S256")
 	}
-	a := &authRequest{id: newID(), req: *req, resource: resource, scopes: vaultScopes(req.Scopes), created: s.now(), csrf: newID()}
+	addr, _ := ctx.Value(addrKey{}).(string)
+	a := &authRequest{id: newID(), req: *req, resource: resource, scopes: vaultScopes(req.Scopes), created: s.now(), csrf: newID(), addr: addr}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
-	if len(s.requests) >= maxPending {
-		return nil, oidc.ErrServerError().WithDescription("too many sign-ins are waiting for consent: try again in a few minutes")
-	}
+	s.makeRoom(a)
 	s.requests[a.id] = a
 	return a, nil
 }
-
-// maxPending bounds the sign-ins waiting for consent (each lives 10
-// minutes): whoever reaches /authorize cannot fill the memory.
-const maxPending = 1000
 
 // sweep forgets requests past their lifetime (s.mu held).
 func (s *storage) sweep() {
@@ -122,6 +122,11 @@ func (s *storage) sweep() {
 	for code, id := range s.codes {
 		if s.requests[id] == nil {
 			delete(s.codes, code)
+		}
+	}
+	for code, u := range s.used {
+		if s.now().Sub(u.at) > requestLifetime {
+			delete(s.used, code)
 		}
 	}
 }
@@ -144,11 +149,27 @@ func (s *storage) AuthRequestByID(_ context.Context, id string) (op.AuthRequest,
 func (s *storage) AuthRequestByCode(_ context.Context, code string) (op.AuthRequest, error) {
 	s.mu.Lock()
 	id, ok := s.codes[code]
+	u, replayed := s.used[code]
+	delete(s.used, code)
 	s.mu.Unlock()
+	if replayed {
+		// RFC 6749 §4.1.2, OAuth 2.1 §4.1.3: a code used twice was
+		// stolen, or the first use was; what it issued is revoked.
+		if u.grant != "" {
+			_, _ = s.store.Revoke(u.grant)
+		}
+		return nil, oidc.ErrInvalidGrant().WithDescription("this authorization code was used before: the tokens issued from it are revoked; sign in again")
+	}
 	if !ok {
 		return nil, oidc.ErrInvalidGrant().WithDescription("the authorization code is unknown, expired or already used")
 	}
 	return s.request(id)
+}
+
+// usedCode is a code exchanged, and the grant it made.
+type usedCode struct {
+	grant string
+	at    time.Time
 }
 
 func (s *storage) SaveAuthCode(_ context.Context, id, code string) error {
@@ -163,10 +184,14 @@ func (s *storage) SaveAuthCode(_ context.Context, id, code string) error {
 func (s *storage) DeleteAuthRequest(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	a := s.requests[id]
 	delete(s.requests, id)
 	for code, rid := range s.codes {
 		if rid == id {
 			delete(s.codes, code)
+			if a != nil && a.grant != "" {
+				s.used[code] = usedCode{grant: a.grant, at: s.now()}
+			}
 		}
 	}
 	return nil
@@ -229,6 +254,11 @@ func (s *storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.Token
 		g, refresh, err := s.store.NewGrant(Grant{ClientID: clientOf(req), Subject: subject, Scopes: req.GetScopes(), Audience: req.GetAudience()})
 		if err != nil {
 			return "", "", time.Time{}, err
+		}
+		if a, ok := req.(*authRequest); ok {
+			s.mu.Lock()
+			a.grant = g.ID
+			s.mu.Unlock()
 		}
 		return accessID(g.ID), refresh, s.now().Add(accessLifetime), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/trustelem/zxcvbn"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
@@ -218,10 +220,33 @@ func cloneMap[V any](m map[string]*V) map[string]*V {
 	return out
 }
 
-// SetPassphrase sets the owner's passphrase, which approves clients.
-func (s *Store) SetPassphrase(p string) error {
+// MinPassphraseGuesses is the strength a passphrase needs, as the number
+// of guesses zxcvbn estimates it takes (log10): 10^14. At the 16 guesses
+// a second the consent page lets anyone try (one bcrypt at a time), that
+// is about 200,000 years to try them all; see docs/oauth.md.
+const MinPassphraseGuesses = 14
+
+// CheckStrength says why p is too easy to guess to approve clients with,
+// or nil. The estimate is zxcvbn's (github.com/trustelem/zxcvbn), which
+// knows common passwords, words, names, keyboard walks, dates and
+// substitutions: "Tr0ub4dor&3" is about 10^11 guesses, four random
+// common words about 10^14 to 10^22.
+func CheckStrength(p string) error {
 	if len(p) < 8 {
-		return errors.New("the passphrase is too short: use at least 8 characters")
+		return errors.New("the passphrase is too short: use four or more random words, e.g. \"kettle orbit sunlamp ferry\"")
+	}
+	if g := zxcvbn.PasswordStrength(p, nil).Guesses; math.Log10(g) < MinPassphraseGuesses {
+		return fmt.Errorf("the passphrase is too easy to guess (about 10^%.0f guesses; at least 10^%d are needed, as anyone who reaches the consent page may try): use four or more random words, e.g. \"kettle orbit sunlamp ferry\"",
+			math.Floor(math.Log10(g)), MinPassphraseGuesses)
+	}
+	return nil
+}
+
+// SetPassphrase sets the owner's passphrase, which approves clients; one
+// CheckStrength refuses is not set.
+func (s *Store) SetPassphrase(p string) error {
+	if err := CheckStrength(p); err != nil {
+		return err
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(p), bcrypt.DefaultCost)
 	if err != nil {
