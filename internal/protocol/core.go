@@ -381,7 +381,7 @@ func (b *BatchAnswers) Join() []byte {
 // and never holds more than that many in memory.
 const batchWorkers = 16
 
-// RunBatch runs n messages of one POST or line: send(i, reply) hands
+// RunBatch runs the n messages of one POST: send(i, reply) hands
 // message i on, and says whether it is a request, whose answer it gives to
 // reply exactly once. For a batch, at most batchWorkers requests run at
 // once, their answers go to answers, and once those go over its limit the

@@ -170,13 +170,19 @@ func (s *Session) batch(ctx context.Context, raw []byte, reply func([]byte)) {
 	// The batch is pending until its one answer is delivered, after every
 	// request in it has finished.
 	s.hold()
+	// Items are handed on here, in order, as single messages are (a
+	// cancellation in the batch finds the request before it); their
+	// answers are gathered within the batch's bound, and at most
+	// MaxBatch of them are under way.
 	answers := NewBatchAnswers(len(items), s.core.opts.MaxBatchBytes)
+	var wg sync.WaitGroup
+	for i, item := range items {
+		wg.Add(1)
+		s.one(ctx, item, func(b []byte) { answers.Add(i, b); wg.Done() })
+	}
 	go func() {
 		defer s.release()
-		RunBatch(ctx, len(items), true, answers, func(i int, reply func([]byte)) bool {
-			s.one(ctx, items[i], reply)
-			return true
-		})
+		wg.Wait()
 		reply(answers.Join())
 	}()
 }
@@ -222,8 +228,10 @@ func (s *Session) one(ctx context.Context, raw []byte, reply func([]byte)) {
 				s.SetProtocolVersion(p.Params.ProtocolVersion)
 			}
 		}
-		c := s.begin(ctx, key)
-		c.listen = method == string(mcp.MethodSubscriptionsListen)
+		// listen is set before the call is registered: EndListens,
+		// from the transport's goroutine, reads it while a batch's
+		// items begin on the batch's own.
+		c := s.begin(ctx, key, method == string(mcp.MethodSubscriptionsListen))
 		go s.run(c, method, e.ID, raw, reply)
 	}
 }
@@ -253,9 +261,9 @@ func (s *Session) notification(ctx context.Context, method string, params, raw [
 	s.core.srv.HandleMessage(s.Context(ctx), raw)
 }
 
-func (s *Session) begin(ctx context.Context, key string) *call {
+func (s *Session) begin(ctx context.Context, key string, listen bool) *call {
 	cctx, cancel := context.WithCancel(ctx)
-	c := &call{key: key, ctx: cctx, cancel: cancel}
+	c := &call{key: key, ctx: cctx, cancel: cancel, listen: listen}
 	s.hold()
 	s.mu.Lock()
 	s.calls[key] = append(s.calls[key], c)
