@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"bytes"
 	"crypto/rand"
+	"io/fs"
 	"os"
 	"path"
 	"sync"
@@ -37,30 +38,50 @@ import (
 // longer than any open is kept off the CPU by a busy machine.
 const displacedWatch = 2 * time.Second
 
-// maxWatched bounds the displaced files watched at once (each is an open
-// file, and a vault-wide edit of thousands of notes must not take the
-// process's descriptors, which its other calls need); past it the oldest
-// is let go first, its 2 s cut short.
-const maxWatched = 32
+// maxWatched bounds the displaced files watched under lease at once: each
+// is an open file, and a vault-wide edit of thousands of notes must not
+// take the process's descriptors, which its other calls need (a rename of
+// 2,000 notes once held 274). Past it, the oldest parked one is handed
+// down: its lease let go and its descriptor closed, it keeps its parking
+// name for the rest of its 2 s, and a save that lands in it then is found
+// by its content and merged into the note. (Letting it go at once lost
+// a save beside CPU hogs: 1 of 611.) maxNamed bounds those too.
+const (
+	maxWatched = 32
+	maxNamed   = 4096
+)
 
 // watchStep is how often the watched leases are looked at.
 const watchStep = 2 * time.Millisecond
 
 type watched struct {
-	root  *os.Root
-	name  string
-	at    string   // where f is parked; "" when no name leads to it
-	f     *os.File // the displaced file, lease held
-	base  []byte   // what f held when the update read it
+	root *os.Root
+	name string
+	at   string   // where f is parked; "" when no name leads to it
+	f    *os.File // the displaced file, lease held; nil once handed down
+	// id is the file's identity once handed down (f closed).
+	id    fs.FileInfo
+	base  []byte // what f held when the update read it
 	until time.Time
 }
 
-// Watching is how many displaced files are watched now (each holds a
-// descriptor); at most 32.
+// Watching is how many displaced files are watched under lease now, each
+// holding a descriptor: at most maxWatched.
 func (p *Published) Watching() int {
 	p.w.mu.Lock()
 	defer p.w.mu.Unlock()
-	return len(p.w.files)
+	return p.w.leased()
+}
+
+// leased counts the watched files still open (w.mu held).
+func (w *watch) leased() int {
+	n := 0
+	for _, d := range w.files {
+		if d.f != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // parked reports whether d's file is still at its parking name.
@@ -72,8 +93,13 @@ func (d watched) parked() bool {
 	if err != nil {
 		return false
 	}
-	fi, err := d.f.Stat()
-	return err == nil && os.SameFile(now, fi)
+	fi := d.id
+	if d.f != nil {
+		if fi, err = d.f.Stat(); err != nil {
+			return false
+		}
+	}
+	return fi != nil && os.SameFile(now, fi)
 }
 
 // done lets go of d: its lease, and its parking name.
@@ -81,7 +107,31 @@ func (d watched) done() {
 	if d.parked() {
 		_ = d.root.Remove(d.at)
 	}
-	_ = d.f.Close()
+	if d.f != nil {
+		_ = d.f.Close()
+	}
+}
+
+// handDown makes room under maxWatched (w.mu held): the oldest open file
+// that is parked lets its lease and descriptor go and stays watched by
+// its name; one that is not parked (nothing would lead to it again) is
+// let go, as before parking.
+func (w *watch) handDown() {
+	for i := range w.files {
+		d := &w.files[i]
+		if d.f == nil {
+			continue
+		}
+		if fi, err := d.f.Stat(); err == nil && d.parked() {
+			dropLease(d.f)
+			_ = d.f.Close()
+			d.f, d.id = nil, fi
+			return
+		}
+		d.done()
+		w.files = append(w.files[:i], w.files[i+1:]...)
+		return
+	}
 }
 
 type watch struct {
@@ -126,7 +176,10 @@ func (p *Published) watchDisplaced(root *os.Root, name, tmp string, f *os.File, 
 	if w.lock == nil {
 		return false
 	}
-	if len(w.files) >= maxWatched {
+	if w.leased() >= maxWatched {
+		w.handDown()
+	}
+	if len(w.files) >= maxNamed {
 		w.files[0].done()
 		w.files = w.files[1:]
 	}
@@ -161,9 +214,12 @@ func (p *Published) watchLoop() {
 		kept := w.files[:0]
 		for _, d := range w.files {
 			switch {
-			case leaseBroken(d.f):
+			case d.f != nil && leaseBroken(d.f):
 				w.pending.Add(1)
 				go p.mergeLate(d)
+			case now.After(d.until) && d.f == nil:
+				w.pending.Add(1)
+				go p.mergeNamed(d)
 			case now.After(d.until):
 				d.done()
 			default:
@@ -221,6 +277,31 @@ func (p *Published) mergeLate(d watched) {
 			return
 		}
 		err = p.takeLate(d.root, d.name, d.base, theirs)
+	}
+	if w.onLate != nil {
+		w.onLate(d.name, err)
+	}
+}
+
+// mergeNamed ends the watch of d, handed down: a save that landed in the
+// parked file since (its content is not what the update displaced) is
+// merged into the note under the vault's lock, as a late save into an
+// unnamed file is.
+func (p *Published) mergeNamed(d watched) {
+	w := &p.w
+	defer w.pending.Done()
+	defer d.done()
+	if !d.parked() {
+		return
+	}
+	theirs, err := d.root.ReadFile(d.at)
+	if err != nil || len(theirs) == 0 || bytes.Equal(theirs, d.base) {
+		return
+	}
+	release, err := w.lock()
+	if err == nil {
+		err = p.takeLate(d.root, d.name, d.base, theirs)
+		release()
 	}
 	if w.onLate != nil {
 		w.onLate(d.name, err)
