@@ -113,9 +113,15 @@ func (l *writeLock) open(v *Engine) (*statedir.Lock, error) {
 	return l.state.OpenLock(lockName, 0o644)
 }
 
-// close releases the state folder's handle.
+// close releases the state folder's handle, unless a write holds the lock
+// now (or a cancelled one still waits for it): the handle then goes with
+// the process, rather than Close waiting on another process's write.
 func (l *writeLock) close() {
-	l.slot <- struct{}{}
+	select {
+	case l.slot <- struct{}{}:
+	default:
+		return
+	}
 	if l.state != nil {
 		_ = l.state.Close()
 		l.state = nil
