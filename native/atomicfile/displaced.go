@@ -45,7 +45,8 @@ const displacedWatch = 2 * time.Second
 // down: its lease let go and its descriptor closed, it keeps its parking
 // name for the rest of its 2 s, and a save that lands in it then is found
 // by its content and merged into the note. (Letting it go at once lost
-// a save beside CPU hogs: 1 of 611.) maxNamed bounds those too.
+// a save under the race detector on a busy machine: 1 of 611.) maxNamed
+// bounds those too.
 const (
 	maxWatched = 32
 	maxNamed   = 4096
