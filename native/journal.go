@@ -135,12 +135,8 @@ func journalError(err error) error {
 	if k, ok := errors.Resource(err); ok {
 		return errors.E(k, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, unwrapPath(err)).WithCause(err).WithHint(errors.From(err).Hint)
 	}
-	hint := "The server keeps its lock and journal in " + StateDir + " at the vault's top; the user running it must be able to write there."
-	if errors.Is(err, statedir.ErrLink) {
-		hint = "A link in the server's state folder (" + pathOf(err) + ") is never followed: it came with the vault (a clone, a sync, an archive). Remove the link; the server makes what it needs there itself."
-	}
 	return errors.E(errors.PermissionDenied, "cannot record the edit in the vault's journal (%s): %v; nothing was changed", journalDir, pathErrorText(err)).WithCause(err).
-		WithHint(hint)
+		WithHint(stateHint(err, "The server keeps its lock and journal in "+StateDir+" at the vault's top; the user running it must be able to write there."))
 }
 
 // noting wraps a note's change so that the journal records the note's

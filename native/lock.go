@@ -137,11 +137,17 @@ func lockError(err error) error {
 	if k, ok := errors.Resource(err); ok {
 		return errors.E(k, "cannot take the vault's write lock (%s): %v", lockFile, unwrapPath(err)).WithCause(err).WithHint(errors.From(err).Hint)
 	}
-	hint := "The server keeps its lock and journal in the folder " + StateDir + " at the vault's top; the user running it must be able to create and write it. Run with --read-only if the vault must not be written."
+	return errors.E(errors.PermissionDenied, "cannot take the vault's write lock (%s): %v", lockFile, pathErrorText(err)).WithCause(err).
+		WithHint(stateHint(err, "The server keeps its lock and journal in the folder "+StateDir+" at the vault's top; the user running it must be able to create and write it. Run with --read-only if the vault must not be written."))
+}
+
+// stateHint is the hint for err, a failure in the state folder: what to
+// remove when it met a link, else otherwise.
+func stateHint(err error, otherwise string) string {
 	if errors.Is(err, statedir.ErrLink) {
-		hint = "A link in the server's state folder (" + pathOf(err) + ") is never followed: it came with the vault (a clone, a sync, an archive). Remove the link; the server makes what it needs there itself."
+		return "A link in the server's state folder (" + pathOf(err) + ") is never followed: it came with the vault (a clone, a sync, an archive). Remove the link; the server makes what it needs there itself."
 	}
-	return errors.E(errors.PermissionDenied, "cannot take the vault's write lock (%s): %v", lockFile, pathErrorText(err)).WithCause(err).WithHint(hint)
+	return otherwise
 }
 
 // pathOf is the path an error names, or the state folder.

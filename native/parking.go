@@ -59,12 +59,11 @@ func (v *Engine) makeParking() {
 	case err == nil:
 		v.sweepParked()
 	}
-	if err != nil {
-		v.logger.Warn("no folder for displaced files; they are watched unnamed", "path", pathOf(err), "err", unwrapPath(err))
-		return
-	}
 	dir := parkingName + "/" + rand.Text()[:12]
-	if err := st.MakeOwned(dir, v.parkingMark(dir), 0o700); err != nil {
+	if err == nil {
+		err = st.MakeOwned(dir, v.parkingMark(dir), 0o700)
+	}
+	if err != nil {
 		v.logger.Warn("no folder for displaced files; they are watched unnamed", "path", pathOf(err), "err", unwrapPath(err))
 		return
 	}
