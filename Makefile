@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build check test lint relevance golden docs bench fuzz bundle tidy-check install-check clean
+.PHONY: help build check test lint relevance golden docs bench fuzz wine bundle tidy-check install-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ relevance: ## search quality on a vault nobody here wrote, ours beside mcpvault:
 
 fuzz: ## every fuzz target for FUZZTIME each (default 2m; CI runs 5s)
 	scripts/fuzz $(or $(FUZZTIME),2m)
+
+wine: ## the Windows build's tests under Wine 10 (scripts/wine; makes a Debian 13 root once, needs root or sudo)
+	scripts/wine
 
 bundle: ## release into dist/: binaries for 6 platforms, universal macOS, the .mcpb (verified), SHA256SUMS
 	scripts/bundle
