@@ -45,7 +45,7 @@ func Put(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if err := root.Rename(tmp, name); err != nil {
+	if err := renameOver(root, tmp, name); err != nil {
 		_ = root.Remove(tmp)
 		return err
 	}

@@ -235,6 +235,16 @@ func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
 	pause := time.Millisecond
 	for round := 1; ; round++ {
 		f, err := openRead(root, name)
+		if heldUnshared(err) == errWriterOpen {
+			// Windows: another program holds the file without sharing it;
+			// waited for as a writer is.
+			if time.Since(start) >= writerWait {
+				return nil, &fs.PathError{Op: "read", Path: name, Err: ErrBusy}
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, maxPause)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

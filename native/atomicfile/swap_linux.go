@@ -9,10 +9,14 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
+// letGoWhileChanging: the file read stays open while the change runs (a
+// lease is held on it; see swap_windows.go for why Windows lets go).
+const letGoWhileChanging = false
+
 // swap puts the file at tmp in name's place. It exchanges the two names
 // atomically where the file system can, so that tmp then names the file
 // that was displaced, and reports exchanged; elsewhere it renames.
-func swap(root *os.Root, tmp, name string) (exchanged bool, err error) {
+func swap(root *os.Root, tmp, name string, _ **os.File) (exchanged bool, err error) {
 	// Through a descriptor of the folder opened inside root, so that the
 	// exchange cannot leave it whatever symlinks the path holds.
 	dir, err := root.Open(path.Dir(name))
@@ -32,6 +36,13 @@ func swap(root *os.Root, tmp, name string) (exchanged bool, err error) {
 		return false, &os.LinkError{Op: "exchange", Old: tmp, New: name, Err: err}
 	}
 }
+
+// heldUnshared: only Windows refuses an open because another program
+// holds the file (swap_windows.go).
+func heldUnshared(err error) error { return err }
+
+// renameOver replaces name with tmp: a plain rename.
+func renameOver(root *os.Root, tmp, name string) error { return root.Rename(tmp, name) }
 
 // exchange swaps the files at a and b, folders of root both, atomically.
 func exchange(root *os.Root, a, b string) error {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package atomicfile
 
@@ -7,11 +7,22 @@ import (
 	"os"
 )
 
+// letGoWhileChanging: the file read stays open while the change runs (see
+// swap_windows.go for why Windows lets go).
+const letGoWhileChanging = false
+
 // swap puts the file at tmp in name's place by renaming it: only Linux can
 // exchange two names atomically and hand back the displaced file.
-func swap(root *os.Root, tmp, name string) (exchanged bool, err error) {
+func swap(root *os.Root, tmp, name string, _ **os.File) (exchanged bool, err error) {
 	return false, root.Rename(tmp, name)
 }
+
+// heldUnshared: only Windows refuses an open because another program
+// holds the file (swap_windows.go).
+func heldUnshared(err error) error { return err }
+
+// renameOver replaces name with tmp: a plain rename.
+func renameOver(root *os.Root, tmp, name string) error { return root.Rename(tmp, name) }
 
 // exchange is Linux's alone; elsewhere no file is ever parked for it (only
 // Linux grants the leases that keep one).

@@ -18,6 +18,11 @@ import (
 // changed the file under it.
 const maxRounds = 20
 
+// errStale is a round whose file was replaced between its check and its
+// swap (seen where the swap is a rename: swap_windows.go): it starts over
+// on the new file.
+var errStale = errors.New("the file was replaced before the swap")
+
 // ErrBusy is returned when the file kept changing under Update for
 // maxRounds rounds; nothing of the update was kept.
 var ErrBusy = errors.New("the file kept changing while it was being updated")
@@ -141,7 +146,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	change := *changep
 	f, fi, err := openCurrent(root, name)
 	if err != nil {
-		return false, err
+		return false, heldUnshared(err)
 	}
 	kept := false // f handed to pub's watch (Published.watchDisplaced)
 	defer func() {
@@ -165,6 +170,10 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 			return false, nil // written to while read: read it again
 		}
 	}
+	if letGoWhileChanging {
+		_ = f.Close()
+		f = nil
+	}
 	next, err := change(cur)
 	if err != nil {
 		return false, err
@@ -172,6 +181,14 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	res.Old, res.New = cur, next
 	if bytes.Equal(next, cur) {
 		return true, nil
+	}
+	if f == nil {
+		if f, err = openRead(root, name); err != nil {
+			return false, err
+		}
+		if now, err := f.Stat(); err != nil || !os.SameFile(now, fi) {
+			return false, nil // replaced while change ran: start over on it
+		}
 	}
 	tmp, err := writeTemp(root, name, next, fi.Mode().Perm())
 	if err != nil {
@@ -203,7 +220,10 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// close lets go of the lease), and start over on what it wrote.
 		return false, nil
 	}
-	exchanged, err := swap(root, tmp, name)
+	exchanged, err := swap(root, tmp, name, &f)
+	if errors.Is(err, errStale) {
+		return false, nil // replaced since the check: start over on it
+	}
 	if err != nil {
 		return false, err
 	}
@@ -269,7 +289,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		if _, ok := merge3(cur, theirs, next); !ok {
 			// Their save and ours change the same lines: theirs, the later,
 			// is put back at name, and the update gives up.
-			if _, err := swap(root, tmp, name); err != nil {
+			if _, err := swap(root, tmp, name, nil); err != nil {
 				return false, err
 			}
 			return false, &fs.PathError{Op: "update", Path: name, Err: ErrBusy}
@@ -282,7 +302,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	// the swap, or (with a lease) waits to write the file displaced, having
 	// looked its name up before the swap. Swap back, so its file is at
 	// name again, untouched, and the waiting writer writes there.
-	if _, err := swap(root, tmp, name); err != nil {
+	if _, err := swap(root, tmp, name, nil); err != nil {
 		return false, err
 	}
 	if lease != noLease {
@@ -343,7 +363,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// from the note without that save, which then lived in the copy
 		// alone (1 save in about 400 runs beside CPU hogs).
 		if newer(root, tmp, name) {
-			_, _ = swap(root, tmp, name)
+			_, _ = swap(root, tmp, name, nil)
 		}
 		var other []byte
 		if left, err := root.Lstat(tmp); err == nil && !os.SameFile(left, oursFi) {

@@ -1,0 +1,114 @@
+package atomicfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/windows"
+)
+
+// holdUnshared opens p as a program that shares nothing does (share mode
+// 0): no other program may open it meanwhile.
+func holdUnshared(t *testing.T, p string) windows.Handle {
+	t.Helper()
+	name, err := windows.UTF16PtrFromString(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := windows.CreateFile(name, windows.GENERIC_READ|windows.GENERIC_WRITE, 0, nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestUpdateWaitsForAnUnsharedHolder: a note another program holds open
+// without sharing is waited for, not refused as "permission denied": let go
+// of while the update waits, the update goes through; held for good, the
+// update answers ErrBusy and the note is as it was.
+func TestUpdateWaitsForAnUnsharedHolder(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	os.WriteFile(p, []byte("a\n"), 0o644)
+
+	h := holdUnshared(t, p)
+	released := false
+	testHookWriterOpen = func() {
+		if !released {
+			released = true
+			windows.CloseHandle(h)
+		}
+	}
+	defer func() { testHookWriterOpen = nil }()
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatal(err)
+	}
+	if !released {
+		t.Error("the update went through without waiting for the holder")
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nours\n" {
+		t.Errorf("content %q", got)
+	}
+
+	testHookWriterOpen = nil
+	h = holdUnshared(t, p)
+	_, err := Update(root, "n.md", appendLine("more"))
+	windows.CloseHandle(h)
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("held for good: err = %v, want ErrBusy", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nours\n" {
+		t.Errorf("held for good: content %q, want it untouched", got)
+	}
+	if _, err := ReadSettled(root, "n.md", nil); err != nil {
+		t.Errorf("read once let go: %v", err)
+	}
+	noTemps(t, dir)
+}
+
+// TestUpdateWaitsForAHolderAtTheSwap: a program that opens the note as
+// Obsidian does (sharing read, write and delete) between the update's
+// check and its rename makes Windows refuse the rename; the update waits
+// for it to close the note, and what it wrote meanwhile is merged, not
+// replaced.
+func TestUpdateWaitsForAHolderAtTheSwap(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	os.WriteFile(p, []byte("a\n"), 0o644)
+	var holder *os.File
+	testHookBeforeSwap = func() {
+		if holder != nil {
+			return
+		}
+		f, err := root.OpenFile("n.md", os.O_RDWR, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		holder = f
+	}
+	waited := false
+	testHookWriterOpen = func() {
+		if holder != nil && !waited {
+			waited = true
+			// Written in place while the update waits, then closed.
+			if _, err := holder.WriteAt([]byte("a\nfrom outside\n"), 0); err != nil {
+				t.Error(err)
+			}
+			holder.Close()
+		}
+	}
+	defer func() { testHookBeforeSwap, testHookWriterOpen = nil, nil }()
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatal(err)
+	}
+	if !waited {
+		t.Error("the rename went through while another program held the note")
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nfrom outside\nours\n" {
+		t.Errorf("content %q, want both writes", got)
+	}
+	noTemps(t, dir)
+}
