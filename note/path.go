@@ -3,6 +3,7 @@ package note
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -127,6 +128,9 @@ func CheckNewName(n string) string {
 	if strings.TrimSpace(n) != n {
 		return "must not start or end with white space"
 	}
+	if onWindows {
+		return checkWindowsSegment(n)
+	}
 	return ""
 }
 
@@ -161,6 +165,32 @@ func checkSegments(p string) string {
 		case ".", "":
 			return "must not contain empty or '.' segments (like 'a//b' or 'a/./b')"
 		}
+		if onWindows {
+			if msg := checkWindowsSegment(seg); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+// onWindows: paths are checked against the names Windows cannot store as
+// well, since there they would name a device ("CON.md") or another file
+// ("a." is "a"), never a file of the vault.
+const onWindows = runtime.GOOS == "windows"
+
+// checkWindowsSegment says why seg, a part of a path, cannot name a file
+// on Windows, or "".
+func checkWindowsSegment(seg string) string {
+	if i := strings.IndexAny(seg, forbiddenNameChars); i >= 0 {
+		return fmt.Sprintf("%q must not contain %s: Windows cannot store any of %s in names", seg, quoteRune(rune(seg[i])), forbiddenNameChars)
+	}
+	base, _, _ := strings.Cut(seg, ".")
+	if dev := strings.ToUpper(strings.TrimRight(base, " ")); reservedNames[dev] {
+		return fmt.Sprintf("%q is a name Windows reserves for a device (%s), whatever its extension", seg, dev)
+	}
+	if strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ") {
+		return fmt.Sprintf("%q must not end with '.' or a space: Windows drops them, so it names another file there", seg)
 	}
 	return ""
 }
