@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,22 +28,40 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	t.Parallel()
 	dir := writeVault(t, map[string]string{"S.md": "# S\n"})
 	p := filepath.Join(dir, "S.md")
+	// A save every few milliseconds; Obsidian's come seconds apart. An
+	// update needs the note unchanged from its read to its swap: Linux's
+	// leases make the saver wait that long; without them (Windows) the
+	// update waits for a pause between two saves, which Wine's slower
+	// system calls make longer than 2 ms.
+	pause := 2 * time.Millisecond
+	if runtime.GOOS == "windows" {
+		pause = 20 * time.Millisecond
+	}
 	var stop atomic.Bool
 	var saved []string
 	saver := make(chan error, 1)
+	// Through an os.Root, which on Windows opens files sharing delete
+	// access as Obsidian (Node) does: a program that does not share it
+	// meets a sharing violation whenever another renames a file into
+	// place, the moment the rename's handle is open.
+	vault, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vault.Close()
 	go func() {
 		for n := 0; !stop.Load(); n++ {
-			cur, err := os.ReadFile(p)
+			cur, err := vault.ReadFile("S.md")
 			if err == nil {
 				line := fmt.Sprintf("saved-%d", n)
-				err = os.WriteFile(p, append(cur, "\n"+line+"\n"...), 0o644)
+				err = vault.WriteFile("S.md", append(cur, "\n"+line+"\n"...), 0o644)
 				saved = append(saved, line)
 			}
 			if err != nil {
 				saver <- err
 				return
 			}
-			time.Sleep(2 * time.Millisecond) // a save every few milliseconds; Obsidian's come seconds apart
+			time.Sleep(pause)
 		}
 		saver <- nil
 	}()
