@@ -17,12 +17,22 @@ import (
 // Windows refuses to rename a file over one that any program holds open
 // (the classic rename rule; Wine follows it too). That refusal is the
 // signal Windows offers where Linux grants leases: a rename that succeeds
-// replaced a file nobody had open, so no program can go on writing into
-// the file it displaced. The update therefore lets go of its own handle
-// before the rename, and keeps the file it read reachable by a second name
-// (a hard link beside it, named like a temporary file so that recovery
-// sweeps it after a crash) to read what was written into it between the
-// last check and the rename.
+// replaced a file nobody had open, so no program goes on writing into the
+// file it displaced. The update therefore lets go of its own handle before
+// the rename.
+//
+// Windows cannot exchange two names in one step, but the exchange is made
+// of three that each leave the note's name in place: a hard link keeps the
+// file at name reachable (named like a temporary file, so that recovery
+// sweeps it after a crash), the new file is renamed over name, and the
+// link is renamed to tmp. tmp then names the displaced file as after
+// Linux's RENAME_EXCHANGE, and the update goes on as it does there: a save
+// that reached the file between the check and the rename is put back at
+// the note's name by a second exchange (its writer's next read finds its
+// own save), and the update starts over on it. (Merging it into ours
+// instead let the writer read ours, without its save, and overwrite the
+// merge with a save built on that read: under Wine, 1 save in about 300
+// of a saver every 20 ms was lost so.)
 //
 // Go's os.Root.Rename tries POSIX semantics first, which real Windows
 // grants over open files: the update does not use it for the note, or a
@@ -35,44 +45,36 @@ import (
 // is opened again for the check before the swap.
 const letGoWhileChanging = true
 
-// swap renames tmp over name. held is the update's open handle on the file
-// at name (nil for a swap back, which happens only where names can be
-// exchanged, never here); it is closed before the rename and replaced by a
-// handle on the file displaced. A rename refused because another program
-// has name open answers errWriterOpen; a name found replaced since the
-// check answers errStale (the round starts over).
+// swap exchanges the files at tmp and name (see above) and reports
+// exchanged. held, when not nil, is the update's open handle on the file
+// at name: it is closed before the rename and replaced by a handle on the
+// file displaced. A rename refused because another program has name open
+// is tried again for writerWait, then answered errWriterOpen.
 func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err error) {
-	if held == nil {
-		return false, renameOver(root, tmp, name)
-	}
-	fi, err := (*held).Stat()
-	if err != nil {
-		return false, err
-	}
 	keep := path.Join(path.Dir(name), "."+path.Base(name)+".tmp-"+rand.Text()[:12])
 	if err := root.Link(name, keep); err != nil {
 		// No hard links (FAT, exFAT): the rename alone, with nothing of
 		// the file it displaced left to read. docs/data-safety.md.
-		_ = (*held).Close()
-		*held = nil
+		if held != nil {
+			_ = (*held).Close()
+			*held = nil
+		}
 		if err := renameClassic(root, tmp, name); err != nil {
-			*held, _ = openRead(root, name)
+			if held != nil {
+				*held, _ = openRead(root, name)
+			}
 			return false, refusedBusy(err)
 		}
 		return false, nil
 	}
-	defer func() { _ = root.Remove(keep) }()
-	if kfi, err := root.Lstat(keep); err != nil || !os.SameFile(kfi, fi) {
-		// Another program put a new file at name after the check.
-		return false, errStale
+	defer func() { _ = root.Remove(keep) }() // gone once renamed to tmp
+	if held != nil {
+		_ = (*held).Close()
+		*held = nil
 	}
-	_ = (*held).Close()
-	*held = nil
 	// Refused while a program has the note open: tried again until it
-	// closes it, writerWait at most. What it writes meanwhile goes into
-	// the file at keep, which the caller reads after the rename (and
-	// merges). A program that replaced the note meanwhile made keep a
-	// stale name: the round starts over on its file.
+	// closes it. A program that replaced the note meanwhile is followed:
+	// keep is made again on its file.
 	var rerr error
 	pause := time.Millisecond
 	for deadline := time.Now().Add(writerWait); ; {
@@ -85,25 +87,44 @@ func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err 
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, maxPause)
-		if now, err := root.Lstat(name); err != nil || !os.SameFile(now, fi) {
-			return false, errStale
+		now, errN := root.Lstat(name)
+		kept, errK := root.Lstat(keep)
+		if errN == nil && errK == nil && !os.SameFile(now, kept) {
+			_ = root.Remove(keep) // our own link, to a file no longer at name
+			if err := root.Link(name, keep); err != nil {
+				rerr = err
+				break
+			}
 		}
 	}
-	// The file read is at keep whether the rename happened or not; with
-	// it open again the name can go now (what keep links is then the
-	// handle's only, as the file displaced on Linux). Removing a name
-	// takes the file's DELETE access for a moment, which a program
-	// opening it without FILE_SHARE_DELETE would meet: after a rename that
-	// is the displaced file, which nobody opens by the note's name.
-	f, err := openRead(root, keep)
-	if err != nil {
-		return false, err
-	}
-	*held = f
 	if rerr != nil {
+		// Nothing was renamed: the file read is still at name.
+		if held != nil {
+			*held, _ = openRead(root, name)
+		}
 		return false, refusedBusy(rerr)
 	}
-	return false, nil
+	if err := renameClassic(root, keep, tmp); err != nil {
+		// A program holds the displaced file unshared: the note is ours
+		// now, and the file displaced is read through keep, as after a
+		// plain rename (renamedOver merges what it holds).
+		if held != nil {
+			f, err := openRead(root, keep)
+			if err != nil {
+				return false, err
+			}
+			*held = f
+		}
+		return false, nil
+	}
+	if held != nil {
+		f, err := openRead(root, tmp)
+		if err != nil {
+			return true, err
+		}
+		*held = f
+	}
+	return true, nil
 }
 
 // refusedBusy turns a rename Windows refused because another program has

@@ -112,3 +112,32 @@ func TestUpdateWaitsForAHolderAtTheSwap(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestUpdatePutsBackASaveMadeBeforeTheSwap: a program that saves the note
+// in place and closes it between the update's check and its swap has its
+// save put back at the note's name by a second exchange, and the update
+// starts over on it: the change runs again on the note with that save.
+// (Merging the save into ours instead left the note without it until the
+// next round, and a writer reading it then built its next save on ours
+// and dropped its own.)
+func TestUpdatePutsBackASaveMadeBeforeTheSwap(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	os.WriteFile(p, []byte("a\n"), 0o644)
+	writeBeforeSwap(t, p, "a\nfrom outside\n", true)
+	var seen []string
+	res, err := Update(root, "n.md", func(cur []byte) ([]byte, error) {
+		seen = append(seen, string(cur))
+		return appendLine("ours")(cur)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[1] != "a\nfrom outside\n" {
+		t.Errorf("the change saw %q, want the note and then the note with the save put back", seen)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nfrom outside\nours\n" || res.Rounds != 2 {
+		t.Errorf("content %q after %d rounds", got, res.Rounds)
+	}
+	noTemps(t, dir)
+}
