@@ -54,9 +54,19 @@ type intent struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Paths []string `json:"paths,omitempty"`
+	// Proc names the run of the program that wrote the entry
+	// (thisProcess): an entry of this run found unfinished is an edit of
+	// its own that stopped part-way on an error, not a crash's. A PID
+	// alone cannot tell: PIDs are reused, and on Windows nothing is left
+	// to ask of a process that is gone.
+	Proc string `json:"proc,omitempty"`
 	// MAC signs the rest with this user's journal key (journalkey.go).
 	MAC string `json:"mac,omitempty"`
 }
+
+// thisProcess is drawn once per run of the program: journal entries carry
+// it (intent.Proc). Random, it is never another run's, whatever the PID.
+var thisProcess = rand.Text()[:16]
 
 // Bounds of what recovery reads: an entry or log over them is left alone.
 const (
@@ -80,6 +90,7 @@ type journal struct {
 func (v *Engine) startJournal(in intent) (*journal, error) {
 	in.Host, _ = os.Hostname()
 	in.PID = os.Getpid()
+	in.Proc = thisProcess
 	in.Started = time.Now().UTC()
 	st := v.state()
 	if err := st.Mkdir(journalName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -175,8 +186,9 @@ func (v *Engine) journalPending() bool {
 // Recovered is what Recover found and did.
 type Recovered struct {
 	// Completed and RolledBack describe the interrupted edits, one
-	// sentence each.
-	Completed, RolledBack, LeftAlone []string
+	// sentence each. Resumed says the same of this process's own edits
+	// that had stopped part-way on an error (no crash): finished now.
+	Completed, RolledBack, Resumed, LeftAlone []string
 	// Temps counts the temporary files of interrupted writes removed.
 	Temps int
 }
@@ -289,6 +301,9 @@ func logRecovered(logger *slog.Logger, r Recovered) {
 	}
 	for _, s := range r.RolledBack {
 		logger.Warn("an edit interrupted by a crash was rolled back", "what", s)
+	}
+	for _, s := range r.Resumed {
+		logger.Warn("an edit this process had stopped part-way was finished", "what", s)
 	}
 	for _, s := range r.LeftAlone {
 		logger.Warn("an unfinished edit was left alone", "what", s)

@@ -386,3 +386,26 @@ func TestStateFolderIsNotFollowed(t *testing.T) {
 		t.Error("the lock's symlink was followed and its target created")
 	}
 }
+
+// TestRecoverKnowsItsOwnEntries: an entry this process wrote and left
+// unfinished (its edit stopped on an error) is finished as an own edit,
+// never reported as a crash's; another run's entry with the same PID is
+// a crash's.
+func TestRecoverKnowsItsOwnEntries(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		proc string
+		own  bool
+	}{{thisProcess, true}, {"another-run-0000", false}, {"", false}} {
+		dir := writeVault(t, map[string]string{"Center.md": "# hub\n", "n.md": "see [[Hub]]\n"})
+		leaveJournal(t, dir, intent{Op: opMove, PID: os.Getpid(), Proc: tc.proc, Moves: map[string]string{"Hub.md": "Center.md"}}, "")
+		r := recoverVault(t, dir)
+		if tc.own && (len(r.Resumed) != 1 || len(r.Completed) != 0 || !strings.Contains(r.Resumed[0], "by this process")) ||
+			!tc.own && (len(r.Completed) != 1 || len(r.Resumed) != 0 || strings.Contains(r.Completed[0], "this process")) {
+			t.Errorf("proc %q: recovered %+v", tc.proc, r)
+		}
+		if got := readNote(t, dir, "n.md"); got != "see [[Center]]\n" {
+			t.Errorf("proc %q: n.md = %q", tc.proc, got)
+		}
+	}
+}

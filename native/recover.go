@@ -105,6 +105,8 @@ func (v *Engine) recoverLocked(ctx context.Context, sweep bool) Recovered {
 	for _, w := range queue {
 		done, rolledBack, complete, left := v.resume(ctx, w.name, w.in)
 		switch {
+		case w.in.Proc == thisProcess:
+			r.Resumed = append(r.Resumed, done)
 		case rolledBack:
 			r.RolledBack = append(r.RolledBack, done)
 		default:
@@ -194,6 +196,9 @@ func checkIntent(in intent) string {
 // notes it changes are those the policy lets this server change.
 func (v *Engine) resume(ctx context.Context, name string, in intent) (said string, rolledBack, complete, left bool) {
 	since := fmt.Sprintf("started %s by process %d", in.Started.Format(time.RFC3339), in.PID)
+	if in.Proc == thisProcess {
+		since = fmt.Sprintf("started %s by this process, and stopped part-way", in.Started.Format(time.RFC3339))
+	}
 	switch in.Op {
 	case opMove:
 		files, err := v.Files()
