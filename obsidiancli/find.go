@@ -8,6 +8,8 @@ import (
 	"path"
 	"runtime"
 	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
 // How a CLI was found, for logs and doctor.
@@ -108,6 +110,11 @@ func (f Finder) configured(bin string) (string, error) {
 	}
 	fi, err := f.stat(bin)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Said the same on every system (the system's own words differ:
+		// "stat …: no such file or directory", "GetFileAttributesEx …:
+		// The system cannot find the path specified").
+		return "", fmt.Errorf("%s does not exist", bin)
 	case err != nil:
 		return "", err
 	case fi.IsDir():

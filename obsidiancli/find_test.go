@@ -143,7 +143,7 @@ func TestFinderSearchOrder(t *testing.T) {
 			goos:    "linux",
 			bin:     "/opt/custom/obsidian",
 			files:   fakeFS{"/home/u/.local/bin/obsidian": exe},
-			wantErr: "file does not exist",
+			wantErr: "/opt/custom/obsidian does not exist",
 		},
 		{
 			name:    "configured folder",

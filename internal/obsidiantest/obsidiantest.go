@@ -95,7 +95,8 @@ func Main(m Runner) {
 }
 
 func isFake(arg0 string) bool {
-	base := strings.TrimSuffix(filepath.Base(arg0), ".exe")
+	base := strings.ToLower(filepath.Base(arg0))
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".com")
 	return base == "obsidian"
 }
 
@@ -121,7 +122,10 @@ func Install(t testing.TB, sc Scenario) *Fake {
 	}
 	name := "obsidian"
 	if runtime.GOOS == "windows" {
-		name += ".exe"
+		// As Obsidian installs its CLI there: Obsidian.com, the console
+		// program beside the app (the client refuses Obsidian.exe, whose
+		// output is lost).
+		name += ".com"
 	}
 	bin := filepath.Join(dir, name)
 	if err := os.Link(exe, bin); err != nil {

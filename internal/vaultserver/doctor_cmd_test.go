@@ -221,7 +221,7 @@ func TestDoctor(t *testing.T) {
 				return setup{env: map[string]string{"OBSIDIAN_BIN": "/nonexistent/obsidian"}, finder: obsidiancli.Finder{}}
 			},
 			exit: 1,
-			want: []string{"✗ Obsidian CLI not found: stat /nonexistent/obsidian", "fix: point OBSIDIAN_BIN (--obsidian-bin) at the CLI itself", "OBSIDIAN_BIN"},
+			want: []string{"✗ Obsidian CLI not found: /nonexistent/obsidian does not exist", "fix: point OBSIDIAN_BIN (--obsidian-bin) at the CLI itself", "OBSIDIAN_BIN"},
 		},
 		{
 			name: "vault name unknown to Obsidian",
