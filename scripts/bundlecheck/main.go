@@ -48,6 +48,9 @@ type manifest struct {
 func main() {
 	dir := flag.String("dir", "", "the unpacked bundle")
 	version := flag.String("version", "", "the version the binaries must report")
+	platform := flag.String("run", hostPlatform(), "the platform whose configuration is started (darwin, win32, linux)")
+	runner := flag.String("exec", "", "a program to start it through (scripts/wine-exec for win32 on Linux)")
+	edits := flag.Bool("edits", false, "with a vault folder, edit the vault through the server (editSession) and check every link resolves after")
 	flag.Parse()
 	if *dir == "" || *version == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: bundlecheck -dir <unpacked> -version <v> config.json...")
@@ -82,8 +85,8 @@ func main() {
 			fmt.Printf("ok   %-6s %s is %s\n", c.Platform, rel, describe(c.Platform))
 			checked[c.Command] = true
 		}
-		if c.Platform == hostPlatform() {
-			if err := run(c, *version, tools); err != nil {
+		if c.Platform == *platform {
+			if err := run(c, *runner, *version, tools, *edits); err != nil {
 				fail("%s: running %s with env %v: %v", c.Platform, rel, c.Env, err)
 			}
 			ran++
@@ -291,13 +294,22 @@ func checkLauncher(path string) error {
 // run starts the configuration as a host would, with a minimal environment
 // (hosts such as Claude Desktop give servers little more than PATH), and
 // speaks MCP to it.
-func run(c config, version string, tools []string) error {
-	out, err := exec.Command(c.Command, "--version").Output()
+func run(c config, runner, version string, tools []string, edits bool) error {
+	command := func(args ...string) *exec.Cmd {
+		if runner != "" {
+			return exec.Command(runner, append([]string{c.Command}, args...)...)
+		}
+		return exec.Command(c.Command, args...)
+	}
+	out, err := command("--version").Output()
 	if err != nil || strings.TrimSpace(string(out)) != "obsidian-mcp "+version {
 		return fmt.Errorf("--version = %q, %v; want obsidian-mcp %s", out, err, version)
 	}
-	cmd := exec.Command(c.Command, c.Args...)
+	cmd := command(c.Args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + os.TempDir()}
+	if bind := os.Getenv("OBSIDIAN_MCP_WINE_BIND"); bind != "" {
+		cmd.Env = append(cmd.Env, "OBSIDIAN_MCP_WINE_BIND="+bind)
+	}
 	for k, v := range c.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -324,7 +336,7 @@ func run(c config, version string, tools []string) error {
 	}()
 	send := func(line string) { io.WriteString(stdin, line+"\n") }
 	await := func(id string) (map[string]json.RawMessage, error) {
-		timeout := time.After(10 * time.Second)
+		timeout := time.After(30 * time.Second)
 		for {
 			select {
 			case msg, ok := <-answers:
@@ -338,7 +350,7 @@ func run(c config, version string, tools []string) error {
 					return msg, nil
 				}
 			case <-timeout:
-				return nil, fmt.Errorf("no answer %s in 10s; stderr:\n%s", id, stderr.String())
+				return nil, fmt.Errorf("no answer %s in 30s; stderr:\n%s", id, stderr.String())
 			}
 		}
 	}
@@ -383,6 +395,13 @@ func run(c config, version string, tools []string) error {
 			return fmt.Errorf("file_info answered %s", msg["result"])
 		}
 		call = "obsidian_file_info answered from the vault folder"
+		if edits {
+			n, err := editSession(send, await, c.Env["OBSIDIAN_VAULT_PATH"])
+			if err != nil {
+				return err
+			}
+			call += fmt.Sprintf("; %d edits made, every link resolving after", n)
+		}
 	}
 	stdin.Close()
 	done := make(chan error, 1)
