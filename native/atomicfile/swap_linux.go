@@ -16,7 +16,7 @@ const letGoWhileChanging = false
 // swap puts the file at tmp in name's place. It exchanges the two names
 // atomically where the file system can, so that tmp then names the file
 // that was displaced, and reports exchanged; elsewhere it renames.
-func swap(root *os.Root, tmp, name string, _ **os.File) (exchanged bool, err error) {
+func swap(root *os.Root, tmp, name string, _ **os.File, _ []byte) (exchanged bool, err error) {
 	// Through a descriptor of the folder opened inside root, so that the
 	// exchange cannot leave it whatever symlinks the path holds.
 	dir, err := root.Open(path.Dir(name))

@@ -13,7 +13,7 @@ const letGoWhileChanging = false
 
 // swap puts the file at tmp in name's place by renaming it: only Linux can
 // exchange two names atomically and hand back the displaced file.
-func swap(root *os.Root, tmp, name string, _ **os.File) (exchanged bool, err error) {
+func swap(root *os.Root, tmp, name string, _ **os.File, _ []byte) (exchanged bool, err error) {
 	return false, root.Rename(tmp, name)
 }
 

@@ -39,6 +39,10 @@ import (
 // program holding the note open could write on into the displaced file
 // unseen.
 
+// testHookBeforeRename, when set by a test, runs between the swap's last
+// look and its rename: the window a save put back comes from.
+var testHookBeforeRename func()
+
 // letGoWhileChanging: an update closes the file it read while its change
 // runs, since no other program can rename over the file while it is held
 // (sync clients and editors that save by rename would fail meanwhile); it
@@ -48,14 +52,21 @@ const letGoWhileChanging = true
 // swap exchanges the files at tmp and name (see above) and reports
 // exchanged. held, when not nil, is the update's open handle on the file
 // at name: it is closed before the rename and replaced by a handle on the
-// file displaced. A rename refused because another program has name open
-// is tried again for writerWait, then answered errWriterOpen.
-func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err error) {
+// file displaced. want, when not nil, is what that file must still hold:
+// it is looked at once more right before each rename, which leaves a
+// save closed between that look and the rename as the one put back.
+// Found changed, nothing is swapped and the answer is errChanged. A rename
+// refused because another program has name open is tried again for
+// writerWait, then answered errWriterOpen.
+func swap(root *os.Root, tmp, name string, held **os.File, want []byte) (exchanged bool, err error) {
 	keep := path.Join(path.Dir(name), "."+path.Base(name)+".tmp-"+rand.Text()[:12])
 	if err := root.Link(name, keep); err != nil {
 		// No hard links (FAT, exFAT): the rename alone, with nothing of
 		// the file it displaced left to read. docs/data-safety.md.
 		if held != nil {
+			if want != nil && !same(*held, want) {
+				return false, errChanged
+			}
 			_ = (*held).Close()
 			*held = nil
 		}
@@ -68,16 +79,39 @@ func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err 
 		return false, nil
 	}
 	defer func() { _ = root.Remove(keep) }() // gone once renamed to tmp
+	// unchanged is the last look: keep still names the file at name, and
+	// it still holds want.
+	unchanged := func() bool {
+		if want == nil {
+			return true
+		}
+		now, errN := root.Lstat(name)
+		k, errK := openRead(root, keep)
+		if errK != nil {
+			return false
+		}
+		defer k.Close()
+		kfi, errS := k.Stat()
+		return errN == nil && errS == nil && os.SameFile(now, kfi) && same(k, want)
+	}
 	if held != nil {
+		if want != nil {
+			if kfi, err := root.Lstat(keep); err != nil || !sameAs(*held, kfi) || !same(*held, want) {
+				return false, errChanged
+			}
+		}
 		_ = (*held).Close()
 		*held = nil
 	}
 	// Refused while a program has the note open: tried again until it
-	// closes it. A program that replaced the note meanwhile is followed:
-	// keep is made again on its file.
+	// closes it, unless it changed the note meanwhile (errChanged: the
+	// round starts over on its save).
 	var rerr error
 	pause := time.Millisecond
 	for deadline := time.Now().Add(writerWait); ; {
+		if testHookBeforeRename != nil {
+			testHookBeforeRename()
+		}
 		rerr = renameClassic(root, tmp, name)
 		if rerr == nil || refusedBusy(rerr) != errWriterOpen || time.Now().After(deadline) {
 			break
@@ -87,20 +121,18 @@ func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err 
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, maxPause)
-		now, errN := root.Lstat(name)
-		kept, errK := root.Lstat(keep)
-		if errN == nil && errK == nil && !os.SameFile(now, kept) {
-			_ = root.Remove(keep) // our own link, to a file no longer at name
-			if err := root.Link(name, keep); err != nil {
-				rerr = err
-				break
-			}
+		if !unchanged() {
+			rerr = errChanged
+			break
 		}
 	}
 	if rerr != nil {
 		// Nothing was renamed: the file read is still at name.
 		if held != nil {
 			*held, _ = openRead(root, name)
+		}
+		if rerr == errChanged {
+			return false, errChanged
 		}
 		return false, refusedBusy(rerr)
 	}
@@ -125,6 +157,12 @@ func swap(root *os.Root, tmp, name string, held **os.File) (exchanged bool, err 
 		*held = f
 	}
 	return true, nil
+}
+
+// sameAs reports whether f is the file fi describes.
+func sameAs(f *os.File, fi fs.FileInfo) bool {
+	ffi, err := f.Stat()
+	return err == nil && os.SameFile(ffi, fi)
 }
 
 // refusedBusy turns a rename Windows refused because another program has

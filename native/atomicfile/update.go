@@ -16,6 +16,11 @@ import (
 // changed the file under it.
 const maxRounds = 20
 
+// errChanged is a swap that found the file changed at its last look (the
+// Windows swap looks again after each step that can wait: swap_windows.go):
+// nothing was swapped, and the round starts over.
+var errChanged = errors.New("the file changed before the swap")
+
 // ErrBusy is returned when the file kept changing under Update for
 // maxRounds rounds; nothing of the update was kept.
 var ErrBusy = errors.New("the file kept changing while it was being updated")
@@ -213,7 +218,10 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// close lets go of the lease), and start over on what it wrote.
 		return false, nil
 	}
-	exchanged, err := swap(root, tmp, name, &f)
+	exchanged, err := swap(root, tmp, name, &f, cur)
+	if errors.Is(err, errChanged) {
+		return false, nil // changed at the last look before the swap: start over
+	}
 	if err != nil {
 		return false, err
 	}
@@ -353,7 +361,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 		// from the note without that save, which then lived in the copy
 		// alone (1 save in about 400 runs beside CPU hogs).
 		if newer(root, tmp, name) {
-			_, _ = swap(root, tmp, name, &f)
+			_, _ = swap(root, tmp, name, &f, nil)
 		}
 		var other []byte
 		if left, err := root.Lstat(tmp); err == nil && !os.SameFile(left, oursFi) {
@@ -381,7 +389,7 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 // other program's save, is kept in a conflict copy beside the note rather
 // than removed as a temporary file.
 func swapBack(root *os.Root, tmp, name string, held **os.File) error {
-	_, err := swap(root, tmp, name, held)
+	_, err := swap(root, tmp, name, held, nil)
 	if err == nil {
 		return nil
 	}

@@ -114,17 +114,24 @@ func TestUpdateWaitsForAHolderAtTheSwap(t *testing.T) {
 }
 
 // TestUpdatePutsBackASaveMadeBeforeTheSwap: a program that saves the note
-// in place and closes it between the update's check and its swap has its
-// save put back at the note's name by a second exchange, and the update
-// starts over on it: the change runs again on the note with that save.
-// (Merging the save into ours instead left the note without it until the
-// next round, and a writer reading it then built its next save on ours
-// and dropped its own.)
+// in place and closes it between the swap's last look and its rename has
+// its save put back at the note's name by a second exchange, and the
+// update starts over on it: the change runs again on the note with that
+// save. (Merging the save into ours instead left the note without it
+// until the next round, and a writer reading it then built its next save
+// on ours and dropped its own.)
 func TestUpdatePutsBackASaveMadeBeforeTheSwap(t *testing.T) {
 	root, dir := openRoot(t)
 	p := filepath.Join(dir, "n.md")
 	os.WriteFile(p, []byte("a\n"), 0o644)
-	writeBeforeSwap(t, p, "a\nfrom outside\n", true)
+	fired := false
+	testHookBeforeRename = func() {
+		if !fired {
+			fired = true
+			outside(t, p, "a\nfrom outside\n", true)
+		}
+	}
+	defer func() { testHookBeforeRename = nil }()
 	var seen []string
 	res, err := Update(root, "n.md", func(cur []byte) ([]byte, error) {
 		seen = append(seen, string(cur))
