@@ -307,8 +307,12 @@ func run(c config, runner, version string, tools []string, edits bool) error {
 	}
 	cmd := command(c.Args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + os.TempDir()}
-	if bind := os.Getenv("OBSIDIAN_MCP_WINE_BIND"); bind != "" {
-		cmd.Env = append(cmd.Env, "OBSIDIAN_MCP_WINE_BIND="+bind)
+	// What the -exec runner needs of this environment (scripts/wine-exec:
+	// the Wine root, the folders to bind).
+	for _, k := range []string{"OBSIDIAN_MCP_WINE_ROOT", "OBSIDIAN_MCP_WINE_BIND"} {
+		if v := os.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
 	}
 	for k, v := range c.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
