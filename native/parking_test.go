@@ -3,11 +3,11 @@ package native
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/gofrs/flock"
 
+	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -76,7 +76,7 @@ func TestParkingFolders(t *testing.T) {
 	if v.parked.dir == "" {
 		t.Fatal("the write made no parking folder")
 	}
-	if runtime.GOOS == "linux" {
+	if atomicfile.HasLeases {
 		es, _ := os.ReadDir(own)
 		if len(es) != 3 { // the marker, the lock and the file the append displaced
 			t.Errorf("own folder holds %d files, want the marker, the lock and the displaced note", len(es))

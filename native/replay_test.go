@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -149,7 +149,7 @@ func TestParkingDescriptorsBounded(t *testing.T) {
 	if err != nil || res.Notes != 100 {
 		t.Fatalf("rename: %+v %v", res, err)
 	}
-	if n := v.published.Watching(); n > 32 || (runtime.GOOS == "linux" && n == 0) {
+	if n := v.published.Watching(); n > 32 || (atomicfile.HasLeases && n == 0) {
 		t.Errorf("%d displaced files watched right after the rename, want 1 to 32", n)
 	}
 }

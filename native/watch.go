@@ -54,7 +54,7 @@ type watcher struct {
 // startWatcher watches dir and its folders, or returns nil where the
 // guarantee above does not hold or watching fails.
 func startWatcher(dir string) *watcher {
-	if runtime.GOOS != "linux" {
+	if runtime.GOOS != "linux" || fallbackBuild {
 		return nil
 	}
 	fw, err := fsnotify.NewWatcher()

@@ -1,3 +1,5 @@
+//go:build !fallback
+
 package leasetest
 
 import (

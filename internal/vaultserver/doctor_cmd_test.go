@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,7 @@ import (
 // nothing in the install locations, while a configured path (the tests'
 // temporary folders) is looked at for real.
 var nowhere = obsidiancli.Finder{
-	GOOS:     "linux",
+	GOOS:     runtime.GOOS,
 	Getenv:   func(string) string { return "" },
 	LookPath: func(string) (string, error) { return "", os.ErrNotExist },
 	Stat: func(p string) (fs.FileInfo, error) {
@@ -94,7 +96,7 @@ func TestDoctor(t *testing.T) {
 				"✓ native backend: {vault} is readable (1 file) and writable",
 				"--vault-path        {vault}",
 				`"command": "/opt/obsidian-mcp"`,
-				`"OBSIDIAN_VAULT_PATH": "{vault}"`,
+				`"OBSIDIAN_VAULT_PATH": "{vaultJSON}"`,
 				"✓ ready: tools are served by the Obsidian app, and from the vault folder while it is closed (backend auto)",
 			},
 			absent: []string{"✗"},
@@ -243,7 +245,7 @@ func TestDoctor(t *testing.T) {
 				`✓ vault: vault "Work" is at {vault}`,
 				"✓ native backend: {vault} is readable (1 file) and writable (learned from the app; set OBSIDIAN_VAULT_PATH to it",
 				`"OBSIDIAN_VAULT": "Work"`,
-				`"OBSIDIAN_VAULT_PATH": "{vault}"`,
+				`"OBSIDIAN_VAULT_PATH": "{vaultJSON}"`,
 				"✓ ready: tools are served by the Obsidian app",
 			},
 			absent: []string{"✗"},
@@ -363,7 +365,7 @@ func TestDoctor(t *testing.T) {
 			t.Parallel()
 			s := tt.prepare(t)
 			var out strings.Builder
-			m := Machine{Finder: s.finder, Executable: "/opt/obsidian-mcp", GOOS: "linux"}
+			m := Machine{Finder: s.finder, Executable: "/opt/obsidian-mcp", GOOS: runtime.GOOS}
 			cfg, err := ParseConfig(s.args, func(k string) string { return s.env[k] })
 			code := Doctor(t.Context(), cfg, err, &doctorpkg.Report{Out: &out, Executable: m.Executable}, "1.2.3-test", m)
 			got := out.String()
@@ -372,7 +374,11 @@ func TestDoctor(t *testing.T) {
 			}
 			placeholders := strings.NewReplacer()
 			if s.fake != nil {
-				placeholders = strings.NewReplacer("{bin}", s.fake.Bin, "{vault}", s.fake.Vault)
+				// In the JSON of the client configuration a path is escaped
+				// (Windows' backslashes doubled).
+				vaultJSON, _ := json.Marshal(s.fake.Vault)
+				placeholders = strings.NewReplacer("{bin}", s.fake.Bin, "{vault}", s.fake.Vault,
+					"{vaultJSON}", strings.Trim(string(vaultJSON), `"`))
 			}
 			want := make([]string, len(tt.want))
 			for i, w := range tt.want {

@@ -1,3 +1,5 @@
+//go:build !fallback
+
 package atomicfile
 
 import (
@@ -7,6 +9,10 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
+
+// HasLeases: this build takes read leases (Linux; the fallback build tag
+// turns them off, to run macOS's code paths here).
+const HasLeases = true
 
 // takeLease asks the kernel for a read lease on f, which must be open for
 // reading only. Linux grants it only while no process has the file open

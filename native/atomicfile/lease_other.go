@@ -1,8 +1,11 @@
-//go:build !linux
+//go:build !linux || fallback
 
 package atomicfile
 
 import "os"
+
+// HasLeases: no leases here (see lease_linux.go).
+const HasLeases = false
 
 // takeLease: only Linux offers leases (see lease_linux.go). Elsewhere
 // updates fall back on watching a file's size and time; docs/data-safety.md

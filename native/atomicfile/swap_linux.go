@@ -1,3 +1,5 @@
+//go:build !fallback
+
 package atomicfile
 
 import (
@@ -8,6 +10,9 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
+
+// exchanges: a swap hands back the file it displaced.
+const exchanges = true
 
 // letGoWhileChanging: the file read stays open while the change runs (a
 // lease is held on it; see swap_windows.go for why Windows lets go).

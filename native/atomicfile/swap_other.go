@@ -1,4 +1,4 @@
-//go:build !linux && !windows
+//go:build (!linux && !windows) || fallback
 
 package atomicfile
 
@@ -6,6 +6,9 @@ import (
 	"errors"
 	"os"
 )
+
+// exchanges: a swap is a rename; nothing is handed back.
+const exchanges = false
 
 // letGoWhileChanging: the file read stays open while the change runs (see
 // swap_windows.go for why Windows lets go).

@@ -14,6 +14,9 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
+// exchanges: a swap hands back the file it displaced (three steps).
+const exchanges = true
+
 // Windows refuses to rename a file over one that any program holds open
 // (the classic rename rule; Wine follows it too). That refusal is the
 // signal Windows offers where Linux grants leases: a rename that succeeds

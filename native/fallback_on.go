@@ -1,0 +1,6 @@
+//go:build fallback
+
+package native
+
+// fallbackBuild: see fallback_off.go.
+const fallbackBuild = true
