@@ -107,7 +107,7 @@ func writeTemp(root *os.Root, name string, data []byte, perm fs.FileMode) (strin
 			return "", err
 		}
 	}
-	tmp := path.Join(dir, "."+path.Base(name)+".tmp-"+rand.Text()[:12])
+	tmp := tempBeside(name)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", err
@@ -129,6 +129,12 @@ func writeTemp(root *os.Root, name string, data []byte, perm fs.FileMode) (strin
 		return "", werr
 	}
 	return tmp, nil
+}
+
+// tempBeside is a new temporary name beside name, of the form recovery
+// sweeps (".<name>.tmp-" and 12 base32 characters).
+func tempBeside(name string) string {
+	return path.Join(path.Dir(name), "."+path.Base(name)+".tmp-"+rand.Text()[:12])
 }
 
 // syncDir makes a rename durable; failure only weakens durability, so it is

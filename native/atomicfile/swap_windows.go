@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"crypto/rand"
 	stderrors "errors"
 	"io/fs"
 	"os"
@@ -62,7 +61,7 @@ const letGoWhileChanging = true
 // refused because another program has name open is tried again for
 // writerWait, then answered errWriterOpen.
 func swap(root *os.Root, tmp, name string, held **os.File, want []byte) (exchanged bool, err error) {
-	keep := path.Join(path.Dir(name), "."+path.Base(name)+".tmp-"+rand.Text()[:12])
+	keep := tempBeside(name)
 	if err := root.Link(name, keep); err != nil {
 		// No hard links (FAT, exFAT): the rename alone, with nothing of
 		// the file it displaced left to read. docs/data-safety.md.
@@ -172,11 +171,11 @@ func sameAs(f *os.File, fi fs.FileInfo) bool {
 // the target open into errWriterOpen (the update waits and tries again);
 // other errors pass unchanged.
 func refusedBusy(err error) error {
-	if errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
-		errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		// What Windows answers a rename over a file held open.
 		return errWriterOpen
 	}
-	return err
+	return heldUnshared(err)
 }
 
 // heldUnshared turns an open Windows refused because another program holds
