@@ -29,10 +29,15 @@ func (m *Move) Retarget(text []byte, source, newSource string) (out []byte, n in
 			continue
 		}
 		want := t
-		if to, ok := m.Moved[t]; ok {
+		to, moved := m.Moved[t]
+		if moved {
 			want = to
 		}
-		if m.After.Resolve(l.Path, newSource) == want {
+		// A link that still reaches its file is left as written, unless
+		// the file's name changed only in case: names are matched without
+		// case, so [[Note]] still reaches note.md, but the person renamed
+		// it to be spelled so.
+		if m.After.Resolve(l.Path, newSource) == want && !(moved && t != to && strings.EqualFold(t, to)) {
 			continue
 		}
 		p := m.After.Text(want, newSource, m.Format, l.Markdown)
