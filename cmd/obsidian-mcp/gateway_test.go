@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -133,7 +132,7 @@ func TestGatewayCurl(t *testing.T) {
 	if string(code) != "404" {
 		t.Errorf("curl /health/git: %s", code)
 	}
-	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := terminate(g.cmd.Process); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -252,12 +251,14 @@ func TestGatewayKillMidCall(t *testing.T) {
 	if err := json.Unmarshal(body, &h); err != nil || h.Status != "running" || h.PID == 0 {
 		t.Fatalf("health: %s", body)
 	}
-	if err := syscall.Kill(h.PID, syscall.SIGKILL); err != nil {
+	if p, err := os.FindProcess(h.PID); err != nil {
+		t.Fatal(err)
+	} else if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case got := <-answer:
-		if !strings.Contains(got, `"id":"mid"`) || !strings.Contains(got, "exited before answering") || !strings.Contains(got, "signal: killed") {
+		if !strings.Contains(got, `"id":"mid"`) || !strings.Contains(got, "exited before answering") || !strings.Contains(got, killedExit) {
 			t.Errorf("the call in flight: %s", got)
 		}
 	case <-time.After(20 * time.Second):

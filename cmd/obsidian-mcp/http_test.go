@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +49,7 @@ func startListening(t *testing.T, args, env []string, ready *regexp.Regexp) *ser
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = stoppable()
 	pr, pw := io.Pipe()
 	stderr := &obsidiantest.Buffer{}
 	cmd.Stderr = io.MultiWriter(stderr, pw)
@@ -105,10 +105,10 @@ func httpRequest(t *testing.T, method, url, body string, headers map[string]stri
 	return resp, data
 }
 
-// stop sends SIGTERM and waits for a clean exit.
+// stop asks the process to stop (terminate) and waits for a clean exit.
 func (s *served) stop(t *testing.T) {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := terminate(s.cmd.Process); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -143,7 +143,13 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 	if got := found(t, second, `"zebrafinch here"`); !slices.Equal(got, []string{"F1/n00001.md"}) {
 		t.Errorf(`after the restart "zebrafinch here" found %v, want the note changed`, got)
 	}
-	// The scratch file has no name in the folder, even while it is open.
+	// The scratch file has no name in the folder, even while it is open;
+	// Windows' classic delete semantics (FAT, Wine, NTFS before POSIX
+	// deletes) keep the name of a file deleted while open until it is
+	// closed, so there it is looked for once the server is gone.
+	if runtime.GOOS == "windows" {
+		_ = second.Close()
+	}
 	if names, err := os.ReadDir(filepath.Dir(snapshot)); err == nil {
 		for _, e := range names {
 			if strings.HasPrefix(e.Name(), "positions-") {
@@ -304,7 +310,7 @@ func killWhileSaving(t *testing.T, n int) bool {
 func TestIndexOfReadOnlyVault(t *testing.T) {
 	dir := indexVault(t, 100)
 	cache := t.TempDir()
-	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_READ_ONLY=true", "XDG_CACHE_HOME="+cache)
+	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_READ_ONLY=true", "XDG_CACHE_HOME="+cache, "LOCALAPPDATA="+cache)
 	if got := found(t, cs, "zebrafinch"); len(got) != 2 {
 		t.Errorf("found %v", got)
 	}

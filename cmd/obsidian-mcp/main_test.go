@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
@@ -21,12 +22,20 @@ import (
 
 var binary string
 
+// serverEnv names a server binary built beforehand with
+// -ldflags "-X main.version=9.9.9-test", used instead of building one.
+const serverEnv = "OBSIDIAN_MCP_TEST_SERVER"
+
+// helpers are the roles this test binary takes instead of testing when a
+// test starts it with one of these variables set (an outside writer, say);
+// the value is the role's argument.
+var helpers = map[string]func(arg string) int{outsideEnv: runOutsideWriter}
+
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(outsideEnv); spec != "" {
-		os.Exit(runOutsideWriter(spec))
-	}
-	if os.Getenv(floodEnv) != "" {
-		os.Exit(runFlood())
+	for env, run := range helpers {
+		if spec := os.Getenv(env); spec != "" {
+			os.Exit(run(spec))
+		}
 	}
 	obsidiantest.Main(&binaryMain{m})
 }
@@ -50,13 +59,44 @@ func (b *binaryMain) Run() int {
 	if runtime.GOOS == "windows" {
 		binary += ".exe"
 	}
-	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-test", "-o", binary, ".").CombinedOutput()
-	if err != nil {
+	if built := os.Getenv(serverEnv); built != "" {
+		// Built beforehand, as this, where the tests run without Go
+		// (scripts/wine runs them under Wine). Absolute as the server
+		// sees itself (on Windows with its drive).
+		if binary, err = filepath.Abs(built); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	} else if out, err := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-test", "-o", binary, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the server: %v\n%s", err, out)
 		return 1
 	}
 	installClients()
 	return b.m.Run()
+}
+
+// hungCLI installs a fake CLI that never answers and leaves a grandchild
+// holding its pipes; the grandchild writes its pid to the returned file.
+func hungCLI(t *testing.T) (*obsidiantest.Fake, string) {
+	t.Helper()
+	pidfile := filepath.Join(t.TempDir(), "gc.pid")
+	return obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile}), pidfile
+}
+
+// awaitCleanExit waits up to limit for cmd to exit with status 0 after
+// what happened to it.
+func awaitCleanExit(t *testing.T, cmd *exec.Cmd, stderr *strings.Builder, limit time.Duration, after string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after %s: %v (stderr %s)", after, err, stderr.String())
+		}
+	case <-time.After(limit):
+		t.Fatalf("still running %v after %s", limit, after)
+	}
 }
 
 func start(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *strings.Builder) {
@@ -113,8 +153,9 @@ func TestDoctorCommand(t *testing.T) {
 		return obsidiantest.RunCommand(t, cmd)
 	}
 	out, errOut, code := run("--backend", "native", "--vault-path", vault)
+	self, _ := json.Marshal(binary)
 	if code != 0 || errOut != "" || !strings.Contains(out, "✓ obsidian-mcp 9.9.9-test") || !strings.Contains(out, "✓ ready") ||
-		!strings.Contains(out, `"command": "`+binary+`"`) {
+		!strings.Contains(out, `"command": `+string(self)) {
 		t.Errorf("native doctor: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 	out, _, code = run()

@@ -4,9 +4,7 @@ package main
 
 import (
 	"io"
-	"os/exec"
-	"path/filepath"
-	"strings"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -50,26 +48,20 @@ func TestClientGoneMidCall(t *testing.T) {
 	obsidiantest.WaitGone(t, pid)
 }
 
-// hungCLI installs a fake CLI that never answers and leaves a grandchild
-// holding its pipes; the grandchild writes its pid to the returned file.
-func hungCLI(t *testing.T) (*obsidiantest.Fake, string) {
-	t.Helper()
-	pidfile := filepath.Join(t.TempDir(), "gc.pid")
-	return obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"*"}, Grandchild: pidfile}), pidfile
-}
+// grandchildEnds fails the test unless the CLI's grandchild pid ends: the
+// server ends the CLI's whole process group.
+func grandchildEnds(t *testing.T, pid int) { obsidiantest.WaitGone(t, pid) }
 
-// awaitCleanExit waits up to limit for cmd to exit with status 0 after
-// what happened to it.
-func awaitCleanExit(t *testing.T, cmd *exec.Cmd, stderr *strings.Builder, limit time.Duration, after string) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after %s: %v (stderr %s)", after, err, stderr.String())
-		}
-	case <-time.After(limit):
-		t.Fatalf("still running %v after %s", limit, after)
-	}
-}
+// stoppable is how a server the tests stop with terminate is started:
+// as any process.
+func stoppable() *syscall.SysProcAttr { return nil }
+
+// terminate asks the process to stop as a service manager does: SIGTERM.
+func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }
+
+// killedExit is how Go says a process ended by Process.Kill ended.
+const killedExit = "signal: killed"
+
+// whileBusy does op once: on Unix nothing refuses a program a file
+// another has open.
+func whileBusy(op func() error) error { return op() }

@@ -231,7 +231,8 @@ func runOutsideWriter(spec string) int {
 		}
 		rel := notes[n%len(notes)]
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		cur, err := os.ReadFile(p)
+		var cur []byte
+		err := whileBusy(func() (err error) { cur, err = os.ReadFile(p); return err })
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "outside writer:", err)
 			return 1
@@ -240,14 +241,14 @@ func runOutsideWriter(spec string) int {
 		next := append(cur, "\n"+line+"\n"...)
 		switch mode {
 		case "inplace":
-			err = os.WriteFile(p, next, 0o644)
+			err = whileBusy(func() error { return os.WriteFile(p, next, 0o644) })
 		case "chunked":
-			err = saveInHalves(p, next, chunkPauses[n%len(chunkPauses)])
+			err = whileBusy(func() error { return saveInHalves(p, next, chunkPauses[n%len(chunkPauses)]) })
 			time.Sleep(5 * time.Millisecond) // saves of one note come apart (Obsidian's seconds apart)
 		default:
 			tmp := filepath.Join(filepath.Dir(p), "."+prefix+".swp")
 			if err = os.WriteFile(tmp, next, 0o644); err == nil {
-				err = os.Rename(tmp, p)
+				err = whileBusy(func() error { return os.Rename(tmp, p) })
 			}
 		}
 		if err != nil {

@@ -256,6 +256,8 @@ func TestSoakStdioHugeLine(t *testing.T) {
 // junk lines before it answers initialize (runFlood).
 const floodEnv = "OBSIDIAN_MCP_TEST_FLOOD"
 
+func init() { helpers[floodEnv] = func(string) int { return runFlood() } }
+
 // runFlood reads the gateway's initialize, writes 4 MB of junk in lines
 // of 199 bytes, then the answer, and reads on until stdin closes.
 func runFlood() int {

@@ -6,31 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// GrandchildPID waits for the grandchild of Scenario.Grandchild to write
-// its pid to file, and returns it.
-func GrandchildPID(t testing.TB, file string) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(file); err == nil && len(data) > 0 {
-			pid, err := strconv.Atoi(string(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no pid in %s", file)
-	return 0
-}
 
 // WaitGone fails the test unless process pid ends within five seconds. A
 // zombie (dead, awaiting its reaper) counts as ended.

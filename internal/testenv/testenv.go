@@ -25,9 +25,14 @@ func NewUserDirs() (*UserDirs, error) {
 	if err != nil {
 		return nil, err
 	}
+	// XDG_* name them on Linux and the BSDs, LOCALAPPDATA and APPDATA on
+	// Windows (os.UserCacheDir, os.UserConfigDir); each system ignores
+	// the other's.
 	return &UserDirs{root: dir, Env: map[string]string{
 		"XDG_CACHE_HOME":  dir,
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
+		"LOCALAPPDATA":    dir,
+		"APPDATA":         filepath.Join(dir, "config"),
 	}}, nil
 }
 

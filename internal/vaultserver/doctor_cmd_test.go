@@ -37,11 +37,12 @@ var nowhere = obsidiancli.Finder{
 	},
 }
 
-// onPath is a machine whose PATH holds bin as obsidian.
+// onPath is a machine whose PATH holds bin as the CLI (obsidian, or
+// Obsidian.com on Windows).
 func onPath(bin string) obsidiancli.Finder {
 	f := nowhere
 	f.LookPath = func(name string) (string, error) {
-		if name == "obsidian" {
+		if name == "obsidian" || name == "Obsidian.com" {
 			return bin, nil
 		}
 		return "", os.ErrNotExist
@@ -116,7 +117,7 @@ func TestDoctor(t *testing.T) {
 				return setup{args: []string{"--backend", "native", "--vault-path", d}, finder: nowhere}
 			},
 			exit:   0,
-			want:   []string{"✓ search index: saved in ", "obsidian-mcp-cache", "/obsidian-mcp/index/", " (1 note, ", "a start reads only the notes changed since", "✓ ready"},
+			want:   []string{"✓ search index: saved in ", "obsidian-mcp-cache", filepath.FromSlash("/obsidian-mcp/index/"), " (1 note, ", "a start reads only the notes changed since", "✓ ready"},
 			absent: []string{"✗"},
 		},
 		{
@@ -209,7 +210,11 @@ func TestDoctor(t *testing.T) {
 			},
 			exit: 1,
 			want: []string{
-				"✗ Obsidian CLI not found: not on PATH nor where Obsidian installs it (looked for obsidian on PATH, /usr/local/bin/obsidian, /opt/Obsidian/obsidian-cli)",
+				"✗ Obsidian CLI not found: not on PATH nor where Obsidian installs it (looked for " + map[string]string{
+					"linux":   "obsidian on PATH, /usr/local/bin/obsidian, /opt/Obsidian/obsidian-cli)",
+					"darwin":  "obsidian on PATH, /usr/local/bin/obsidian, /Applications/Obsidian.app/Contents/MacOS/obsidian-cli)",
+					"windows": `Obsidian.com on PATH, C:\Program Files\Obsidian\Obsidian.com)`,
+				}[runtime.GOOS],
 				"fix: install Obsidian 1.12 or later, enable Settings → General → Command line interface",
 				"– Obsidian app: not asked (no CLI)",
 				"✗ vault folder: unknown",
@@ -223,7 +228,10 @@ func TestDoctor(t *testing.T) {
 				return setup{env: map[string]string{"OBSIDIAN_BIN": "/nonexistent/obsidian"}, finder: obsidiancli.Finder{}}
 			},
 			exit: 1,
-			want: []string{"✗ Obsidian CLI not found: /nonexistent/obsidian does not exist", "fix: point OBSIDIAN_BIN (--obsidian-bin) at the CLI itself", "OBSIDIAN_BIN"},
+			want: []string{"✗ Obsidian CLI not found: /nonexistent/obsidian does not exist", "fix: point OBSIDIAN_BIN (--obsidian-bin) at " + map[string]string{
+				"linux":   "the CLI itself",
+				"windows": "Obsidian.com (not Obsidian.exe)",
+			}[runtime.GOOS], "OBSIDIAN_BIN"},
 		},
 		{
 			name: "vault name unknown to Obsidian",
@@ -279,6 +287,9 @@ func TestDoctor(t *testing.T) {
 		{
 			name: "the same vault through a symlink is no mismatch",
 			prepare: func(t *testing.T) setup {
+				if runtime.GOOS == "windows" {
+					t.Skip("a symbolic link to a folder needs SeCreateSymbolicLinkPrivilege on Windows, which a user's account lacks; their links are junctions")
+				}
 				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t)})
 				link := filepath.Join(t.TempDir(), "link")
 				if err := os.Symlink(f.Vault, link); err != nil {

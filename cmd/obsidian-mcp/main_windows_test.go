@@ -1,0 +1,65 @@
+//go:build windows
+
+package main
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+)
+
+// grandchildEnds ends the CLI's grandchild pid. Windows ends a process,
+// not its tree (it has no POSIX process groups, and a job object would
+// also end the app that Obsidian.com may start, which must outlive the
+// call): the server ends the CLI it started and lets go of the pipes after
+// WaitDelay. So nothing is there to check; the test only tidies up.
+func grandchildEnds(t *testing.T, pid int) {
+	t.Helper()
+	obsidiantest.Kill(pid)
+}
+
+// stoppable starts a server in a console process group of its own, the one
+// terminate's CTRL_BREAK_EVENT reaches without reaching the tests.
+func stoppable() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+}
+
+// terminate asks the process to stop as Ctrl+Break in its console does:
+// Windows has no signal to send another process; Go gives the server
+// os.Interrupt for it.
+func terminate(p *os.Process) error {
+	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.Pid))
+}
+
+// killedExit is how Go says a process ended by Process.Kill
+// (TerminateProcess with exit code 1) ended.
+const killedExit = "exit status 1"
+
+// whileBusy does op as a careful Windows program does: again while
+// another program holds the file in a way that refuses it (a sharing
+// violation, or a rename over a file held open), for up to 10 s. Go opens
+// files without FILE_SHARE_DELETE, as the C runtime's fopen does, so it is
+// refused while any program renames that file (the server's replace does,
+// for microseconds); Obsidian's opens (libuv) share delete and are not.
+func whileBusy(op func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := op()
+		if err == nil || time.Now().After(deadline) ||
+			!errors.Is(err, windows.ERROR_SHARING_VIOLATION) && !errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A console for the servers the tests start: terminate's CTRL_BREAK_EVENT
+// reaches only processes on the caller's console, and a test binary run
+// without one (by go test, or under Wine) has none.
+func init() { _, _, _ = windows.NewLazySystemDLL("kernel32.dll").NewProc("AllocConsole").Call() }
