@@ -65,3 +65,6 @@ const killedExit = "signal: killed"
 // whileBusy does op once: on Unix nothing refuses a program a file
 // another has open.
 func whileBusy(op func() error) error { return op() }
+
+// savesApart is the chunked outside writer's pause between two saves.
+const savesApart = 5 * time.Millisecond

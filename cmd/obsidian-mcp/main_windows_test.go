@@ -63,3 +63,9 @@ func whileBusy(op func() error) error {
 // reaches only processes on the caller's console, and a test binary run
 // without one (by go test, or under Wine) has none.
 func init() { _, _, _ = windows.NewLazySystemDLL("kernel32.dll").NewProc("AllocConsole").Call() }
+
+// savesApart is the chunked outside writer's pause between two saves.
+// Without leases an update needs a pause between two saves longer than
+// its round (read, write, rename), and Wine's system calls are slower
+// than Linux's: 5 ms apart, every append answered BUSY (none lost).
+const savesApart = 20 * time.Millisecond

@@ -244,7 +244,7 @@ func runOutsideWriter(spec string) int {
 			err = whileBusy(func() error { return os.WriteFile(p, next, 0o644) })
 		case "chunked":
 			err = whileBusy(func() error { return saveInHalves(p, next, chunkPauses[n%len(chunkPauses)]) })
-			time.Sleep(5 * time.Millisecond) // saves of one note come apart (Obsidian's seconds apart)
+			time.Sleep(savesApart) // saves of one note come apart (Obsidian's seconds apart)
 		default:
 			tmp := filepath.Join(filepath.Dir(p), "."+prefix+".swp")
 			if err = os.WriteFile(tmp, next, 0o644); err == nil {

@@ -258,8 +258,15 @@ func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
 			_ = f.Close()
 			return nil, err
 		}
+		// A writer in the file (a lease refused on Linux, writers kept
+		// out refused on Windows) is waited for.
 		lease := takeLease(f)
-		if lease == leaseBusy {
+		var release func()
+		err = errWriterOpen
+		if lease != leaseBusy {
+			release, err = guardRead(f)
+		}
+		if err != nil {
 			_ = f.Close()
 			if time.Since(start) >= writerWait {
 				return nil, &fs.PathError{Op: "read", Path: name, Err: ErrBusy}
@@ -272,6 +279,7 @@ func ReadSettled(root *os.Root, name string, pub *Published) ([]byte, error) {
 			continue
 		}
 		data, err := readAll(f)
+		release()
 		if err != nil || lease == leaseHeld || round >= maxRounds {
 			_ = f.Close()
 			return data, err

@@ -156,7 +156,12 @@ func updateOnce(root *os.Root, name string, changep *Change, res *Updated, pub *
 	if lease == leaseBusy {
 		return false, errWriterOpen
 	}
+	release, err := guardRead(f)
+	if err != nil {
+		return false, err
+	}
 	cur, err := readAll(f)
+	release()
 	if err != nil {
 		return false, err
 	}

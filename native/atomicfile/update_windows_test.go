@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/windows"
@@ -147,4 +148,37 @@ func TestUpdatePutsBackASaveMadeBeforeTheSwap(t *testing.T) {
 		t.Errorf("content %q after %d rounds", got, res.Rounds)
 	}
 	noTemps(t, dir)
+}
+
+// TestUpdateNeverPublishesAHalfSave: a program half way through a save in
+// place (half the note written, the file open) finishes it and closes the
+// file in the moment before the update's rename. Had the update read the
+// half (it did, before writers were kept out of its reads), its note
+// would be at the name from the rename on, half a note and our line, for
+// the writer's next read to take for the note.
+func TestUpdateNeverPublishesAHalfSave(t *testing.T) {
+	root, dir := openRoot(t)
+	p := filepath.Join(dir, "n.md")
+	os.WriteFile(p, []byte("old\n"), 0o644)
+	saved := strings.Repeat("a line of their save\n", 500)
+	beginHalfSave(t, p, saved)
+	finish := testHookWriterOpen
+	testHookBeforeRename = finish
+	var published []string
+	testHookAfterSwap = func() {
+		got, _ := os.ReadFile(p)
+		published = append(published, string(got))
+	}
+	defer func() { testHookBeforeRename, testHookAfterSwap = nil, nil }()
+	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
+		t.Fatal(err)
+	}
+	for i, got := range published {
+		if !strings.HasPrefix(got, saved) {
+			t.Errorf("swap %d published %d bytes, not their whole save (%d bytes) and more", i+1, len(got), len(saved))
+		}
+	}
+	if got, _ := os.ReadFile(p); string(got) != saved+"ours\n" {
+		t.Errorf("note = %d bytes; want their whole save and then our line", len(got))
+	}
 }
