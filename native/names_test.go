@@ -18,7 +18,8 @@ import (
 // note.md are one file, and a path may be longer than MAX_PATH's 260
 // characters only when every call reaches it without that limit.
 
-// names lists a folder's entries as the file system spells them.
+// names lists a folder's entries as the file system spells them, but for
+// the server's own state folder.
 func names(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -27,9 +28,25 @@ func names(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Name())
+		if e.Name() != ".obsidian-mcp" {
+			out = append(out, e.Name())
+		}
 	}
 	return out
+}
+
+// changesCase reports whether a rename that changes only a name's case
+// changes it on this system's temporary folder.
+func changesCase(t *testing.T) bool {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Case"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "Case"), filepath.Join(dir, "case")); err != nil {
+		t.Fatal(err)
+	}
+	return slices.Equal(names(t, dir), []string{"case"})
 }
 
 // TestCaseOnlyRename: renaming Note to note changes the name's case on
@@ -54,7 +71,12 @@ func TestCaseOnlyRename(t *testing.T) {
 	if moved.To != "Inbox/note.md" || moved.Links == nil || moved.Links.Links != 2 || len(moved.Links.Failed) != 0 {
 		t.Errorf("rename: %+v (links %+v), want to Inbox/note.md with 2 links rewritten", moved, moved.Links)
 	}
-	if got := names(t, filepath.Join(dir, "Inbox")); !slices.Equal(got, []string{"note.md"}) {
+	if !changesCase(t) {
+		// Wine on a case-sensitive Unix folder answers every case-only
+		// rename with success and keeps the old spelling; NTFS, APFS and
+		// Linux change it.
+		t.Log("this file system keeps a name's case on a rename that changes only that: not looked at")
+	} else if got := names(t, filepath.Join(dir, "Inbox")); !slices.Equal(got, []string{"note.md"}) {
 		t.Errorf("Inbox holds %q, want [note.md]", got)
 	}
 	got, err := v.Read(ctx, note.ByPath("Inbox/note.md"))

@@ -51,10 +51,11 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 	defer vault.Close()
 	go func() {
 		for n := 0; !stop.Load(); n++ {
-			cur, err := vault.ReadFile("S.md")
+			var cur []byte
+			err := careful(func() (err error) { cur, err = vault.ReadFile("S.md"); return err })
 			if err == nil {
 				line := fmt.Sprintf("saved-%d", n)
-				err = vault.WriteFile("S.md", append(cur, "\n"+line+"\n"...), 0o644)
+				err = careful(func() error { return vault.WriteFile("S.md", append(cur, "\n"+line+"\n"...), 0o644) })
 				saved = append(saved, line)
 			}
 			if err != nil {

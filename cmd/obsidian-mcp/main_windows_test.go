@@ -43,16 +43,19 @@ const killedExit = "exit status 1"
 
 // whileBusy does op as a careful Windows program does: again while
 // another program holds the file in a way that refuses it (a sharing
-// violation, or a rename over a file held open), for up to 10 s. Go opens
-// files without FILE_SHARE_DELETE, as the C runtime's fopen does, so it is
-// refused while any program renames that file (the server's replace does,
-// for microseconds); Obsidian's opens (libuv) share delete and are not.
+// violation, or a rename over a file held open), or while its name is
+// briefly absent, for up to 10 s. Go opens files without
+// FILE_SHARE_DELETE, as the C runtime's fopen does, so it is refused while
+// any program renames that file; and a note the server replaces has no
+// name for the microseconds between its two renames, as a note an editor
+// saves by renaming does (docs/data-safety.md).
 func whileBusy(op func() error) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		err := op()
 		if err == nil || time.Now().After(deadline) ||
-			!errors.Is(err, windows.ERROR_SHARING_VIOLATION) && !errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+			!errors.Is(err, windows.ERROR_SHARING_VIOLATION) && !errors.Is(err, windows.ERROR_ACCESS_DENIED) &&
+				!errors.Is(err, windows.ERROR_FILE_NOT_FOUND) {
 			return err
 		}
 		time.Sleep(time.Millisecond)

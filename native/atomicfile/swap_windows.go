@@ -13,36 +13,39 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
-// exchanges: a swap hands back the file it displaced (three steps).
+// exchanges: a swap hands back the file it displaced (see swap).
 const exchanges = true
 
-// Windows refuses to rename a file over one that any program holds open
-// (the classic rename rule; Wine follows it too). That refusal is the
-// signal Windows offers where Linux grants leases: a rename that succeeds
-// replaced a file nobody had open, so no program goes on writing into the
-// file it displaced. The update therefore lets go of its own handle before
-// the rename.
+// Windows cannot exchange two names in one step, and a rename over a
+// file cannot say which file it replaced: a program that renamed its save
+// onto the note's name in the moment before the update's rename had that
+// save replaced by ours, and gone (under Wine, 13 of 14,751 writes of a
+// sync-style writer beside vault-wide edits). So the update replaces the
+// note through a handle on the very file it checked:
 //
-// Windows cannot exchange two names in one step, but the exchange is made
-// of three that each leave the note's name in place: a hard link keeps the
-// file at name reachable (named like a temporary file, so that recovery
-// sweeps it after a crash), the new file is renamed over name, and the
-// link is renamed to tmp. tmp then names the displaced file as after
-// Linux's RENAME_EXCHANGE, and the update goes on as it does there: a save
-// that reached the file between the check and the rename is put back at
-// the note's name by a second exchange (its writer's next read finds its
-// own save), and the update starts over on it. (Merging it into ours
-// instead let the writer read ours, without its save, and overwrite the
-// merge with a save built on that read: under Wine, 1 save in about 300
-// of a saver every 20 ms was lost so.)
+//  1. it opens the file at name for deleting, sharing reading and
+//     deleting but not writing: refused while any program has the file
+//     open for writing, or open without sharing deletion (waited for,
+//     then errWriterOpen); once open, no program can open the file for
+//     writing, and none can rename a file over it (Windows refuses to
+//     replace a file that is open);
+//  2. it looks at that file once more (still the file read, still holding
+//     what was read: else errChanged, and the round starts over);
+//  3. it renames that file, by its handle, to a temporary name beside it,
+//     and then ours to name without replacing anything: a file another
+//     program put at name in between is its save, kept; ours is not
+//     renamed, and the round starts over on theirs (the file set aside
+//     is then what their rename would have replaced);
+//  4. it renames the file set aside to tmp, where Linux's RENAME_EXCHANGE
+//     leaves the displaced file, and hands back the handle on it.
 //
-// Go's os.Root.Rename tries POSIX semantics first, which real Windows
-// grants over open files: the update does not use it for the note, or a
-// program holding the note open could write on into the displaced file
-// unseen.
+// No program can write into the displaced file while the handle is held,
+// so nothing written into it after the check is missed. Between the two
+// renames of step 3 nothing is at name for a moment: a reader then finds
+// no note, as it does while an editor saves by renaming.
 
-// testHookBeforeRename, when set by a test, runs between the swap's last
-// look and its rename: the window a save put back comes from.
+// testHookBeforeRename, when set by a test, runs between the swap's
+// setting aside of the file at name and its rename of ours onto name.
 var testHookBeforeRename func()
 
 // letGoWhileChanging: an update closes the file it read while its change
@@ -53,110 +56,83 @@ const letGoWhileChanging = true
 
 // swap exchanges the files at tmp and name (see above) and reports
 // exchanged. held, when not nil, is the update's open handle on the file
-// at name: it is closed before the rename and replaced by a handle on the
-// file displaced. want, when not nil, is what that file must still hold:
-// it is looked at once more right before each rename, which leaves a
-// save closed between that look and the rename as the one put back.
-// Found changed, nothing is swapped and the answer is errChanged. A rename
-// refused because another program has name open is tried again for
-// writerWait, then answered errWriterOpen.
+// at name: it is closed and replaced by the handle on the file displaced.
+// want, when not nil, is what that file must still hold, looked at once
+// writers are kept out (else errChanged, nothing swapped).
 func swap(root *os.Root, tmp, name string, held **os.File, want []byte) (exchanged bool, err error) {
-	keep := tempBeside(name)
-	if err := root.Link(name, keep); err != nil {
-		// No hard links (FAT, exFAT): the rename alone, with nothing of
-		// the file it displaced left to read. docs/data-safety.md.
-		if held != nil {
-			if want != nil && !same(*held, want) {
-				return false, errChanged
-			}
-			_ = (*held).Close()
-			*held = nil
-		}
-		if err := renameClassic(root, tmp, name); err != nil {
-			if held != nil {
-				*held, _ = openRead(root, name)
-			}
-			return false, refusedBusy(err)
-		}
-		return false, nil
+	dir, err := root.Open(path.Dir(name))
+	if err != nil {
+		return false, err
 	}
-	defer func() { _ = root.Remove(keep) }() // gone once renamed to tmp
-	// unchanged is the last look: keep still names the file at name, and
-	// it still holds want.
-	unchanged := func() bool {
-		if want == nil {
-			return true
-		}
-		now, errN := root.Lstat(name)
-		k, errK := openRead(root, keep)
-		if errK != nil {
-			return false
-		}
-		defer k.Close()
-		kfi, errS := k.Stat()
-		return errN == nil && errS == nil && os.SameFile(now, kfi) && same(k, want)
-	}
-	if held != nil {
-		if want != nil {
-			if kfi, err := root.Lstat(keep); err != nil || !sameAs(*held, kfi) || !same(*held, want) {
-				return false, errChanged
-			}
-		}
-		_ = (*held).Close()
-		*held = nil
-	}
-	// Refused while a program has the note open: tried again until it
-	// closes it, unless it changed the note meanwhile (errChanged: the
-	// round starts over on its save).
-	var rerr error
+	defer dir.Close()
+	dh := windows.Handle(dir.Fd())
+	// 1. The file at name, writers kept out.
+	var h windows.Handle
 	pause := time.Millisecond
 	for deadline := time.Now().Add(writerWait); ; {
-		if testHookBeforeRename != nil {
-			testHookBeforeRename()
-		}
-		rerr = renameClassic(root, tmp, name)
-		if rerr == nil || refusedBusy(rerr) != errWriterOpen || time.Now().After(deadline) {
+		h, err = openAt(dh, path.Base(name), windows.DELETE|windows.FILE_READ_DATA|windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE,
+			windows.FILE_SHARE_READ|windows.FILE_SHARE_DELETE)
+		if err == nil {
 			break
+		}
+		err = &fs.PathError{Op: "open", Path: name, Err: err}
+		if heldUnshared(err) != errWriterOpen || time.Now().After(deadline) {
+			return false, heldUnshared(err)
 		}
 		if testHookWriterOpen != nil {
 			testHookWriterOpen()
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, maxPause)
-		if !unchanged() {
-			rerr = errChanged
-			break
-		}
 	}
-	if rerr != nil {
-		// Nothing was renamed: the file read is still at name.
-		if held != nil {
-			*held, _ = openRead(root, name)
+	f := os.NewFile(uintptr(h), name)
+	handedBack := false
+	defer func() {
+		if !handedBack {
+			_ = f.Close()
 		}
-		if rerr == errChanged {
-			return false, errChanged
-		}
-		return false, refusedBusy(rerr)
-	}
-	if err := renameClassic(root, keep, tmp); err != nil {
-		// A program holds the displaced file unshared: the note is ours
-		// now, and the file displaced is read through keep, as after a
-		// plain rename (renamedOver merges what it holds).
-		if held != nil {
-			f, err := openRead(root, keep)
-			if err != nil {
-				return false, err
-			}
-			*held = f
-		}
-		return false, nil
-	}
+	}()
+	// 2. Still the file read, holding what was read.
 	if held != nil {
-		f, err := openRead(root, tmp)
-		if err != nil {
-			return true, err
+		if want != nil {
+			ffi, err := f.Stat()
+			if err != nil || !sameAs(*held, ffi) || !same(f, want) {
+				return false, errChanged
+			}
 		}
-		*held = f
+		_ = (*held).Close()
+		*held = nil
+		defer func() {
+			if *held == nil {
+				*held = f
+				handedBack = true
+			}
+		}()
+	}
+	// 3. That file aside, ours at name unless another program's save got
+	// there first.
+	aside := tempBeside(name)
+	if err := renameHandle(h, dh, path.Base(aside), false); err != nil {
+		return false, &os.LinkError{Op: "rename", Old: name, New: aside, Err: err}
+	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename()
+	}
+	if err := renameAt(dh, path.Base(tmp), path.Base(name), false); err != nil {
+		if renameHandle(h, dh, path.Base(name), false) == nil {
+			return false, refusedBusy(&os.LinkError{Op: "rename", Old: tmp, New: name, Err: err})
+		}
+		// Another program's save is at name: it stays, and the file set
+		// aside goes, as its rename over it would have had it.
+		_ = root.Remove(aside)
+		return false, errChanged
+	}
+	// 4. The displaced file at tmp, as after an exchange.
+	if err := renameHandle(h, dh, path.Base(tmp), false); err != nil {
+		// Ours is at name; the displaced file is read through the handle
+		// and its temporary name swept with it.
+		_ = root.Remove(aside)
+		return false, nil
 	}
 	return true, nil
 }
@@ -188,36 +164,42 @@ func heldUnshared(err error) error {
 	return err
 }
 
-// renameClassic renames tmp over name within one folder, by handle,
-// without POSIX semantics, so that it fails while any program holds name
-// open. Both names are taken relative to the folder's handle, opened
-// inside root: no path is joined, and no link in the path is followed.
-func renameClassic(root *os.Root, tmp, name string) error {
-	if path.Dir(tmp) != path.Dir(name) {
-		return &os.LinkError{Op: "rename", Old: tmp, New: name, Err: errors.New("not in one folder")}
-	}
-	dir, err := root.Open(path.Dir(name))
+// openAt opens the file name in the folder dh (no path is joined, no link
+// followed) with the access and sharing given.
+func openAt(dh windows.Handle, name string, access, share uint32) (windows.Handle, error) {
+	objName, err := windows.NewNTUnicodeString(name)
 	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	dh := windows.Handle(dir.Fd())
-	objName, err := windows.NewNTUnicodeString(path.Base(tmp))
-	if err != nil {
-		return err
+		return 0, err
 	}
 	oa := &windows.OBJECT_ATTRIBUTES{RootDirectory: dh, ObjectName: objName}
 	oa.Length = uint32(unsafe.Sizeof(*oa))
 	var h windows.Handle
 	var iosb windows.IO_STATUS_BLOCK
-	err = windows.NtCreateFile(&h, windows.DELETE|windows.SYNCHRONIZE, oa, &iosb, nil, 0,
-		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
-		windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
+	err = windows.NtCreateFile(&h, access, oa, &iosb, nil, 0, share, windows.FILE_OPEN,
+		windows.FILE_OPEN_REPARSE_POINT|windows.FILE_NON_DIRECTORY_FILE|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
 	if err != nil {
-		return &os.LinkError{Op: "rename", Old: tmp, New: name, Err: ntErr(err)}
+		return 0, ntErr(err)
+	}
+	return h, nil
+}
+
+// renameAt renames from to to within the folder dh, by a handle on from.
+// Without replace, a file at to is never replaced.
+func renameAt(dh windows.Handle, from, to string, replace bool) error {
+	h, err := openAt(dh, from, windows.DELETE|windows.SYNCHRONIZE,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE)
+	if err != nil {
+		return err
 	}
 	defer windows.CloseHandle(h)
-	to, err := windows.UTF16FromString(path.Base(name))
+	return renameHandle(h, dh, to, replace)
+}
+
+// renameHandle gives the file h names the name to in the folder dh,
+// without POSIX semantics (so that, with replace, a file held open at to
+// is not replaced).
+func renameHandle(h, dh windows.Handle, to string, replace bool) error {
+	name, err := windows.UTF16FromString(to)
 	if err != nil {
 		return err
 	}
@@ -229,19 +211,18 @@ func renameClassic(root *os.Root, tmp, name string) error {
 		FileNameLength  uint32
 		FileName        [1]uint16
 	}
-	nameBytes := (len(to) - 1) * 2
+	nameBytes := (len(name) - 1) * 2
 	size := int(unsafe.Offsetof(renameInfo{}.FileName)) + nameBytes
 	buf := make([]uint64, (size+7)/8) // 8-byte aligned, as the handle needs
 	info := (*renameInfo)(unsafe.Pointer(&buf[0]))
-	info.ReplaceIfExists = 1
+	if replace {
+		info.ReplaceIfExists = 1
+	}
 	info.RootDirectory = dh
 	info.FileNameLength = uint32(nameBytes)
-	copy(unsafe.Slice(&info.FileName[0], len(to)-1), to[:len(to)-1])
-	err = windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&buf[0])), uint32(size), windows.FileRenameInformation)
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: tmp, New: name, Err: ntErr(err)}
-	}
-	return nil
+	copy(unsafe.Slice(&info.FileName[0], len(name)-1), name[:len(name)-1])
+	var iosb windows.IO_STATUS_BLOCK
+	return ntErr(windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&buf[0])), uint32(size), windows.FileRenameInformation))
 }
 
 // ntErr is an NTSTATUS as the Windows error code Go's os errors carry, so
