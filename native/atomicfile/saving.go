@@ -98,6 +98,8 @@ const (
 
 // noLeases, set by tests, has takeLease answer as on a system without
 // leases, so that the fallback is tested where leases exist.
+//
+//lint:ignore U1000 read by Linux's takeLease (lease_linux.go); set by tests everywhere
 var noLeases bool
 
 // awaitClose waits, writerWait at most, until no process has f's file
