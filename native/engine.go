@@ -198,6 +198,9 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them, through symlinks either.")
 	}
 	fi, err := v.root.Stat(loc.Path)
+	if v.lookAgain(ctx, err) {
+		fi, err = v.root.Stat(loc.Path)
+	}
 	if err != nil {
 		return "", "", FileError(err, loc.Path)
 	}
@@ -210,6 +213,29 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 
 func invalid(field, msg string) *errors.Error {
 	return errors.InvalidFields(errors.Field{Field: field, Message: msg})
+}
+
+// testHookLookAgain, when set by a test, runs as lookAgain starts waiting.
+var testHookLookAgain func()
+
+// lookAgain reports whether a note found missing (err) should be looked
+// for once more: where a replace leaves a note without its name for a
+// moment (atomicfile.NameGaps: Windows), the write lock is waited for,
+// since every replace of this server's processes runs under it, and the
+// note is there again once it is let go. Never called with the lock held.
+func (v *Engine) lookAgain(ctx context.Context, err error) bool {
+	if !atomicfile.NameGaps || !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if testHookLookAgain != nil {
+		testHookLookAgain()
+	}
+	release, lerr := v.lock.acquire(ctx, v)
+	if lerr != nil {
+		return false
+	}
+	release()
+	return true
 }
 
 // FileError maps a file-system error on vault path p to the tools' kinds.

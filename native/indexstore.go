@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -148,11 +147,12 @@ func (s *indexStore) Open() (io.ReadSeekCloser, error) { return openSnapshot(s.d
 const scratchPrefix = "positions-"
 
 // ScratchFile implements vaultindex.Scratch: a new file in the index's
-// folder, taken out of the folder as soon as it is open where the system
-// allows that (it lives on, nameless, until closed or the process ends),
-// so a process killed leaves nothing behind. Where it does not (Windows),
-// the files left by processes gone are removed when the next is made; a
-// file still open there cannot be.
+// folder, removed as soon as it is open, so that a process killed leaves
+// nothing behind: it lives on, nameless, until closed or the process ends
+// (on Windows, opened sharing deletion as os.Root opens, it is deleted when
+// its last handle closes; until then its name may stay, under the classic
+// delete rules). Files left by a system that crashed are removed when the
+// next is made.
 func (s *indexStore) ScratchFile() (*os.File, error) {
 	r, err := s.root()
 	if err != nil {
@@ -173,9 +173,7 @@ func (s *indexStore) ScratchFile() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if runtime.GOOS != "windows" {
-		_ = r.Remove(name)
-	}
+	_ = r.Remove(name)
 	return f, nil
 }
 

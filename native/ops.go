@@ -80,6 +80,9 @@ func (v *Engine) Read(ctx context.Context, loc note.Locator) (note.Content, erro
 	}
 	// Not empty or half written while another program saves it in place.
 	data, err := atomicfile.ReadSettled(v.root, p, &v.published)
+	if v.lookAgain(ctx, err) {
+		data, err = atomicfile.ReadSettled(v.root, p, &v.published)
+	}
 	if err != nil {
 		return note.Content{}, FileError(err, p)
 	}

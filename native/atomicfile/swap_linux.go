@@ -18,6 +18,9 @@ const exchanges = true
 // lease is held on it; see swap_windows.go for why Windows lets go).
 const letGoWhileChanging = false
 
+// NameGaps: an exchange never leaves the note without its name.
+const NameGaps = false
+
 // swap puts the file at tmp in name's place. It exchanges the two names
 // atomically where the file system can, so that tmp then names the file
 // that was displaced, and reports exchanged; elsewhere it renames.

@@ -14,6 +14,9 @@ const exchanges = false
 // swap_windows.go for why Windows lets go).
 const letGoWhileChanging = false
 
+// NameGaps: a rename over the note never leaves it without its name.
+const NameGaps = false
+
 // swap puts the file at tmp in name's place by renaming it: only Linux can
 // exchange two names atomically and hand back the displaced file.
 func swap(root *os.Root, tmp, name string, _ **os.File, _ []byte) (exchanged bool, err error) {

@@ -54,6 +54,11 @@ var testHookBeforeRename func()
 // is opened again for the check before the swap.
 const letGoWhileChanging = true
 
+// NameGaps: a swap leaves the note without its name for the moment
+// between its two renames; a process that finds a note missing may look
+// again once the writer is done (native waits for its write lock).
+const NameGaps = true
+
 // swap exchanges the files at tmp and name (see above) and reports
 // exchanged. held, when not nil, is the update's open handle on the file
 // at name: it is closed and replaced by the handle on the file displaced.
