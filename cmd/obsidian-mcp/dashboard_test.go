@@ -73,6 +73,9 @@ func TestGatewayDashboard(t *testing.T) {
 // findBrowser is the Chromium to drive (scripts/ci-packages installs it).
 func findBrowser(t *testing.T) string {
 	t.Helper()
+	// A browser is an outside program: without the switch its tests skip
+	// whether or not one is installed.
+	outside(t)
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
