@@ -49,13 +49,7 @@ func beginHalfSave(t *testing.T, p, content string) {
 // the writer's next read took that for the note (955 saves and half the
 // note's lines lost in a run of a chunked writer beside 40 appends).
 func TestUpdateWaitsForAHalfWrittenSave(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saved := strings.Repeat("a line of their save\n", 500)
-	beginHalfSave(t, p, saved)
+	root, p, saved := halfSavedNote(t)
 	if _, err := Update(root, "n.md", appendLine("ours")); err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +61,25 @@ func TestUpdateWaitsForAHalfWrittenSave(t *testing.T) {
 // TestReadSettledWaitsForAHalfWrittenSave: a read meeting a note half
 // saved gets the whole save.
 func TestReadSettledWaitsForAHalfWrittenSave(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saved := strings.Repeat("a line of their save\n", 500)
-	beginHalfSave(t, p, saved)
+	root, _, saved := halfSavedNote(t)
 	got, err := ReadSettled(root, "n.md", nil)
 	if err != nil || string(got) != saved {
 		t.Errorf("read %d bytes, %v; want the whole save (%d bytes)", len(got), err, len(saved))
 	}
+}
+
+// halfSavedNote is a note n.md in a new root, half way through a save of
+// saved (beginHalfSave), and its path.
+func halfSavedNote(t *testing.T) (root *os.Root, p, saved string) {
+	t.Helper()
+	root, dir := openRoot(t)
+	p = filepath.Join(dir, "n.md")
+	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved = strings.Repeat("a line of their save\n", 500)
+	beginHalfSave(t, p, saved)
+	return root, p, saved
 }
 
 func tail(b []byte) string {

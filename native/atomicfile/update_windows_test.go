@@ -167,11 +167,7 @@ func TestUpdateKeepsASaveThatReachesTheNameFirst(t *testing.T) {
 // would be at the name from the rename on, half a note and our line, for
 // the writer's next read to take for the note.
 func TestUpdateNeverPublishesAHalfSave(t *testing.T) {
-	root, dir := openRoot(t)
-	p := filepath.Join(dir, "n.md")
-	os.WriteFile(p, []byte("old\n"), 0o644)
-	saved := strings.Repeat("a line of their save\n", 500)
-	beginHalfSave(t, p, saved)
+	root, p, saved := halfSavedNote(t)
 	finish := testHookWriterOpen
 	testHookBeforeRename = finish
 	var published []string
