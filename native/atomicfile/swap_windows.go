@@ -117,14 +117,14 @@ func swap(root *os.Root, tmp, name string, held **os.File, want []byte) (exchang
 	// 3. That file aside, ours at name unless another program's save got
 	// there first.
 	aside := tempBeside(name)
-	if err := renameHandle(h, dh, path.Base(aside), false); err != nil {
+	if err := renameHandle(h, dh, path.Base(aside)); err != nil {
 		return false, &os.LinkError{Op: "rename", Old: name, New: aside, Err: err}
 	}
 	if testHookBeforeRename != nil {
 		testHookBeforeRename()
 	}
-	if err := renameAt(dh, path.Base(tmp), path.Base(name), false); err != nil {
-		if renameHandle(h, dh, path.Base(name), false) == nil {
+	if err := renameAt(dh, path.Base(tmp), path.Base(name)); err != nil {
+		if renameHandle(h, dh, path.Base(name)) == nil {
 			return false, refusedBusy(&os.LinkError{Op: "rename", Old: tmp, New: name, Err: err})
 		}
 		// Another program's save is at name: it stays, and the file set
@@ -133,7 +133,7 @@ func swap(root *os.Root, tmp, name string, held **os.File, want []byte) (exchang
 		return false, errChanged
 	}
 	// 4. The displaced file at tmp, as after an exchange.
-	if err := renameHandle(h, dh, path.Base(tmp), false); err != nil {
+	if err := renameHandle(h, dh, path.Base(tmp)); err != nil {
 		// Ours is at name; the displaced file is read through the handle
 		// and its temporary name swept with it.
 		_ = root.Remove(aside)
@@ -188,28 +188,29 @@ func openAt(dh windows.Handle, name string, access, share uint32) (windows.Handl
 	return h, nil
 }
 
-// renameAt renames from to to within the folder dh, by a handle on from.
-// Without replace, a file at to is never replaced.
-func renameAt(dh windows.Handle, from, to string, replace bool) error {
+// renameAt renames from to to within the folder dh, by a handle on from,
+// never replacing a file at to.
+func renameAt(dh windows.Handle, from, to string) error {
 	h, err := openAt(dh, from, windows.DELETE|windows.SYNCHRONIZE,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE)
 	if err != nil {
 		return err
 	}
 	defer windows.CloseHandle(h)
-	return renameHandle(h, dh, to, replace)
+	return renameHandle(h, dh, to)
 }
 
 // renameHandle gives the file h names the name to in the folder dh,
-// without POSIX semantics (so that, with replace, a file held open at to
-// is not replaced).
-func renameHandle(h, dh windows.Handle, to string, replace bool) error {
+// never replacing a file at to (the swap must not destroy a save another
+// program put there).
+func renameHandle(h, dh windows.Handle, to string) error {
 	name, err := windows.UTF16FromString(to)
 	if err != nil {
 		return err
 	}
-	// FILE_RENAME_INFORMATION: ReplaceIfExists (a BOOLEAN, padded), the
-	// folder the name is relative to, the name's length in bytes, the name.
+	// FILE_RENAME_INFORMATION: ReplaceIfExists (a BOOLEAN, padded; left
+	// false), the folder the name is relative to, the name's length in
+	// bytes, the name.
 	type renameInfo struct {
 		ReplaceIfExists uint32
 		RootDirectory   windows.Handle
@@ -220,9 +221,6 @@ func renameHandle(h, dh windows.Handle, to string, replace bool) error {
 	size := int(unsafe.Offsetof(renameInfo{}.FileName)) + nameBytes
 	buf := make([]uint64, (size+7)/8) // 8-byte aligned, as the handle needs
 	info := (*renameInfo)(unsafe.Pointer(&buf[0]))
-	if replace {
-		info.ReplaceIfExists = 1
-	}
 	info.RootDirectory = dh
 	info.FileNameLength = uint32(nameBytes)
 	copy(unsafe.Slice(&info.FileName[0], len(name)-1), name[:len(name)-1])
