@@ -166,11 +166,10 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 		if msg := note.CheckName(loc.Name); msg != "" {
 			return "", "", invalid("name", msg)
 		}
-		cands, err := v.candidates(loc.Name)
-		if err != nil {
-			return "", "", err
+		p, err := v.resolve(loc.Name)
+		if v.lookAgain(ctx, err) {
+			p, err = v.resolve(loc.Name)
 		}
-		p, err := note.Resolve(loc.Name, cands)
 		if err != nil {
 			return "", "", err
 		}
@@ -211,6 +210,15 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 	return loc.Path, real, nil
 }
 
+// resolve finds the note a wikilink-style name designates.
+func (v *Engine) resolve(name string) (string, error) {
+	cands, err := v.candidates(name)
+	if err != nil {
+		return "", err
+	}
+	return note.Resolve(name, cands)
+}
+
 func invalid(field, msg string) *errors.Error {
 	return errors.InvalidFields(errors.Field{Field: field, Message: msg})
 }
@@ -218,13 +226,16 @@ func invalid(field, msg string) *errors.Error {
 // testHookLookAgain, when set by a test, runs as lookAgain starts waiting.
 var testHookLookAgain func()
 
-// lookAgain reports whether a note found missing (err) should be looked
-// for once more: where a replace leaves a note without its name for a
-// moment (atomicfile.NameGaps: Windows), the write lock is waited for,
-// since every replace of this server's processes runs under it, and the
-// note is there again once it is let go. Never called with the lock held.
+// lookAgain reports whether a note found missing (err: no such file, or
+// no note of that name) should be looked for once more: where a replace
+// leaves a note without its name for a moment (atomicfile.NameGaps:
+// Windows), the write lock is waited for, since every replace of this
+// server's processes runs under it, and the note is there again once it
+// is let go. A name is resolved from a listing of the folders, which
+// misses the note just the same as a look at its path. Never called with
+// the lock held.
 func (v *Engine) lookAgain(ctx context.Context, err error) bool {
-	if !atomicfile.NameGaps || !errors.Is(err, fs.ErrNotExist) {
+	if !atomicfile.NameGaps || !missing(err) {
 		return false
 	}
 	if testHookLookAgain != nil {
@@ -236,6 +247,15 @@ func (v *Engine) lookAgain(ctx context.Context, err error) bool {
 	}
 	release()
 	return true
+}
+
+// missing reports whether err says a note is not there.
+func missing(err error) bool {
+	var e *errors.Error
+	if errors.As(err, &e) {
+		return e.Kind == errors.FileNotFound
+	}
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // FileError maps a file-system error on vault path p to the tools' kinds.
