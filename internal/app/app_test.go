@@ -117,7 +117,7 @@ func TestTakenPortSaysWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = ServeHTTP(t.Context(), cfg, slog.New(slog.DiscardHandler), "test", nil)
-	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "choose another address with --listen (OBSIDIAN_MCP_LISTEN)") {
+	if err == nil || !strings.Contains(err.Error(), "already in use") || !strings.Contains(err.Error(), "choose another address with --listen (OBSIDIAN_MCP_LISTEN)") {
 		t.Errorf("serve on a taken port: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -33,6 +34,11 @@ func passStore(t *testing.T) string {
 // (this test binary is a real stdio server under stdioServerEnv).
 func TestDoctorGateway(t *testing.T) {
 	t.Parallel()
+	// A server that says boom on stderr and exits 3, in the system's shell.
+	crashShell, crashFlag, crashScript := "sh", "-c", "echo boom >&2; exit 3"
+	if runtime.GOOS == "windows" {
+		crashShell, crashFlag, crashScript = "cmd", "/c", "echo boom>&2& exit 3"
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -97,9 +103,9 @@ namespaces:
     command: %q
     cwd: %q
   crash:
-    command: sh
-    args: [-c, "echo boom >&2; exit 3"]
-`, taken.Addr(), filepath.Join(vault, "missing"), self, filepath.Join(vault, "nowhere")),
+    command: %s
+    args: [%s, %q]
+`, taken.Addr(), filepath.Join(vault, "missing"), self, filepath.Join(vault, "nowhere"), crashShell, crashFlag, crashScript),
 			code: 1,
 			want: []string{
 				": 5 namespaces (gone, app, absent, nodir, crash)",
@@ -116,7 +122,7 @@ namespaces:
 				"    ✗ cwd " + filepath.Join(vault, "nowhere") + " is not a folder", "fix: create it, or correct cwd",
 				"namespace crash (command",
 				"    ✗ the server does not start and answer: the crash server could not be started: the process exited (exit status 3: boom)",
-				"fix: run `sh -c 'echo boom >&2; exit 3'` in a terminal",
+				"fix: run `" + crashShell + " " + crashFlag + " '" + crashScript + "'` in a terminal",
 				"✗ not ready: 5 namespaces could not serve (gone, app, absent, nodir, crash)",
 			},
 			absent: []string{"OBSIDIAN_VAULT", "--vault"},

@@ -3,6 +3,9 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 )
 
 // Row is one setting of a command whose configuration is C: how it is
@@ -114,7 +117,7 @@ func Apply[C any](rows []Row[C], vals []Value, c *C) (set []Setting, warnings []
 			if r.Secret {
 				errs = append(errs, fmt.Errorf("invalid %s: %v", what, e)) // never shown, not even as (set)
 			} else {
-				errs = append(errs, fmt.Errorf("invalid %s %q: %v", what, shown, e))
+				errs = append(errs, fmt.Errorf("invalid %s %s: %v", what, quoted(shown), e))
 			}
 		case r.Shown != nil && v != "":
 			shown = r.Shown(c)
@@ -164,4 +167,14 @@ func Parse[C any](rows []Row[C], c *C, args []string, getenv func(string) string
 	}
 	set, warnings, err := Apply(rows, vals, c)
 	return Parsed{Ignored: ignored, Settings: set, Warnings: warnings}, err
+}
+
+// quoted puts v in double quotes as it was typed: a Windows path keeps
+// single backslashes (%q would show C:\\Users); a value with quotes or
+// control characters is quoted with escapes, so that it reads unambiguously.
+func quoted(v string) string {
+	if strings.ContainsAny(v, "\"") || strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		return strconv.Quote(v)
+	}
+	return `"` + v + `"`
 }
