@@ -49,7 +49,6 @@ func startListening(t *testing.T, args, env []string, ready *regexp.Regexp) *ser
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = stoppable()
 	pr, pw := io.Pipe()
 	stderr := &obsidiantest.Buffer{}
 	cmd.Stderr = io.MultiWriter(stderr, pw)

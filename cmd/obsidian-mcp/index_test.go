@@ -246,9 +246,6 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 // just built leaves at most a temporary file, never a torn index; the next
 // server answers right and clears the leftover when it saves.
 func TestIndexKilledWhileSaving(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("SIGKILL")
-	}
 	for n := 6000; ; n *= 2 {
 		if killWhileSaving(t, n) {
 			return

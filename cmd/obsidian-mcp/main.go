@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/app"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/shutdown"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -17,6 +18,9 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Windows has no signal for another program to send: a named event.
+	ctx, unwatch := shutdown.Requested(ctx)
+	defer unwatch()
 	// A client that closes its end makes writes to stdout fail. Go would
 	// kill the process with SIGPIPE on the spot, leaving running CLI
 	// processes behind; with SIGPIPE delivered to a channel instead, the
@@ -28,6 +32,7 @@ func main() {
 	rpcOut := os.Stdout
 	os.Stdout = os.Stderr
 	code := app.Main(ctx, os.Args[1:], os.Getenv, app.Streams{In: os.Stdin, Out: rpcOut, Err: os.Stderr}, version)
+	unwatch()
 	stop()
 	os.Exit(code)
 }

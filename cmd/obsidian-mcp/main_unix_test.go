@@ -52,10 +52,6 @@ func TestClientGoneMidCall(t *testing.T) {
 // server ends the CLI's whole process group.
 func grandchildEnds(t *testing.T, pid int) { obsidiantest.WaitGone(t, pid) }
 
-// stoppable is how a server the tests stop with terminate is started:
-// as any process.
-func stoppable() *syscall.SysProcAttr { return nil }
-
 // terminate asks the process to stop as a service manager does: SIGTERM.
 func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }
 

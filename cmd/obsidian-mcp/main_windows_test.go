@@ -5,13 +5,13 @@ package main
 import (
 	"errors"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/shutdown"
 )
 
 // grandchildEnds ends the CLI's grandchild pid. Windows ends a process,
@@ -24,17 +24,28 @@ func grandchildEnds(t *testing.T, pid int) {
 	obsidiantest.Kill(pid)
 }
 
-// stoppable starts a server in a console process group of its own, the one
-// terminate's CTRL_BREAK_EVENT reaches without reaching the tests.
-func stoppable() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
-}
-
-// terminate asks the process to stop as Ctrl+Break in its console does:
-// Windows has no signal to send another process; Go gives the server
-// os.Interrupt for it.
+// terminate asks the process to stop as a program without a share in
+// its console can: by setting its stop event (internal/shutdown), which
+// the server creates first thing, so it is waited for a while if the
+// process has only just started. Ctrl+Break does the same from the
+// server's own console.
 func terminate(p *os.Process) error {
-	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.Pid))
+	name, err := windows.UTF16PtrFromString(shutdown.EventName(p.Pid))
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ev, err := windows.OpenEvent(windows.EVENT_MODIFY_STATE, false, name)
+		if err == nil {
+			defer windows.CloseHandle(ev)
+			return windows.SetEvent(ev)
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // killedExit is how Go says a process ended by Process.Kill
@@ -61,11 +72,6 @@ func whileBusy(op func() error) error {
 		time.Sleep(time.Millisecond)
 	}
 }
-
-// A console for the servers the tests start: terminate's CTRL_BREAK_EVENT
-// reaches only processes on the caller's console, and a test binary run
-// without one (by go test, or under Wine) has none.
-func init() { _, _, _ = windows.NewLazySystemDLL("kernel32.dll").NewProc("AllocConsole").Call() }
 
 // savesApart is the chunked outside writer's pause between two saves.
 // Without leases an update needs a pause between two saves longer than

@@ -539,9 +539,6 @@ func connectHTTP(t *testing.T, url string, s *served) *mcp.ClientSession {
 // vault half done; the next server on the vault completes the edit before
 // it answers, says so in its log, and removes its journal entry.
 func TestKillMidVaultWideEditThenRestart(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("SIGKILL")
-	}
 	for _, c := range []struct {
 		name, tool string
 		args       map[string]any

@@ -76,6 +76,10 @@ func runFake(args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(sc.Hang, c.command) || slices.Contains(sc.Hang, "*") {
 		_, _ = io.WriteString(stdout, out.String())
 		out.Reset()
+		hung := filepath.Join(filepath.Dir(self), hungDir)
+		if os.MkdirAll(hung, 0o755) == nil {
+			_ = os.WriteFile(filepath.Join(hung, strconv.Itoa(os.Getpid())), nil, 0o644)
+		}
 		time.Sleep(time.Hour)
 	}
 	if sc.Canned != nil {

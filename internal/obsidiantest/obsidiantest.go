@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +140,26 @@ func Install(t testing.TB, sc Scenario) *Fake {
 	}
 	f := &Fake{Bin: bin, Vault: sc.Vault, dir: dir, t: t}
 	f.Set(sc)
+	// A fake told to hang outlives a server killed mid-call (Windows ends
+	// a process, not its children), and a running program's file cannot
+	// be removed there: the folder's removal would fail the test. Ended
+	// first (cleanups run last registered first).
+	t.Cleanup(func() { endHung(dir) })
 	return f
+}
+
+// hungDir is the folder, beside the fake, where a hanging fake leaves a
+// file named for its pid.
+const hungDir = "hung"
+
+// endHung ends the fakes installed in dir that still hang.
+func endHung(dir string) {
+	entries, _ := os.ReadDir(filepath.Join(dir, hungDir))
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			Kill(pid)
+		}
+	}
 }
 
 // Scenario returns the current scenario.
