@@ -46,6 +46,7 @@ func decodeJSON(t *testing.T, s string) map[string]any {
 var hexHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 func TestBridgeV1CurlExamples(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Notes/Example.md", "# Example\nHello")
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})

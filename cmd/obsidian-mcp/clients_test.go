@@ -584,6 +584,7 @@ func runTSCalls(t *testing.T, f *obsidiantest.Fake, client string, plan map[stri
 }
 
 func TestTypeScriptSDKClient(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	got := runTSCalls(t, f, "typescript-sdk", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin}})
 	if t.Failed() {
@@ -594,6 +595,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // TestTypeScriptSDKCallAtOnce: issue 12's second reproduction, through the
 // SDK itself: fresh servers, each called the moment the handshake is done.
 func TestTypeScriptSDKCallAtOnce(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	var got struct {
@@ -608,6 +610,7 @@ func TestTypeScriptSDKCallAtOnce(t *testing.T) {
 }
 
 func TestTypeScriptSDKCancel(t *testing.T) {
+	outside(t)
 	f, pidfile := hungCLI(t)
 	var got struct {
 		Cancelled, Ping outcome
@@ -632,6 +635,7 @@ func TestTypeScriptSDKCancel(t *testing.T) {
 // pending at end of input, settles them and exits by itself before the
 // SDK's SIGTERM, two seconds later.
 func TestTypeScriptSDKCloseWithCallsInFlight(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	var steps []step
@@ -663,6 +667,7 @@ func TestTypeScriptSDKCloseWithCallsInFlight(t *testing.T) {
 // hung on the CLI and, two seconds later, sends SIGTERM; the server stops
 // the CLI and exits cleanly.
 func TestTypeScriptSDKCloseWithHungCall(t *testing.T) {
+	outside(t)
 	f, pidfile := hungCLI(t)
 	var got struct {
 		Settled []outcome
@@ -720,6 +725,7 @@ func inspectorToolList(t *testing.T, out, errOut string, code int) {
 }
 
 func TestInspectorCLI(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Welcome.md", "# Welcome\n")
 	env := []string{"OBSIDIAN_BIN=" + f.Bin}
@@ -794,6 +800,7 @@ func TestToolErrorsResultWithSDKs(t *testing.T) {
 		check(t, got)
 	})
 	t.Run("typescript-sdk", func(t *testing.T) {
+		outside(t)
 		f := vault(t)
 		var got struct{ Steps []outcome }
 		// calls sends steps[0] before tools/list; the others are checked

@@ -103,6 +103,7 @@ func TestConformance(t *testing.T) {
 	var first []string
 	for i, f := range faces {
 		t.Run(f.name, func(t *testing.T) {
+			outside(t)
 			passed := slices.DeleteFunc(conformance(t, f.url, f.passes...), func(s string) bool { return slices.Contains(f.passes, s) })
 			if i == 0 {
 				first = passed
@@ -152,6 +153,7 @@ func TestConformanceDraft2026(t *testing.T) {
 	defer g.stop(t)
 	for _, face := range []struct{ name, url string }{{"serve", s.url}, {"gateway vault namespace", g.url + "/mcp/notes"}} {
 		t.Run(face.name, func(t *testing.T) {
+			outside(t)
 			failed := map[string]bool{}
 			total, passed, failures := 0, 0, 0
 			for _, scenario := range []string{"server-stateless", "http-header-validation"} {

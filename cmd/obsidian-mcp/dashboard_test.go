@@ -20,6 +20,7 @@ import (
 // ways and the namespace's counts. The screenshot is kept as the test's
 // artifact (go test -artifacts).
 func TestGatewayDashboard(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nshown on the dashboard\n"), 0o600); err != nil {
@@ -102,6 +103,7 @@ func browse(t *testing.T, browser string) context.Context {
 // it; a wrong key is refused on the page, the right one opens it live,
 // and a call made with the key shows there.
 func TestGatewayDashboardKey(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	const key = "dashboard-key-0123456789"
 	vault := t.TempDir()
@@ -147,6 +149,7 @@ func TestGatewayDashboardKey(t *testing.T) {
 // messages the gateway remembers, and a long message stays within its
 // column (the page never scrolls sideways).
 func TestGatewayDashboardHistory(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	vault := t.TempDir()
 	long := strings.Repeat("a long line of the note that goes on and on ", 200)

@@ -43,6 +43,7 @@ func gateway(t *testing.T, yaml string, env ...string) *served {
 func TestGatewayTypeScriptSDK(t *testing.T) {
 	for _, transport := range []string{"sse", "url"} {
 		t.Run(transport, func(t *testing.T) {
+			outside(t)
 			f := obsidiantest.Install(t, obsidiantest.Scenario{VaultName: "Work"})
 			other := t.TempDir()
 			g := gateway(t, "namespaces:\n  work:\n    vault: Work\n  other:\n    vault_path: "+other+"\n", "OBSIDIAN_BIN="+f.Bin)
@@ -62,6 +63,7 @@ func TestGatewayTypeScriptSDK(t *testing.T) {
 // curl (202 each), the answers on the stream in order, and the health
 // checks; then SIGTERM stops the gateway cleanly.
 func TestGatewayCurl(t *testing.T) {
+	outside(t)
 	curl := need(t, "curl")
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nfrom the gateway\n"), 0o600); err != nil {
@@ -154,6 +156,7 @@ func TestGatewayCurl(t *testing.T) {
 // filesystem server (@modelcontextprotocol/server-filesystem, pinned in
 // scripts/clients), side by side with a vault namespace.
 func TestGatewayCommandNamespaces(t *testing.T) {
+	outside(t)
 	// A vault each, as everyTool changes the one it runs on.
 	fakes := map[string]*obsidiantest.Fake{}
 	for _, transport := range []string{"sse", "url"} {

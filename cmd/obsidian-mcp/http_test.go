@@ -238,6 +238,7 @@ func TestHTTPElicitedPermanentDelete(t *testing.T) {
 }
 
 func TestHTTPTypeScriptSDKClient(t *testing.T) {
+	outside(t)
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
 	runTSCalls(t, f, "typescript-sdk", map[string]any{"url": s.url})

@@ -32,6 +32,7 @@ func TestHTTPGoSDKCancel(t *testing.T) {
 // TestHTTPTypeScriptSDKCancel: the TypeScript SDK aborts a call over HTTP;
 // the call's CLI process group stops, and the session still answers.
 func TestHTTPTypeScriptSDKCancel(t *testing.T) {
+	outside(t)
 	f, pidfile := hungCLI(t)
 	s := serve(t, []string{"--backend", "cli", "--timeout", "10m"}, "OBSIDIAN_BIN="+f.Bin)
 	var got struct{ Cancelled, Ping outcome }

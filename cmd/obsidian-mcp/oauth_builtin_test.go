@@ -28,6 +28,7 @@ import (
 // approval, and once `obsidian-mcp oauth revoke` ends it, the SDK's token
 // is refused at the next request.
 func TestBuiltInOAuth(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	store, oauthCmd := oauthStore(t)
 	vault, hello := helloVault(t, "# Hello\n")
@@ -81,6 +82,7 @@ func TestBuiltInOAuth(t *testing.T) {
 // writes there, and its token is refused by the other; the conformance
 // suite's authorization-server scenarios pass against it.
 func TestGatewayBuiltInOAuth(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	store, _ := oauthStore(t)
 	vault, hello := helloVault(t, "# Hello\n")
@@ -265,6 +267,7 @@ func landOnCallback(t *testing.T, ctx context.Context, s *served) string {
 // three checks in all) against serve --oauth; the code grant's consent is
 // approved in headless Chromium, as the suite asks a person to.
 func TestConformanceAuthorizationServer(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	store, _ := oauthStore(t)
 	vault := t.TempDir()

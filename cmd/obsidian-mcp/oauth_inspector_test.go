@@ -26,6 +26,7 @@ import (
 // from a site on this machine (trusted through SSL_CERT_FILE, as a
 // system's own CA would be).
 func TestInspectorOAuth(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	callback := freePort(t)
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/oauth/callback", callback)

@@ -16,6 +16,7 @@ import (
 // fills in, exchanges the code for a JWT for this server, reads and
 // writes a note, and refreshes its tokens. The refreshed token works too.
 func TestOAuthExternalSignIn(t *testing.T) {
+	outside(t)
 	browser := findBrowser(t)
 	issuer, _ := startIssuer(t, "jwt", true)
 	vault, hello := helloVault(t, "# Hello\n")

@@ -109,6 +109,7 @@ func startIssuer(t *testing.T, format string, interactive bool) (string, func(re
 // (403 insufficient_scope: the scope challenge for step-up). The API key
 // keeps working beside it.
 func TestOAuthExternalIssuer(t *testing.T) {
+	outside(t)
 	issuer, token := oidcIssuer(t)
 	vault, hello := helloVault(t, "# Hello\n")
 	const key = "the-api-key-0123456789abcdef"
@@ -226,6 +227,7 @@ func TestOAuthExternalIssuer(t *testing.T) {
 // write (PERMISSION_DENIED), and one for the command namespace (this
 // program over stdio) lists its tools but calls none.
 func TestGatewayOAuth(t *testing.T) {
+	outside(t)
 	issuer, token := oidcIssuer(t)
 	vault, hello := helloVault(t, "# Hello\n")
 	g := gateway(t, fmt.Sprintf("oauth:\n  issuer: %q\nnamespaces:\n  notes:\n    vault_path: %q\n  stdio:\n    command: %q\n    args: [--backend, native, --vault-path, %q]\n",
@@ -297,6 +299,7 @@ func TestGatewayOAuth(t *testing.T) {
 // refused; and once the issuer revokes a token (RFC 7009), the very next
 // request with it is refused.
 func TestOAuthOpaqueTokens(t *testing.T) {
+	outside(t)
 	issuer, token := startIssuer(t, "opaque", false)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nopaque\n"), 0o600); err != nil {

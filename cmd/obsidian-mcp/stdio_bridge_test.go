@@ -26,6 +26,7 @@ var timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 // TestStdioBridgeTypeScriptSDK: every tool through the bridge, in both
 // transports, and over MCP the very outcomes of a direct stdio session.
 func TestStdioBridgeTypeScriptSDK(t *testing.T) {
+	outside(t)
 	direct := obsidiantest.Install(t, obsidiantest.Scenario{})
 	want := runTSCalls(t, direct, "typescript-sdk", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": direct.Bin}})
 	for _, transport := range []string{"mcp", "v1"} {
