@@ -61,7 +61,8 @@ func PrependSeparators(existing, content []byte, inline bool) (at int, lead, tra
 // FrontmatterEnd returns the offset just past a YAML frontmatter block (the
 // closing '---' line and its newline), or 0 when b has none. Frontmatter
 // starts on the first line with exactly '---' and ends at the next line that
-// is exactly '---'; CRLF line ends are accepted.
+// is exactly '---'; CRLF line ends are accepted, a bare CR is not one (see
+// IsFence).
 func FrontmatterEnd(b []byte) int {
 	if bom := BOM(b); bom != nil {
 		// Obsidian reads notes without their byte order mark.
@@ -71,14 +72,14 @@ func FrontmatterEnd(b []byte) int {
 		return 0
 	}
 	first, rest, ok := cutLine(b)
-	if !ok || string(trimCR(first)) != "---" {
+	if !ok || !IsFence(first, true) {
 		return 0
 	}
 	off := len(b) - len(rest)
 	for len(rest) > 0 {
 		line, next, hasNL := cutLine(rest)
 		lineEnd := off + len(line)
-		if string(trimCR(line)) == "---" {
+		if IsFence(line, hasNL) {
 			if hasNL {
 				return lineEnd + 1
 			}
@@ -109,7 +110,17 @@ func cutLine(b []byte) (line, rest []byte, hasNL bool) {
 	return b[:i], b[i+1:], true
 }
 
-func trimCR(b []byte) []byte { return bytes.TrimSuffix(b, []byte{'\r'}) }
+// IsFence reports whether line (without its '\n') is a frontmatter fence:
+// exactly "---", with a CR before the newline when ended is true. A "---\r"
+// that ends the file is not one: its CR ends no line, and reading it as a
+// fence let an edit that cut text after a bare CR conjure properties out of
+// the body (found by fuzzing).
+func IsFence(line []byte, ended bool) bool {
+	if ended {
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+	}
+	return string(line) == "---"
+}
 
 // MoveTarget returns the path a note at from ends up at when moved to to.
 // to is a folder ("Archive", "Archive/", "" or "/" for the root) unless it

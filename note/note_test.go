@@ -238,3 +238,24 @@ func TestPrependAfterByteOrderMark(t *testing.T) {
 		}
 	}
 }
+
+func TestFrontmatterEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"---\na: 1\n---\nbody", 13},
+		{"---\r\na: 1\r\n---\r\nbody", 16},
+		{"---\na: 1\n---", 12},
+		// A CR that ends no line does not make a fence.
+		{"---\na: 1\n---\r", 0},
+		{"---\na: 1\n---\r#A", 0},
+		{"---\n", 0},
+		{"body\n---\na: 1\n---\n", 0},
+		{"\ufeff---\na: 1\n---\n", 16},
+	} {
+		if got := FrontmatterEnd([]byte(c.in)); got != c.want {
+			t.Errorf("FrontmatterEnd(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // CleanTag turns a tag as a caller writes it ("#Area/home" or "area/home")
@@ -199,10 +200,10 @@ func RenameTag(content []byte, from, to string) (r Result, renamed int, err erro
 // "---", the frontmatter's fence.
 func isFence(out []byte, from, to int) bool {
 	start := bytes.LastIndexByte(out[:from], '\n') + 1
-	end := len(out)
+	end, ended := len(out), false
 	if i := bytes.IndexByte(out[to:], '\n'); i >= 0 {
-		end = to + i
+		end, ended = to+i, true
 	}
 	line := append(append([]byte{}, out[start:from]...), out[to:end]...)
-	return string(bytes.TrimSuffix(line, []byte("\r"))) == "---"
+	return note.IsFence(line, ended)
 }
