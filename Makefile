@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Pinned so every machine lints alike; fetched from the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build check test lint relevance golden docs bench fuzz wine bundle tidy-check install-check clean
+.PHONY: help build check test stress lint relevance golden docs bench fuzz wine bundle tidy-check install-check clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-11s %s\n", $$1, $$2}'
@@ -20,6 +20,9 @@ check: ## everything CI runs (.ci/run), installing the npm clients, Chromium and
 
 test: ## the test suite with the race detector (Go alone; make check adds the outside clients)
 	go test -race ./...
+
+stress: ## the stress tier: loops at full count, size, load, busy CPU (Go alone)
+	OBSIDIAN_MCP_TEST_STRESS=1 go test -timeout 30m ./...
 
 lint: ## gofmt, go vet (also for Windows and macOS) and staticcheck (also for Windows)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/leasetest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -99,12 +100,12 @@ func patchTool(t *testing.T, v tools.Vault) func(args string) (map[string]any, e
 	return nil
 }
 
-// TestNoLostEdit: 1,000 times, another program changes the note between
+// TestNoLostEdit: 1,000 times (200 outside the stress tier), another program changes the note between
 // the engine's read and its write (in place and by rename, alternately),
 // and the patch carries no if_match. Every one of its edits and every one
 // of ours is in the note at the end, once, where it belongs.
 func TestNoLostEdit(t *testing.T) {
-	const n = 1000
+	n := testenv.Rounds(200, 1000)
 	v, p := logVault(t, "# Log\n## Ours\n## Theirs\n")
 	i := 0
 	ed := between{Engine: v, outside: func() func() error {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -82,7 +83,7 @@ func TestInPlaceSaverOnTheSameNote(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 100 {
+			for i := range testenv.Rounds(30, 100) {
 				_, err := v.Append(t.Context(), note.ByPath("S.md"), fmt.Sprintf("ours-%d-%d", e, i), false)
 				switch {
 				case err == nil:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultgen"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -42,6 +43,7 @@ func generated(tb testing.TB) string {
 // reciprocal rank (of the top 10), for keyword queries and for questions
 // asked in sentences, each held to a floor.
 func TestRelevance(t *testing.T) {
+	testenv.StressOnly(t)
 	v, err := Open(generated(t))
 	if err != nil {
 		t.Fatal(err)

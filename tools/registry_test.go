@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -202,5 +203,19 @@ func TestToolSnapshots(t *testing.T) {
 		if _, ok := examples[name]; !ok {
 			t.Errorf("stale snapshot %s for a tool that no longer exists", e.Name())
 		}
+	}
+}
+
+// TestNamedIsTheToolAllBuilds: Named builds the same tool as All, alone.
+func TestNamedIsTheToolAllBuilds(t *testing.T) {
+	t.Parallel()
+	for _, st := range All(Vault{}) {
+		got, ok := Named(Vault{}, st.Tool.Name)
+		if !ok || got.Tool.Name != st.Tool.Name || !reflect.DeepEqual(got.Tool.InputSchema, st.Tool.InputSchema) {
+			t.Errorf("Named(%q) = %q, %v; want the tool All builds", st.Tool.Name, got.Tool.Name, ok)
+		}
+	}
+	if _, ok := Named(Vault{}, "obsidian_no_such_tool"); ok {
+		t.Error("Named found a tool that does not exist")
 	}
 }

@@ -168,6 +168,17 @@ func registry() []entry {
 	}
 }
 
+// Named is the tool called name on vault, built alone (building every
+// tool's schema is most of what All costs), and whether there is one.
+func Named(vault Vault, name string) (server.ServerTool, bool) {
+	for _, e := range registry() {
+		if e.facts().name == name {
+			return e.build(vault, newValidator()), true
+		}
+	}
+	return server.ServerTool{}, false
+}
+
 // All is every tool on vault, in the order tools/list presents them.
 func All(vault Vault) []server.ServerTool {
 	v := newValidator()

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -172,7 +173,7 @@ func testPhrases(t *testing.T, st interface {
 	ctx := context.Background()
 	check := func(stage string, ix *Index) {
 		t.Helper()
-		for range 60 {
+		for range testenv.Rounds(15, 60) {
 			words := make([]string, 2+r.IntN(3))
 			for i := range words {
 				words[i] = vocab[r.IntN(len(vocab))]

@@ -30,6 +30,7 @@ import (
 // vault.test that Pebble's root signed. Restarted with Pebble gone, the
 // server serves the certificate it kept.
 func TestServeACME(t *testing.T) {
+	t.Parallel()
 	ca := startACME(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "acme")
@@ -53,6 +54,7 @@ func TestServeACME(t *testing.T) {
 // TestGatewayACME: the gateway's tls: {acme: [...]} gets its certificate
 // from the same CA, and a namespace answers under it.
 func TestGatewayACME(t *testing.T) {
+	t.Parallel()
 	ca := startACME(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "gateway.yaml")
@@ -80,7 +82,7 @@ type acmeCA struct {
 // server's binary.
 var pebbleBuilt = sync.OnceValue(func() error {
 	for _, tool := range []string{"pebble", "pebble-challtestsrv"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(binary), tool), "github.com/letsencrypt/pebble/v2/cmd/"+tool)
+		build := goCommand("build", "-o", filepath.Join(filepath.Dir(binary), tool), "github.com/letsencrypt/pebble/v2/cmd/"+tool)
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("building %s: %v\n%s", tool, err, out)
 		}

@@ -47,6 +47,7 @@ var hexHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 func TestBridgeV1CurlExamples(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Notes/Example.md", "# Example\nHello")
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
@@ -129,6 +130,7 @@ func post(t *testing.T, method, url, body string) (int, map[string]any) {
 // TestBridgeV1Errors: the contract's statuses and error shapes, and a tool
 // failure as a 200 answer with its code in the text.
 func TestBridgeV1Errors(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
 	v1 := strings.TrimSuffix(s.url, "/mcp") + "/bridge/v1"
@@ -180,6 +182,7 @@ func TestBridgeV1Errors(t *testing.T) {
 // TestBridgeV1HashFollowsTheToolSet: the hash is stable, and changes when
 // the tool set does (read-only mode leaves the write tools out).
 func TestBridgeV1HashFollowsTheToolSet(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	hash := func(args ...string) (string, int) {
 		s := serve(t, append([]string{"--backend", "native", "--vault-path", f.Vault}, args...))
@@ -206,6 +209,7 @@ func TestBridgeV1HashFollowsTheToolSet(t *testing.T) {
 // tool is not listed, and a call to it, even one lacking a required
 // argument, is the tool failure naming the setting, as on every transport.
 func TestBridgeV1ReadOnlyRefusesBeforeArguments(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault, "--read-only"})
 	v1 := strings.TrimSuffix(s.url, "/mcp") + "/bridge/v1"

@@ -370,6 +370,7 @@ func goOutcome(res *mcp.CallToolResult, err error) outcome {
 }
 
 func TestGoSDKClient(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin)
 	call := func(s step) outcome {
@@ -423,6 +424,7 @@ func TestGoSDKClient(t *testing.T) {
 // notifications/cancelled; the server stops the call's CLI process and
 // goes on serving.
 func TestGoSDKCancel(t *testing.T) {
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
 	cancelHungCall(t, cs, pidfile)
@@ -461,6 +463,7 @@ func cancelHungCall(t *testing.T, cs *mcp.ClientSession, pidfile string) {
 // stdin, so each gets its answer; then the server exits by itself (status
 // 0), before the client would resort to SIGTERM.
 func TestGoSDKCloseWithCallsInFlight(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	cs, stderr := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin)
@@ -496,6 +499,7 @@ func TestGoSDKCloseWithCallsInFlight(t *testing.T) {
 // grace period, ends the server. Either way the server exits with status 0
 // and stops the CLI.
 func TestGoSDKCloseWithHungCall(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows has no SIGTERM: the Go SDK's Close ends a server that outlives its grace with TerminateProcess, so how the server ends is not its own")
 	}
@@ -585,6 +589,7 @@ func runTSCalls(t *testing.T, f *obsidiantest.Fake, client string, plan map[stri
 
 func TestTypeScriptSDKClient(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	got := runTSCalls(t, f, "typescript-sdk", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": f.Bin}})
 	if t.Failed() {
@@ -596,6 +601,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // SDK itself: fresh servers, each called the moment the handshake is done.
 func TestTypeScriptSDKCallAtOnce(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	var got struct {
@@ -611,6 +617,7 @@ func TestTypeScriptSDKCallAtOnce(t *testing.T) {
 
 func TestTypeScriptSDKCancel(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	var got struct {
 		Cancelled, Ping outcome
@@ -636,6 +643,7 @@ func TestTypeScriptSDKCancel(t *testing.T) {
 // SDK's SIGTERM, two seconds later.
 func TestTypeScriptSDKCloseWithCallsInFlight(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	var steps []step
@@ -668,6 +676,7 @@ func TestTypeScriptSDKCloseWithCallsInFlight(t *testing.T) {
 // the CLI and exits cleanly.
 func TestTypeScriptSDKCloseWithHungCall(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	var got struct {
 		Settled []outcome
@@ -726,6 +735,7 @@ func inspectorToolList(t *testing.T, out, errOut string, code int) {
 
 func TestInspectorCLI(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Welcome.md", "# Welcome\n")
 	env := []string{"OBSIDIAN_BIN=" + f.Bin}
@@ -762,6 +772,7 @@ func TestInspectorCLI(t *testing.T) {
 // also carried the failure as structuredContent, which the TypeScript SDK
 // rejected as not matching the output schema.)
 func TestToolErrorsResultWithSDKs(t *testing.T) {
+	t.Parallel()
 	steps := []step{
 		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "A.md"}},
 		{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Nope.md"}},
@@ -830,10 +841,20 @@ func busy(t *testing.T) {
 	}
 }
 
+// starts is how many fresh servers a reproduction loop starts: 100 in the
+// stress tier, 10 in the default one.
+func starts() int {
+	if testenv.Stress() {
+		return 100
+	}
+	return 10
+}
+
 // TestTSOrderAllAnsweredAtEOF: issue 12's first reproduction. Thirty calls
 // in the TypeScript SDK's member order, then stdin closes: all 31 requests
 // are answered, in 100 of 100 fresh starts, and again under a busy CPU.
 func TestTSOrderAllAnsweredAtEOF(t *testing.T) {
+	t.Parallel()
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "A.md"), []byte("alpha"), 0o644); err != nil {
 		t.Fatal(err)
@@ -844,7 +865,7 @@ func TestTSOrderAllAnsweredAtEOF(t *testing.T) {
 		fmt.Fprintf(&input, tsCallFormat+"\n", id)
 	}
 	run := func(t *testing.T) {
-		for start := range 100 {
+		for start := range starts() {
 			cmd := exec.Command(binary, "--backend", "native", "--vault-path", vault)
 			cmd.Stdin = strings.NewReader(input.String())
 			out, stderr, code := obsidiantest.RunCommand(t, cmd)
@@ -864,7 +885,7 @@ func TestTSOrderAllAnsweredAtEOF(t *testing.T) {
 		}
 	}
 	t.Run("quiet", run)
-	t.Run("busy", func(t *testing.T) { busy(t); run(t) })
+	t.Run("busy", func(t *testing.T) { testenv.StressOnly(t); busy(t); run(t) })
 }
 
 // TestTSOrderCallRightAfterInitialize: issue 12's second reproduction. The
@@ -873,10 +894,11 @@ func TestTSOrderAllAnsweredAtEOF(t *testing.T) {
 // list): the call is answered with the note, never "tool not found", in 100
 // of 100 fresh starts, and again under a busy CPU.
 func TestTSOrderCallRightAfterInitialize(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	run := func(t *testing.T) {
-		for n := range 100 {
+		for n := range starts() {
 			cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin)
 			fmt.Fprintln(stdin, tsInitialize)
 			if _, err := stdout.ReadString('\n'); err != nil {
@@ -892,7 +914,7 @@ func TestTSOrderCallRightAfterInitialize(t *testing.T) {
 		}
 	}
 	t.Run("quiet", run)
-	t.Run("busy", func(t *testing.T) { busy(t); run(t) })
+	t.Run("busy", func(t *testing.T) { testenv.StressOnly(t); busy(t); run(t) })
 }
 
 // TestElicitedPermanentDelete: a client that can show a form is asked
@@ -900,6 +922,7 @@ func TestTSOrderCallRightAfterInitialize(t *testing.T) {
 // deletes nothing and its "yes" deletes. The Go SDK answers as a user
 // would, through its elicitation handler.
 func TestElicitedPermanentDelete(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	e := &elicitor{}
 	cs, stderr := goSDKWith(t, time.Minute, &mcp.ClientOptions{ElicitationHandler: e.handle}, "OBSIDIAN_BIN="+f.Bin)
@@ -960,6 +983,7 @@ func (e *elicitor) check(t *testing.T, f *obsidiantest.Fake, cs *mcp.ClientSessi
 // holds only the tools that change nothing, and a write it calls anyway is
 // refused naming the setting, with the note untouched.
 func TestReadOnlyGoSDK(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_READ_ONLY=true")
@@ -994,6 +1018,7 @@ func TestReadOnlyGoSDK(t *testing.T) {
 // nothing written. The folder is learned from the (fake) app, as with
 // Claude Desktop and no vault folder set.
 func TestFolderPolicyGoSDK(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Private/Secret.md", "zanzibar secret")
 	f.WriteNote("Drafts/Draft.md", "zanzibar draft")

@@ -14,6 +14,7 @@ import (
 // OBSIDIAN_MCP_COMMANDS=true; then a Go SDK client lists and runs them,
 // and an unknown id is refused naming it.
 func TestCommandsOptIn(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	names := func(cs *mcp.ClientSession) []string {
 		list, err := cs.ListTools(t.Context(), nil)

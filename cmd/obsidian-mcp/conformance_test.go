@@ -89,6 +89,7 @@ func tail(s string, n int) string {
 // TestConformance: every face passes every scenario outside the baseline,
 // and the same ones.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	vault, _ := helloVault(t, "# Hello\nconformance\n")
 	s, g := everyHTTPFace(t, vault)
 	faces := []struct {
@@ -139,6 +140,7 @@ var draftFailures = map[string]string{
 // TestConformanceDraft2026: the draft suite's 2026-07-28 HTTP scenarios,
 // check by check, against serve and a gateway vault namespace.
 func TestConformanceDraft2026(t *testing.T) {
+	t.Parallel()
 	suite, err := filepath.Abs(filepath.Join(clientsDir, "node_modules", "conformance-draft", "dist", "index.js"))
 	if err != nil {
 		t.Fatal(err)

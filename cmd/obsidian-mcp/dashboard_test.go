@@ -21,6 +21,7 @@ import (
 // artifact (go test -artifacts).
 func TestGatewayDashboard(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nshown on the dashboard\n"), 0o600); err != nil {
@@ -104,6 +105,7 @@ func browse(t *testing.T, browser string) context.Context {
 // and a call made with the key shows there.
 func TestGatewayDashboardKey(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	const key = "dashboard-key-0123456789"
 	vault := t.TempDir()
@@ -150,6 +152,7 @@ func TestGatewayDashboardKey(t *testing.T) {
 // column (the page never scrolls sideways).
 func TestGatewayDashboardHistory(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	vault := t.TempDir()
 	long := strings.Repeat("a long line of the note that goes on and on ", 200)

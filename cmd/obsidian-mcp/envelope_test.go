@@ -31,6 +31,7 @@ func wantEnvelope(t *testing.T, what string, status int, m map[string]any, ok bo
 
 func TestEnvelopeCurlExamples(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Notes/Example.md", "# Example\nHello")
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault}, "OBSIDIAN_MCP_API_KEY="+envelopeKey)
@@ -159,6 +160,7 @@ func TestEnvelopeCurlExamples(t *testing.T) {
 // /health says degraded, and why.
 func TestEnvelopeHealthDegraded(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{NotRunning: true})
 	s := serve(t, []string{"--backend", "auto"}, "OBSIDIAN_BIN="+f.Bin)
 	out, status := curl(t, "-s", strings.TrimSuffix(s.url, "/mcp")+"/health")

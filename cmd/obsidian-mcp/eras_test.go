@@ -22,6 +22,7 @@ import (
 // connect timeout (15 s): a face that leaves it waiting fails.
 func TestInspectorEras(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	vault, _ := helloVault(t, "# Hello\nevery era\n")
 	s, g := everyHTTPFace(t, vault)
 	faces := []struct {
@@ -59,6 +60,7 @@ func TestInspectorEras(t *testing.T) {
 // under the client's own id, whatever its type, and an unknown tool's
 // status and code.
 func TestFacesAgree(t *testing.T) {
+	t.Parallel()
 	vault, _ := helloVault(t, "# Hello\n")
 	s, g := everyHTTPFace(t, vault)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`

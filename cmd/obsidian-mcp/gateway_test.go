@@ -41,6 +41,7 @@ func gateway(t *testing.T, yaml string, env ...string) *served {
 // transports, with the checks of stdio and serve; a second vault
 // namespace beside it is another vault.
 func TestGatewayTypeScriptSDK(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"sse", "url"} {
 		t.Run(transport, func(t *testing.T) {
 			outside(t)
@@ -64,6 +65,7 @@ func TestGatewayTypeScriptSDK(t *testing.T) {
 // checks; then SIGTERM stops the gateway cleanly.
 func TestGatewayCurl(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	curl := need(t, "curl")
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nfrom the gateway\n"), 0o600); err != nil {
@@ -157,6 +159,7 @@ func TestGatewayCurl(t *testing.T) {
 // scripts/clients), side by side with a vault namespace.
 func TestGatewayCommandNamespaces(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	// A vault each, as everyTool changes the one it runs on.
 	fakes := map[string]*obsidiantest.Fake{}
 	for _, transport := range []string{"sse", "url"} {
@@ -231,6 +234,7 @@ func TestGatewayCommandNamespaces(t *testing.T) {
 // call waits on it; the call is answered with the error, the process is
 // started again, and serves.
 func TestGatewayKillMidCall(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"append"}})
 	f.WriteNote("A.md", "alpha")
 	g := gateway(t, fmt.Sprintf("namespaces:\n  ours:\n    command: %q\n    env: {OBSIDIAN_BIN: %q}\n", binary, f.Bin))
@@ -288,6 +292,7 @@ func TestGatewayKillMidCall(t *testing.T) {
 // is a configuration error (exit 2, the fix on stderr), for the API and
 // the dashboard alike; with a key it starts, and curl gets 401 without it.
 func TestGatewayRefusesExposure(t *testing.T) {
+	t.Parallel()
 	vault := t.TempDir()
 	for _, listeners := range []string{"listen: 0.0.0.0:0\ndebug_listen: 127.0.0.1:0\n", "listen: 127.0.0.1:0\ndebug_listen: 0.0.0.0:0\n"} {
 		file := filepath.Join(t.TempDir(), "gateway.yaml")

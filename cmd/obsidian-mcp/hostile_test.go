@@ -22,6 +22,7 @@ import (
 // lost every top-level folder at its first write, and the append
 // answered success.)
 func TestStateFolderLayoutsOnEveryFace(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")
 	}

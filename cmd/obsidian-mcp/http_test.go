@@ -121,6 +121,7 @@ func (s *served) stop(t *testing.T) {
 }
 
 func TestHTTPGoSDKClient(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-http-test", Version: "1.0.0"}, nil)
@@ -165,6 +166,7 @@ func TestHTTPGoSDKClient(t *testing.T) {
 // elicitation request reaches the Go SDK on the stream of the POST that
 // caused it, and the client's answer, POSTed back, reaches the call.
 func TestHTTPElicitedPermanentDelete(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
 	e := &elicitor{}
@@ -239,6 +241,7 @@ func TestHTTPElicitedPermanentDelete(t *testing.T) {
 
 func TestHTTPTypeScriptSDKClient(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
 	runTSCalls(t, f, "typescript-sdk", map[string]any{"url": s.url})
@@ -252,6 +255,7 @@ func TestHTTPTypeScriptSDKClient(t *testing.T) {
 // session, and reads one JSON answer each; it hashes the tool order, which
 // must not change between calls. A typed failure keeps its code.
 func TestHTTPSessionlessJSON(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
@@ -296,6 +300,7 @@ func TestHTTPSessionlessJSON(t *testing.T) {
 // client gets the answer, not a broken connection, and the server then
 // exits cleanly.
 func TestHTTPStopFinishesCalls(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{Hang: []string{"file"}})
 	fixture := "OBSIDIAN_BIN=" + f.Bin
 	s := serve(t, []string{"--backend", "cli", "--timeout", "2s"}, fixture)
@@ -331,6 +336,7 @@ func TestHTTPStopFinishesCalls(t *testing.T) {
 // client discovers the same five revisions and calls a tool with no
 // session; a revision the server does not speak is a 400.
 func TestHTTPProtocolVersions(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, []string{"--backend", "native", "--vault-path", f.Vault})
 	send := func(method string, headers map[string]string, body string) (*http.Response, string) {

@@ -14,6 +14,7 @@ import (
 // TestHTTPGoSDKCancel: over HTTP, cancelling a call in the Go SDK stops
 // the call's CLI process group on the server, which goes on serving.
 func TestHTTPGoSDKCancel(t *testing.T) {
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	s := serve(t, []string{"--backend", "cli", "--timeout", "10m"}, "OBSIDIAN_BIN="+f.Bin)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-http-cancel", Version: "1.0.0"}, nil)
@@ -33,6 +34,7 @@ func TestHTTPGoSDKCancel(t *testing.T) {
 // the call's CLI process group stops, and the session still answers.
 func TestHTTPTypeScriptSDKCancel(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	s := serve(t, []string{"--backend", "cli", "--timeout", "10m"}, "OBSIDIAN_BIN="+f.Bin)
 	var got struct{ Cancelled, Ping outcome }

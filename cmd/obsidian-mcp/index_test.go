@@ -110,6 +110,7 @@ func zebras(n int, except ...int) []string {
 }
 
 func TestIndexKeptAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	const n = 600
 	dir := indexVault(t, n)
 	snapshot := filepath.Join(indexFolder(t, dir), "snapshot")
@@ -186,7 +187,8 @@ func TestIndexKeptAcrossRestarts(t *testing.T) {
 // answer is right; the saved index is never torn (a server started last
 // loads it and answers right).
 func TestIndexSharedBySeveralServers(t *testing.T) {
-	const n, procs = 1500, 4
+	t.Parallel()
+	const n, procs = 1500, 4 // over 1,024 notes the index builds beside the calls
 	dir := indexVault(t, n)
 	snapshot := filepath.Join(indexFolder(t, dir), "snapshot")
 	sessions := make([]*mcp.ClientSession, procs)
@@ -246,6 +248,8 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 // just built leaves at most a temporary file, never a torn index; the next
 // server answers right and clears the leftover when it saves.
 func TestIndexKilledWhileSaving(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	for n := 6000; ; n *= 2 {
 		if killWhileSaving(t, n) {
 			return
@@ -305,6 +309,7 @@ func killWhileSaving(t *testing.T, n int) bool {
 // TestIndexOfReadOnlyVault: a server told not to write the vault keeps
 // its index in the user's cache folder, and nothing in the vault.
 func TestIndexOfReadOnlyVault(t *testing.T) {
+	t.Parallel()
 	dir := indexVault(t, 100)
 	cache := t.TempDir()
 	cs, _ := goSDK(t, time.Minute, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+dir, "OBSIDIAN_MCP_READ_ONLY=true", "XDG_CACHE_HOME="+cache, "LOCALAPPDATA="+cache)
@@ -326,6 +331,8 @@ func TestIndexOfReadOnlyVault(t *testing.T) {
 // far, marked partial, once its patience is out; a client that asked for
 // progress gets notifications/progress meanwhile.
 func TestSearchDuringFirstBuild(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	for n := 8000; ; n *= 2 {
 		if searchDuringBuild(t, n) {
 			return

@@ -51,6 +51,10 @@ func (b *binaryMain) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Read before the user folders move: Go's build cache lives in the
+	// user's cache folder, and a build that found it empty would compile
+	// everything from the runtime up (50 s a run, measured).
+	goCaches = goCacheEnv()
 	if dirs, err := testenv.NewUserDirs(); err == nil {
 		dirs.Apply(os.Setenv) // journal keys and saved indexes of the tests' own
 		defer dirs.Remove()
@@ -67,12 +71,38 @@ func (b *binaryMain) Run() int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-	} else if out, err := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-test", "-o", binary, ".").CombinedOutput(); err != nil {
+	} else if out, err := goCommand("build", "-ldflags", "-X main.version=9.9.9-test", "-o", binary, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the server: %v\n%s", err, out)
 		return 1
 	}
 	installClients()
+	testenv.MoreAtOnce()
 	return b.m.Run()
+}
+
+// goCaches holds GOCACHE and GOMODCACHE as the developer's go has them,
+// set by TestMain before the tests' user folders of their own replace
+// the ones go finds them by.
+var goCaches []string
+
+func goCacheEnv() []string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return nil // no go: the server is built beforehand (serverEnv)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return nil
+	}
+	return []string{"GOCACHE=" + lines[0], "GOMODCACHE=" + lines[1]}
+}
+
+// goCommand is go with args, using the developer's build and module
+// caches.
+func goCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), goCaches...)
+	return cmd
 }
 
 // hungCLI installs a fake CLI that never answers and leaves a grandchild
@@ -129,6 +159,7 @@ func startRaw(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, io.ReadCl
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binary, "--version").Output()
 	if err != nil || string(out) != "obsidian-mcp 9.9.9-test\n" {
 		t.Errorf("--version = %q, %v", out, err)
@@ -146,6 +177,7 @@ func TestVersionAndHelp(t *testing.T) {
 // TestDoctorCommand: `obsidian-mcp doctor` is a command, not the server: it
 // reports on stdout and its exit status says whether the server could work.
 func TestDoctorCommand(t *testing.T) {
+	t.Parallel()
 	vault := t.TempDir()
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(binary, append([]string{"doctor"}, args...)...)
@@ -168,6 +200,7 @@ func TestDoctorCommand(t *testing.T) {
 // reads; the process answers all of them on stdout, logs only on stderr,
 // and exits 0.
 func TestEOFAnswersEverything(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin)

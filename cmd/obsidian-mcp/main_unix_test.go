@@ -15,6 +15,7 @@ import (
 // TestSignalStopsPromptly: SIGTERM during a hung CLI call ends the process
 // quickly, with the CLI's process stopped too.
 func TestSignalStopsPromptly(t *testing.T) {
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	cmd, stdin, stdout, stderr := start(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=1m")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
@@ -38,6 +39,7 @@ func TestSignalStopsPromptly(t *testing.T) {
 // with EPIPE rather than killing the process by SIGPIPE, which would
 // orphan the CLI: the server cancels the call, stops the CLI and exits 0.
 func TestClientGoneMidCall(t *testing.T) {
+	t.Parallel()
 	f, pidfile := hungCLI(t)
 	cmd, stdin, stdout, stderr := startRaw(t, "OBSIDIAN_BIN="+f.Bin, "OBSIDIAN_MCP_TIMEOUT=10m")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"A.md"}}}`+"\n")

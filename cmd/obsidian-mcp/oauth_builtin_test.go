@@ -29,6 +29,7 @@ import (
 // is refused at the next request.
 func TestBuiltInOAuth(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	store, oauthCmd := oauthStore(t)
 	vault, hello := helloVault(t, "# Hello\n")
@@ -83,6 +84,7 @@ func TestBuiltInOAuth(t *testing.T) {
 // suite's authorization-server scenarios pass against it.
 func TestGatewayBuiltInOAuth(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	store, _ := oauthStore(t)
 	vault, hello := helloVault(t, "# Hello\n")
@@ -268,6 +270,7 @@ func landOnCallback(t *testing.T, ctx context.Context, s *served) string {
 // approved in headless Chromium, as the suite asks a person to.
 func TestConformanceAuthorizationServer(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	store, _ := oauthStore(t)
 	vault := t.TempDir()

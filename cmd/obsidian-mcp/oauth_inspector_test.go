@@ -27,6 +27,7 @@ import (
 // system's own CA would be).
 func TestInspectorOAuth(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	callback := freePort(t)
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/oauth/callback", callback)

@@ -17,6 +17,7 @@ import (
 // writes a note, and refreshes its tokens. The refreshed token works too.
 func TestOAuthExternalSignIn(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	browser := findBrowser(t)
 	issuer, _ := startIssuer(t, "jwt", true)
 	vault, hello := helloVault(t, "# Hello\n")

@@ -110,6 +110,7 @@ func startIssuer(t *testing.T, format string, interactive bool) (string, func(re
 // keeps working beside it.
 func TestOAuthExternalIssuer(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	issuer, token := oidcIssuer(t)
 	vault, hello := helloVault(t, "# Hello\n")
 	const key = "the-api-key-0123456789abcdef"
@@ -228,6 +229,7 @@ func TestOAuthExternalIssuer(t *testing.T) {
 // program over stdio) lists its tools but calls none.
 func TestGatewayOAuth(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	issuer, token := oidcIssuer(t)
 	vault, hello := helloVault(t, "# Hello\n")
 	g := gateway(t, fmt.Sprintf("oauth:\n  issuer: %q\nnamespaces:\n  notes:\n    vault_path: %q\n  stdio:\n    command: %q\n    args: [--backend, native, --vault-path, %q]\n",
@@ -300,6 +302,7 @@ func TestGatewayOAuth(t *testing.T) {
 // request with it is refused.
 func TestOAuthOpaqueTokens(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	issuer, token := startIssuer(t, "opaque", false)
 	vault := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vault, "Hello.md"), []byte("# Hello\nopaque\n"), 0o600); err != nil {

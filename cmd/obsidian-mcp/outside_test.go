@@ -15,6 +15,7 @@ import (
 // anything: TestInspectorOAuth once looked for a browser first and, on a
 // machine with Chromium and no switch, ran and failed.
 func TestOutsideProgramsSaySoFirst(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {
 		t.Fatal(err)

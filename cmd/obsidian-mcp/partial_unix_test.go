@@ -23,6 +23,7 @@ import (
 // old name is left. (It used to answer success, list the notes in
 // links.failed, drop the entry, and leave the links for good.)
 func TestRenameOutOfDescriptorsIsNotSuccess(t *testing.T) {
+	t.Parallel()
 	const notes = 300
 	dir := t.TempDir()
 	writeNote(t, dir, "Hub.md", "# Hub\n")

@@ -91,6 +91,7 @@ func promptClient(changed chan struct{}) *mcp.ClientOptions {
 }
 
 func TestPromptsOverStdio(t *testing.T) {
+	t.Parallel()
 	vault := promptVault(t)
 	changed := make(chan struct{}, 8)
 	cs, _ := goSDKWith(t, time.Minute, promptClient(changed), "OBSIDIAN_BACKEND=native", "OBSIDIAN_VAULT_PATH="+vault)
@@ -98,6 +99,7 @@ func TestPromptsOverStdio(t *testing.T) {
 }
 
 func TestPromptsOverHTTP(t *testing.T) {
+	t.Parallel()
 	vault := promptVault(t)
 	s := serve(t, nil, "OBSIDIAN_BACKEND=native", "OBSIDIAN_VAULT_PATH="+vault)
 	changed := make(chan struct{}, 8)

@@ -12,6 +12,7 @@ import (
 // TestQuickStart runs the README's quick-start command exactly as written,
 // from the repository root, the way a newcomer would.
 func TestQuickStart(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the quick start is a POSIX shell command")
 	}
@@ -36,6 +37,7 @@ func TestQuickStart(t *testing.T) {
 	}
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), goCaches...) // go run: the developer's caches
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

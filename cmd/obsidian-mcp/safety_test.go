@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // These tests run several real server processes on one vault, beside real
@@ -59,7 +61,8 @@ func brief(o outcome) string { return trunc(o.String(), 300) }
 // moment before, which often lose the race). Every edit answered as done is
 // in the note exactly once; no edit answered as refused is.
 func TestSeveralServersOneNote(t *testing.T) {
-	const procs, rounds = 10, 40
+	t.Parallel()
+	procs, rounds := 10, testenv.Rounds(10, 40)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "Shared.md"), []byte("---\ntitle: shared\n---\n# Shared\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -287,6 +290,7 @@ func saveInHalves(p string, data []byte, pause time.Duration) error {
 // clock, a pause of 5 ms lost 383-494 lines, 20 ms 998: the edit was
 // published over the first half.) scripts/starve runs it beside CPU hogs.
 func TestChunkedWriterBesideAppends(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var body strings.Builder
 	for i := range 1000 {
@@ -340,6 +344,8 @@ func TestChunkedWriterBesideAppends(t *testing.T) {
 // links to. No outside write is lost, no note is cut short, and every note
 // no outside program touched is fully renamed.
 func TestOutsideWritersDuringVaultWideEdits(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	const notes = 400
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
@@ -465,6 +471,7 @@ func symlinkedVault(t *testing.T) string {
 // leave it out, and nothing is written there (the gateway once created a
 // note inside the denied folder this way).
 func TestSymlinkPolicyOnEveryFace(t *testing.T) {
+	t.Parallel()
 	faces := map[string]func(t *testing.T, dir string) *mcp.ClientSession{
 		"stdio": func(t *testing.T, dir string) *mcp.ClientSession {
 			return nativeServer(t, dir, "OBSIDIAN_MCP_DENY_PATHS=Private/**")
@@ -539,6 +546,8 @@ func connectHTTP(t *testing.T, url string, s *served) *mcp.ClientSession {
 // vault half done; the next server on the vault completes the edit before
 // it answers, says so in its log, and removes its journal entry.
 func TestKillMidVaultWideEditThenRestart(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	for _, c := range []struct {
 		name, tool string
 		args       map[string]any
@@ -663,6 +672,7 @@ func killMidEdit(t *testing.T, n int, tool string, args map[string]any, old, new
 // folder of its own in it (the lock folder comes with the first write; the
 // saved search index, which would, is off here: TestIndexOfReadOnlyVault).
 func TestReadingLeavesNoTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "N.md"), []byte("n\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // The abuse cases of issue 28, each against a real server process on
@@ -70,6 +72,8 @@ func soakVault(t *testing.T, size int) string {
 // 1 MiB of their body and stall: serve holds no body without the key, and
 // at most its 32 slots' worth with it.
 func TestSoakServeStalledBodies(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	const key = "soak-test-key-0123456789"
 	s := serve(t, []string{"--backend", "native", "--vault-path", soakVault(t, 1000)}, "OBSIDIAN_MCP_API_KEY="+key)
 	pid := s.cmd.Process.Pid
@@ -126,6 +130,8 @@ func TestSoakServeStalledBodies(t *testing.T) {
 // reads asks for 40 answers of 9 MB: its stream is cut once twice
 // max_response waits for it, and memory stays bounded.
 func TestSoakGatewayClientThatDoesNotRead(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	// The note read whole as a resource: an answer of 9 MB, under
 	// max_response (10 MiB), so it is queued.
 	g := gateway(t, "namespaces:\n  notes:\n    vault_path: "+soakVault(t, 9*mb)+"\n")
@@ -172,6 +178,8 @@ func TestSoakGatewayClientThatDoesNotRead(t *testing.T) {
 
 // TestSoakSessions: 5,000 initializes, never closed, keep 256 sessions.
 func TestSoakSessions(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	s := serve(t, []string{"--backend", "native", "--vault-path", soakVault(t, 1000)})
 	defer s.stop(t)
 	pid := s.cmd.Process.Pid
@@ -198,6 +206,8 @@ func TestSoakSessions(t *testing.T) {
 // 4 MB of junk lines before it answers initialize: the gateway answers,
 // logs a bounded part of the junk, and its memory stays bounded.
 func TestSoakCommandFloodsStdout(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +232,8 @@ func TestSoakCommandFloodsStdout(t *testing.T) {
 // TestSoakStdioHugeLine: a 300 MB line on stdin is answered with -32600
 // and never held whole.
 func TestSoakStdioHugeLine(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	cmd, stdin, stdout, _ := start(t, "OBSIDIAN_MCP_BACKEND=native", "OBSIDIAN_VAULT_PATH="+soakVault(t, 1000))
 	pid := cmd.Process.Pid
 	base := peakRSS(t, pid)
@@ -300,6 +312,8 @@ func batchOf(n int) string {
 // memory stays under 600 MB even where max_batch was raised to let the
 // batch in.
 func TestSoakBatches(t *testing.T) {
+	testenv.StressOnly(t)
+	t.Parallel()
 	vault := soakVault(t, 1000)
 	t.Run("serve", func(t *testing.T) {
 		s := serve(t, []string{"--backend", "native", "--vault-path", vault})

@@ -27,6 +27,7 @@ var timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 // transports, and over MCP the very outcomes of a direct stdio session.
 func TestStdioBridgeTypeScriptSDK(t *testing.T) {
 	outside(t)
+	t.Parallel()
 	direct := obsidiantest.Install(t, obsidiantest.Scenario{})
 	want := runTSCalls(t, direct, "typescript-sdk", map[string]any{"env": map[string]string{"OBSIDIAN_BIN": direct.Bin}})
 	for _, transport := range []string{"mcp", "v1"} {
@@ -57,6 +58,7 @@ func TestStdioBridgeTypeScriptSDK(t *testing.T) {
 // TestStdioBridgeGoSDK: the Go SDK's stdio client through the bridge:
 // every tool, and the notes as resources, forwarded from serve.
 func TestStdioBridgeGoSDK(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	s := serve(t, nil, "OBSIDIAN_BIN="+f.Bin)
 	stderr := &obsidiantest.Buffer{}
@@ -101,6 +103,7 @@ func TestStdioBridgeGoSDK(t *testing.T) {
 // is found again without restarting the bridge, and the client is not
 // told of a change, as the tools are the same.
 func TestStdioBridgeFollowsServer(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	urlFile := filepath.Join(t.TempDir(), "serve.url")
@@ -174,6 +177,7 @@ func TestStdioBridgeFollowsServer(t *testing.T) {
 // that the tools changed, and they work. Closing the client's end ends the
 // bridge at once, as a client quitting expects.
 func TestStdioBridgeStartsWithServerDown(t *testing.T) {
+	t.Parallel()
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("A.md", "alpha")
 	urlFile := filepath.Join(t.TempDir(), "serve.url")

@@ -60,6 +60,7 @@ func writeCert(t *testing.T, certFile, keyFile string, serial int64) *x509.Certi
 // is refused), and a certificate renewed in place is served at the next
 // connection, without a restart.
 func TestServeTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	first := writeCert(t, certFile, keyFile, 1)

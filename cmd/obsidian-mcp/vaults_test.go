@@ -19,6 +19,7 @@ import (
 // each tool takes vault, each vault keeps its own notes, index and
 // .mcpignore, and a vault that is not served is refused naming it.
 func TestSeveralVaults(t *testing.T) {
+	t.Parallel()
 	work, home := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		filepath.Join(work, "Notes", "A.md"):      "alpha lighthouse",

@@ -63,6 +63,7 @@ func startAtWith(t *testing.T, file string, setPassphrase bool, o Options, paths
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.cost = bcrypt.MinCost
 	if setPassphrase {
 		if err := store.SetPassphrase(passphrase); err != nil {
 			t.Fatal(err)
@@ -657,5 +658,22 @@ func TestReplayedCodeRevokes(t *testing.T) {
 	}
 	if _, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token(); err == nil {
 		t.Error("the refresh token the code first gave still works after the replay")
+	}
+}
+
+// TestPassphraseHashedAtBcryptsDefaultCost: the store the server opens
+// hashes at bcrypt's default cost (the other tests lower it for speed).
+func TestPassphraseHashedAtBcryptsDefaultCost(t *testing.T) {
+	s, err := OpenStore(filepath.Join(t.TempDir(), "auth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPassphrase(passphrase); err != nil {
+		t.Fatal(err)
+	}
+	var h string
+	_ = s.read(func(st *state) { h = st.Passphrase })
+	if cost, err := bcrypt.Cost([]byte(h)); err != nil || cost != bcrypt.DefaultCost {
+		t.Errorf("cost %d (%v), want bcrypt's default %d", cost, err, bcrypt.DefaultCost)
 	}
 }

@@ -924,19 +924,18 @@ const odd = "\ufeff---\r\ntitle: \"Odd\" # keep me\r\nstatus: 'draft'\r\ntags: [
 // would: for the edit side, whose logic lives in the tools.
 func tool(name, args string) func(context.Context, tools.Vault) (any, error) {
 	return func(ctx context.Context, b tools.Vault) (any, error) {
-		for _, st := range tools.All(b) {
-			if st.Tool.Name == name {
-				req := mcp.CallToolRequest{}
-				req.Params.Name = name
-				req.Params.RawArguments = json.RawMessage(args)
-				res, err := st.Handler(ctx, req)
-				if err != nil {
-					return nil, err
-				}
-				return res.StructuredContent, nil
-			}
+		st, ok := tools.Named(b, name)
+		if !ok {
+			return nil, fmt.Errorf("no tool %s", name)
 		}
-		return nil, fmt.Errorf("no tool %s", name)
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.RawArguments = json.RawMessage(args)
+		res, err := st.Handler(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return res.StructuredContent, nil
 	}
 }
 

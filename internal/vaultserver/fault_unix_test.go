@@ -50,8 +50,10 @@ func TestCLIFaults(t *testing.T) {
 		{name: "exits 1 with nothing said", sc: obsidiantest.Scenario{Canned: &obsidiantest.Canned{Exit: 1}}, tool: "obsidian_file_info", kind: "CLI_ERROR"},
 	}
 	for _, tc := range cases {
-		if raceEnabled && tc.sc.Flood > 4<<20 {
-			tc.sc.Flood = 4 << 20 // still far over any answer; the race detector is slow
+		if (raceEnabled || !testenv.Stress()) && tc.sc.Flood > 4<<20 {
+			// Still far over any answer; the race detector is slow, and
+			// the size itself is the stress tier's.
+			tc.sc.Flood = 4 << 20
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			f := obsidiantest.Install(t, obsidiantest.Scenario{})

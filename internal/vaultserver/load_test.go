@@ -16,6 +16,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -24,6 +25,7 @@ import (
 // Every call gets exactly its own, correct answer, every write lands, and
 // the heap stays bounded while they are in flight.
 func TestLoadThousandConcurrentCalls(t *testing.T) {
+	testenv.StressOnly(t)
 	vault := t.TempDir()
 	const notes = 50
 	for i := range notes {
@@ -139,6 +141,7 @@ func TestLoadThousandConcurrentCalls(t *testing.T) {
 // every byte class the escaping rules care about, is created, read back and
 // appended to intact through both backends.
 func TestTenMegabyteNote(t *testing.T) {
+	testenv.StressOnly(t)
 	size := 10 << 20
 	if raceEnabled {
 		size = 2 << 20
