@@ -11,9 +11,12 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// barrierWait bounds how long Changed waits for its own sentinel event;
-// past it the watcher is not trusted for this call.
-const barrierWait = 250 * time.Millisecond
+// sentinelPatience bounds how long Changed waits for its own sentinel
+// event. The event is the signal (it is queued behind every change made
+// before the call), so Changed waits for it and not for a clock; the bound
+// is a backstop against an event lost without an error, and when it runs
+// out the cost is one sweep and a fresh watch, never the watcher.
+const sentinelPatience = 10 * time.Second
 
 // watcher reports which files of the vault changed, so that the index
 // re-stats those instead of every note (10,000 stats cost ~15 ms, more than
@@ -29,26 +32,41 @@ const barrierWait = 250 * time.Millisecond
 // with an identical one still unread, and an alternation never queues two
 // identical sentinel events in a row. Elsewhere (kqueue needs a descriptor
 // per file; Windows watches each folder on its own) there is no such
-// order, and the index keeps its full stat sweep. Any doubt (a queue
-// overflow, an error, a folder that could not be watched, a sentinel late)
-// makes Changed report itself incomplete, and the index sweeps.
+// order, and the index keeps its full stat sweep.
+//
+// Any doubt (a queue overflow, an error, a folder that could not be
+// watched, a sentinel that never came) makes that call's answer
+// incomplete, so the index sweeps once, and replaces the inotify instance
+// with a fresh one before answering: what changes after the answer is
+// seen by the new watch, what changed before by the sweep, and the next
+// call is trusted again.
 type watcher struct {
-	dir       string // the vault folder
+	dir string // the vault folder
+	// patience is sentinelPatience; tests shorten it to make a sentinel
+	// late.
+	patience time.Duration
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	cur    *watch // nil when the last renewal failed: the next call tries again
+	closed bool
+}
+
+// watch is one inotify instance with its sentinels and what it has seen;
+// its fields are guarded by the watcher's mu.
+type watch struct {
+	w         *fsnotify.Watcher
 	sentinels [2]*os.File
 	names     [2]string // their names when watched
-	w         *fsnotify.Watcher
 
-	mu      sync.Mutex
-	cond    *sync.Cond
 	changed map[string]bool
-	lost    bool   // an event may have been missed since the last Changed
 	seen    [2]int // sentinel events seen, per sentinel
 	writes  [2]int // sentinel writes, per sentinel
 	sent    int    // sentinel writes in all
-	// broken is set when a sentinel event did not come in time: counting
-	// can no longer be trusted, so every later call is incomplete.
-	broken bool
-	closed bool
+	// stale is set when the counts can no longer be trusted (an overflow,
+	// an error, a folder left unwatched, a sentinel that never came): the
+	// watch is replaced.
+	stale bool
 }
 
 // startWatcher watches dir and its folders, or returns nil where the
@@ -57,36 +75,56 @@ func startWatcher(dir string) *watcher {
 	if runtime.GOOS != "linux" || fallbackBuild {
 		return nil
 	}
+	w := &watcher{dir: filepath.Clean(dir), patience: sentinelPatience}
+	w.cond = sync.NewCond(&w.mu)
+	w.cur = w.open()
+	if w.cur == nil {
+		return nil
+	}
+	return w
+}
+
+// open starts a watch of the whole vault, or returns nil.
+func (w *watcher) open() *watch {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil
 	}
-	w := &watcher{dir: filepath.Clean(dir), w: fw, changed: map[string]bool{}}
-	w.cond = sync.NewCond(&w.mu)
-	for i := range w.sentinels {
+	c := &watch{w: fw, changed: map[string]bool{}}
+	for i := range c.sentinels {
 		f, err := os.CreateTemp("", "obsidian-mcp-watch-")
 		if err != nil {
-			w.close()
+			c.close()
 			return nil
 		}
-		w.sentinels[i], w.names[i] = f, f.Name()
+		c.sentinels[i], c.names[i] = f, f.Name()
 		err = fw.Add(f.Name())
 		_ = os.Remove(f.Name())
 		if err != nil {
-			w.close()
+			c.close()
 			return nil
 		}
 	}
-	if !w.addTree(w.dir) {
-		w.close()
+	if !c.addTree(w.dir, w.dir) {
+		c.close()
 		return nil
 	}
-	go w.run()
-	return w
+	go w.run(c)
+	return c
+}
+
+// renew replaces the current watch with a fresh one; w.mu is held. The
+// new watch is running before the caller's sweep begins.
+func (w *watcher) renew() {
+	if w.cur != nil {
+		w.cur.close()
+	}
+	w.cur = w.open()
+	w.cond.Broadcast() // a call waiting on the old watch gives up on it
 }
 
 // addTree watches folder and every non-hidden folder below it.
-func (w *watcher) addTree(folder string) bool {
+func (c *watch) addTree(root, folder string) bool {
 	ok := true
 	_ = filepath.WalkDir(folder, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -96,10 +134,10 @@ func (w *watcher) addTree(folder string) bool {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != w.dir && strings.HasPrefix(d.Name(), ".") {
+		if p != root && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if w.w.Add(p) != nil {
+		if c.w.Add(p) != nil {
 			ok = false
 		}
 		return nil
@@ -107,31 +145,38 @@ func (w *watcher) addTree(folder string) bool {
 	return ok
 }
 
-func (w *watcher) run() {
+// run takes c's events until c is closed.
+func (w *watcher) run(c *watch) {
 	for {
 		select {
-		case ev, open := <-w.w.Events:
+		case ev, open := <-c.w.Events:
 			if !open {
 				return
 			}
-			w.event(ev)
-		case _, open := <-w.w.Errors:
+			w.event(c, ev)
+		case _, open := <-c.w.Errors:
 			if !open {
 				return
 			}
-			w.mu.Lock()
-			w.lost = true // an overflow, or worse: trust nothing until swept
-			w.mu.Unlock()
+			w.doubt(c) // an overflow, or worse: trust nothing until renewed
 		}
 	}
 }
 
-func (w *watcher) event(ev fsnotify.Event) {
-	for i, name := range w.names {
+// doubt marks c stale and wakes a Changed waiting on it.
+func (w *watcher) doubt(c *watch) {
+	w.mu.Lock()
+	c.stale = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+}
+
+func (w *watcher) event(c *watch, ev fsnotify.Event) {
+	for i, name := range c.names {
 		if ev.Name == name {
 			if ev.Has(fsnotify.Write) {
 				w.mu.Lock()
-				w.seen[i]++
+				c.seen[i]++
 				w.cond.Broadcast()
 				w.mu.Unlock()
 			}
@@ -146,81 +191,87 @@ func (w *watcher) event(ev fsnotify.Event) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() && !strings.HasPrefix(fi.Name(), ".") {
 			// A new folder: watch it, then count everything already in it
 			// as changed, since it may have filled before the watch began.
-			if !w.addTree(ev.Name) {
-				w.mu.Lock()
-				w.lost = true
-				w.mu.Unlock()
+			if !c.addTree(w.dir, ev.Name) {
+				w.doubt(c) // a folder left unwatched stays so: renew
 			}
 			_ = filepath.WalkDir(ev.Name, func(p string, _ os.DirEntry, _ error) error {
 				if r, err := filepath.Rel(w.dir, p); err == nil {
-					w.mark(filepath.ToSlash(r))
+					w.mark(c, filepath.ToSlash(r))
 				}
 				return nil
 			})
 		}
 	}
-	w.mark(filepath.ToSlash(rel))
+	w.mark(c, filepath.ToSlash(rel))
 }
 
-func (w *watcher) mark(rel string) {
+func (w *watcher) mark(c *watch, rel string) {
 	w.mu.Lock()
-	w.changed[rel] = true
+	c.changed[rel] = true
 	w.mu.Unlock()
 }
 
 // Changed returns the vault paths that may have changed since the last
 // call, and whether that list is complete. An incomplete answer asks the
-// caller to check every file.
+// caller to check every file; the watch is renewed before it is given.
 func (w *watcher) Changed() ([]string, bool) {
 	w.mu.Lock()
-	if w.closed || w.broken {
-		w.mu.Unlock()
+	defer w.mu.Unlock()
+	if w.closed {
 		return nil, false
 	}
-	w.sent++
-	k := w.sent % 2
-	w.writes[k]++
-	want := w.writes[k]
-	_, err := w.sentinels[k].WriteAt([]byte{byte(w.sent)}, 0)
-	w.mu.Unlock()
-	if err != nil {
-		w.mu.Lock()
-		w.broken = true
-		w.mu.Unlock()
+	c := w.cur
+	if c == nil || c.stale {
+		w.renew()
 		return nil, false
 	}
-	deadline := time.AfterFunc(barrierWait, func() {
+	c.sent++
+	k := c.sent % 2
+	c.writes[k]++
+	want := c.writes[k]
+	if _, err := c.sentinels[k].WriteAt([]byte{byte(c.sent)}, 0); err != nil {
+		w.renew()
+		return nil, false
+	}
+	patience := w.patience
+	deadline := time.AfterFunc(patience, func() {
 		w.mu.Lock()
 		w.cond.Broadcast()
 		w.mu.Unlock()
 	})
 	defer deadline.Stop()
 	start := time.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for w.seen[k] < want && !w.closed && time.Since(start) < barrierWait {
+	for c.seen[k] < want && !c.stale && !w.closed && w.cur == c && time.Since(start) < patience {
 		w.cond.Wait()
 	}
-	if w.seen[k] < want {
-		w.broken = true
+	if w.closed || w.cur != c {
+		return nil, false // closed, or renewed by a call beside this one
 	}
-	ok := !w.broken && !w.lost && !w.closed
-	out := make([]string, 0, len(w.changed))
-	for p := range w.changed {
+	if c.stale || c.seen[k] < want {
+		w.renew()
+		return nil, false
+	}
+	out := make([]string, 0, len(c.changed))
+	for p := range c.changed {
 		out = append(out, p)
 	}
-	clear(w.changed)
-	w.lost = false
-	return out, ok
+	clear(c.changed)
+	return out, true
 }
 
 func (w *watcher) close() {
 	w.mu.Lock()
 	w.closed = true
+	if w.cur != nil {
+		w.cur.close()
+	}
 	w.cond.Broadcast()
 	w.mu.Unlock()
-	_ = w.w.Close()
-	for _, f := range w.sentinels {
+}
+
+func (c *watch) close() {
+	_ = c.w.Close()
+	for _, f := range c.sentinels {
 		if f != nil {
 			_ = f.Close()
 		}

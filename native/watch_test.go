@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // TestWatcherBarrier: a change that completed before Changed is always in
@@ -80,5 +82,58 @@ func TestWatcherHiddenAndEmpty(t *testing.T) {
 	got, ok := w.Changed()
 	if !ok || len(got) != 0 {
 		t.Errorf("after a write under .obsidian/plugins: %q, %v; want nothing, complete", got, ok)
+	}
+}
+
+// TestWatcherTrustedAgainAfterDoubt: a late sentinel or an error from the
+// kernel (an overflow) makes one answer incomplete, so the index sweeps
+// once; the watch is renewed before that answer, and the next calls are
+// complete again and see what changed after it. (The watcher used to
+// give up for good on one late sentinel: every later search swept.)
+func TestWatcherTrustedAgainAfterDoubt(t *testing.T) {
+	if runtime.GOOS != "linux" || fallbackBuild {
+		t.Skip("the watcher is used on Linux only")
+	}
+	dir := t.TempDir()
+	w := startWatcher(dir)
+	if w == nil {
+		t.Fatal("no watcher on Linux")
+	}
+	defer w.close()
+	write := func(rel string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trusted := func(want string) {
+		t.Helper()
+		write(want)
+		if got, ok := w.Changed(); !ok || !slices.Contains(got, want) {
+			t.Fatalf("Changed() = %q, %v; want it complete, holding %s", got, ok, want)
+		}
+	}
+	doubted := func(how string, doubt func()) {
+		t.Helper()
+		first := w.cur
+		doubt()
+		if got, ok := w.Changed(); ok {
+			t.Fatalf("%s: Changed() = %q, complete; want incomplete", how, got)
+		}
+		if w.cur == nil || w.cur == first {
+			t.Fatalf("%s: the watch was not renewed", how)
+		}
+	}
+	trusted("a.md")
+	doubted("a sentinel late", func() { w.patience = 0 })
+	w.patience = sentinelPatience
+	for i := range 3 {
+		trusted(fmt.Sprintf("after-late-%d.md", i))
+	}
+	// The kernel's overflow reaches fsnotify's Errors; run takes it before
+	// the sentinel's event, which comes after it on the same goroutine.
+	doubted("an overflow", func() { w.cur.w.Errors <- fsnotify.ErrEventOverflow })
+	for i := range 3 {
+		trusted(fmt.Sprintf("after-overflow-%d.md", i))
 	}
 }
