@@ -58,6 +58,7 @@ func (d *documentSite) url(path string) string { return d.srv.URL + path }
 // does not list, a secret asked for, too large, not JSON, a redirect, an
 // http URL.
 func TestMetadataDocumentClient(t *testing.T) {
+	t.Parallel()
 	site := newDocumentSite(t, map[string]string{
 		"/app.json":      `{"client_id":"{url}","client_name":"Doc App","redirect_uris":["` + callback + `"],"token_endpoint_auth_method":"none"}`,
 		"/other.json":    `{"client_id":"https://elsewhere.example/app.json","redirect_uris":["` + callback + `"]}`,
@@ -138,6 +139,7 @@ func TestMetadataDocumentClient(t *testing.T) {
 // this machine or the home network cannot make it reach in (SSRF); one
 // that is itself only on loopback may fetch from loopback.
 func TestDocumentsStayOffTheLocalNetwork(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the document at %s was fetched", r.URL)
 	}))
@@ -168,6 +170,7 @@ func TestDocumentsStayOffTheLocalNetwork(t *testing.T) {
 
 // TestIsDocumentURL: what may name a client by its document.
 func TestIsDocumentURL(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]bool{
 		"https://app.example/client.json":     true,
 		"https://app.example:8443/oauth/meta": true,

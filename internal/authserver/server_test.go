@@ -188,6 +188,7 @@ func (f *fixture) signIn(t *testing.T, cfg *oauth2.Config, write bool) *oauth2.T
 // (RFC 6749 §5.1); an authorization request with no scope gets the
 // default (both vault scopes, for the owner to narrow).
 func TestTokenResponseNotCached(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	resp, err := http.PostForm(f.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {"x"}, "client_id": {"nobody"}})
 	if err != nil {
@@ -211,6 +212,7 @@ func TestTokenResponseNotCached(t *testing.T) {
 // refresh tokens rotate, and a replaced one presented again revokes the
 // grant, whose access tokens are then refused at once.
 func TestFlow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	tok := f.signIn(t, cfg, true)
@@ -249,6 +251,7 @@ func TestFlow(t *testing.T) {
 // TestRefusals: each way to get a token without the owner's consent, or
 // to use one beyond it, is refused.
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	ctx := context.Background()
@@ -346,6 +349,7 @@ func TestRefusals(t *testing.T) {
 // the owner out: their right one, next, is taken at once. (A wait that
 // grew with each wrong guess once answered it 403 and 429 for minutes.)
 func TestOwnerNotLockedOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	form := f.authorize(t, cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
@@ -369,6 +373,7 @@ func TestOwnerNotLockedOut(t *testing.T) {
 // at a time (each a bcrypt), so guessing goes no faster with many
 // connections; every one is answered.
 func TestPassphraseGuessesAtOnce(t *testing.T) {
+	t.Parallel()
 	l := newLimiter()
 	hash, _ := bcrypt.GenerateFromPassword([]byte("right"), bcrypt.MinCost)
 	var now, most atomic.Int32
@@ -403,6 +408,7 @@ func TestPassphraseGuessesAtOnce(t *testing.T) {
 // waiting, every new sign-in failed with "too many sign-ins are
 // waiting".)
 func TestPendingSignInsBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	flood := f.register(t, "https://flood.example/cb")
 	for i := range 1100 {
@@ -436,6 +442,7 @@ func TestPendingSignInsBounded(t *testing.T) {
 // TestPendingPerAddress: many clients from one address keep at most
 // maxPendingPerAddr waiting, and the newest always gets in.
 func TestPendingPerAddress(t *testing.T) {
+	t.Parallel()
 	st := newStorage(nil, nil)
 	ctx := context.WithValue(context.WithValue(context.Background(), resourceKey{}, "r"), addrKey{}, "192.0.2.1")
 	var last op.AuthRequest
@@ -458,6 +465,7 @@ func TestPendingPerAddress(t *testing.T) {
 // (from another process's Store, as `obsidian-mcp oauth revoke` does)
 // refuses its tokens at once.
 func TestGrantsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	tok := f.signIn(t, cfg, true)
@@ -492,6 +500,7 @@ func TestGrantsSurviveRestart(t *testing.T) {
 // request naming none or another is refused (invalid_target), and a code
 // or refresh token cannot be turned into a token for another resource.
 func TestSeveralResources(t *testing.T) {
+	t.Parallel()
 	f := startAt(t, filepath.Join(t.TempDir(), "oauth.json"), true, "/mcp/notes", "/mcp/work")
 	notes, work := f.url+"/mcp/notes", f.url+"/mcp/work"
 	cfg := f.register(t, callback)
@@ -574,6 +583,7 @@ func TestSeveralResources(t *testing.T) {
 // request was redirected to the registered URI, on the owner's server's
 // own link; a wrong resource showed a bare JSON 400.)
 func TestAuthorizeIsNoOpenRedirector(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	evil := f.register(t, "https://evil.example/cb")
 	pkce := oauth2.S256ChallengeOption(oauth2.GenerateVerifier())
@@ -604,6 +614,7 @@ func TestAuthorizeIsNoOpenRedirector(t *testing.T) {
 // TestConsentWriteBox: the box that lets an app change notes starts
 // unticked, and a request for reading alone shows none.
 func TestConsentWriteBox(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	page := func(scopes ...string) string {
@@ -635,6 +646,7 @@ func TestConsentWriteBox(t *testing.T) {
 // time, and the tokens its first exchange issued are revoked (RFC 6749
 // §4.1.2).
 func TestReplayedCodeRevokes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfg := f.register(t, callback)
 	verifier := oauth2.GenerateVerifier()
@@ -664,6 +676,7 @@ func TestReplayedCodeRevokes(t *testing.T) {
 // TestPassphraseHashedAtBcryptsDefaultCost: the store the server opens
 // hashes at bcrypt's default cost (the other tests lower it for speed).
 func TestPassphraseHashedAtBcryptsDefaultCost(t *testing.T) {
+	t.Parallel()
 	s, err := OpenStore(filepath.Join(t.TempDir(), "auth.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -91,8 +91,10 @@ var transcripts = []struct {
 }
 
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transcripts {
 		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
 			f := obsidiantest.Install(t, obsidiantest.Scenario{})
 			obsidiantest.Fixture(f)
 			cfg := testConfig(f)
