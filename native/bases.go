@@ -7,8 +7,8 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 

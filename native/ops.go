@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 

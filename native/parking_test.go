@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 

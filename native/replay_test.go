@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 

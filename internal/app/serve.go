@@ -13,10 +13,10 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
 )
 
 // ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,

@@ -22,7 +22,7 @@ import (
 	"github.com/trustelem/zxcvbn"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/obsidian-mcp/obsidian-mcp/native/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 )
 
 // Store is what the authorization server keeps across restarts, in one

@@ -1,5 +1,6 @@
 // Package layout holds the checks of how the whole repository is laid
-// out, as tests: no non-test file over 500 lines, no process-wide setting
-// changed by a library package, and no import that runs sideways between
-// packages whose documentation says they are apart.
+// out, as tests: every package placed in a lattice that says what it may
+// import (and the imports that must never be), no function past a bound
+// on cyclomatic complexity, no process-wide setting changed by a library
+// package, and the vault reached through handles.
 package layout

@@ -6,35 +6,14 @@ import (
 	"go/token"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 // root is the repository, from this package's folder.
 var root = filepath.Join("..", "..")
-
-// maxLines bounds a non-test Go file: past it, a file holds more than one
-// idea, and a reader has to scroll to find which.
-const maxLines = 500
-
-// TestFileSize fails for a non-test Go file over maxLines lines: split it
-// where its ideas part.
-func TestFileSize(t *testing.T) {
-	for path := range sources(t, "") {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(string(data), "\n"); n > maxLines {
-			rel, _ := filepath.Rel(root, path)
-			t.Errorf("%s has %d lines, over %d: split it where its ideas part", rel, n, maxLines)
-		}
-	}
-}
 
 // sources yields the path of every non-test Go file of the repository,
 // outside hidden folders, testdata, node_modules and the folders skip
@@ -105,66 +84,6 @@ func TestProcessPolicyInWiring(t *testing.T) {
 
 // module is the module path every package of ours has.
 const module = "github.com/obsidian-mcp/obsidian-mcp/"
-
-// denied are imports the packages' own documentation rules out: the two
-// backends are siblings that share only note and the domain packages;
-// tools know no backend or transport, nor does the vault's server know a
-// transport; the domain packages know no backend, tool or server.
-var denied = map[string][]string{
-	"obsidiancli": {"native", "vaultindex", "internal/backend", "tools"},
-	"native":      {"obsidiancli", "internal/backend", "tools"},
-	"tools":       {"native", "obsidiancli", "internal/backend", "internal/transport", "internal/vaultserver", "internal/app"},
-	// The vault's server knows no transport: serve's HTTP settings are
-	// the serve command's.
-	"internal/vaultserver": {"internal/transport"},
-}
-
-// domain packages import no package of the module but each other.
-var domain = []string{"note", "metadata", "links", "patch", "policy", "tasks", "canvas", "bases", "yamltext", "errors"}
-
-// TestNoSidewaysImports fails for an import the packages' documentation
-// denies (obsidiancli once imported native for its path checks and
-// vaultindex for its highlighting).
-func TestNoSidewaysImports(t *testing.T) {
-	fset := token.NewFileSet()
-	for path := range sources(t, "") {
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		pkg := filepath.ToSlash(rel)
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			ours, ok := strings.CutPrefix(p, module)
-			if !ok {
-				continue
-			}
-			for owner, deny := range denied {
-				if pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
-					continue
-				}
-				for _, d := range deny {
-					if ours == d || strings.HasPrefix(ours, d+"/") {
-						t.Errorf("%s imports %s: %s and %s are kept apart", fset.Position(imp.Pos()), ours, owner, d)
-					}
-				}
-			}
-			if isDomain(pkg) && !isDomain(ours) {
-				t.Errorf("%s imports %s: the domain packages (%s) import only each other", fset.Position(imp.Pos()), ours, strings.Join(domain, ", "))
-			}
-		}
-	}
-}
-
-func isDomain(pkg string) bool {
-	for _, d := range domain {
-		if pkg == d || strings.HasPrefix(pkg, d+"/") {
-			return true
-		}
-	}
-	return false
-}
 
 // packageCalls calls fn with each call of a package's function in f
 // (pkg.Name(...)), named "pkg.Name".

@@ -1,5 +1,5 @@
 // Package leasetest writes files in place the way another program does,
-// for tests of code that holds Linux read leases (native/atomicfile):
+// for tests of code that holds Linux read leases (internal/atomicfile):
 // such a write's open waits in the kernel while the lease is held, so a
 // test cannot make it on the goroutine that holds the lease. Save makes
 // it on another goroutine and returns once it is either done or seen
