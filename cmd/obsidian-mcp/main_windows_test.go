@@ -29,24 +29,7 @@ func grandchildEnds(t *testing.T, pid int) {
 // the server creates first thing, so it is waited for a while if the
 // process has only just started. Ctrl+Break does the same from the
 // server's own console.
-func terminate(p *os.Process) error {
-	name, err := windows.UTF16PtrFromString(shutdown.EventName(p.Pid))
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ev, err := windows.OpenEvent(windows.EVENT_MODIFY_STATE, false, name)
-		if err == nil {
-			defer windows.CloseHandle(ev)
-			return windows.SetEvent(ev)
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+func terminate(p *os.Process) error { return shutdown.Ask(p.Pid, 30*time.Second) }
 
 // killedExit is how Go says a process ended by Process.Kill
 // (TerminateProcess with exit code 1) ended.

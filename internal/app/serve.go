@@ -32,10 +32,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 	defer st.Close()
 	ln, err := net.Listen("tcp", cfg.HTTP.Listen)
 	if err != nil {
-		if addressTaken(err) {
-			err = fmt.Errorf("the address is already in use (%w)", err)
-		}
-		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, err)
+		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, explainTaken(err))
 	}
 	url := httpapi.ReachableURL(ln.Addr())
 	tc, err := serverTLS(cfg.HTTP)

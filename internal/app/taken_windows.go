@@ -2,11 +2,17 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"golang.org/x/sys/windows"
 )
 
-// addressTaken reports whether a listen failed because another program
-// listens at the address: Winsock's own code, which Go shows as "winapi
-// error #10048".
-func addressTaken(err error) bool { return errors.Is(err, windows.WSAEADDRINUSE) }
+// explainTaken says in words that a listen failed because another program
+// listens at the address: Go shows Winsock's code alone ("winapi error
+// #10048").
+func explainTaken(err error) error {
+	if errors.Is(err, windows.WSAEADDRINUSE) {
+		return fmt.Errorf("the address is already in use (%w)", err)
+	}
+	return err
+}

@@ -173,7 +173,7 @@ func Parse[C any](rows []Row[C], c *C, args []string, getenv func(string) string
 // single backslashes (%q would show C:\\Users); a value with quotes or
 // control characters is quoted with escapes, so that it reads unambiguously.
 func quoted(v string) string {
-	if strings.ContainsAny(v, "\"") || strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+	if strings.ContainsRune(v, '"') || strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) }) {
 		return strconv.Quote(v)
 	}
 	return `"` + v + `"`

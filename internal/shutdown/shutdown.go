@@ -9,6 +9,7 @@ package shutdown
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // EventName is the name of the event that asks process pid to stop on
@@ -22,3 +23,9 @@ func EventName(pid int) string { return fmt.Sprintf(`Local\obsidian-mcp-stop-%d`
 func Requested(parent context.Context) (context.Context, context.CancelFunc) {
 	return requested(parent)
 }
+
+// Ask asks process pid to stop by its event, waiting up to wait for the
+// process to have made it (it does so as it starts). It is for Windows,
+// where a wrapper or a test has no signal to send; elsewhere it says to
+// send SIGTERM.
+func Ask(pid int, wait time.Duration) error { return ask(pid, wait) }

@@ -2,8 +2,10 @@ package shutdown
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -44,5 +46,24 @@ func requested(parent context.Context) (context.Context, context.CancelFunc) {
 			_ = windows.CloseHandle(done)
 			cancel()
 		})
+	}
+}
+
+// ask opens pid's event and sets it, trying again until wait has passed
+// while the process has not made it yet.
+func ask(pid int, wait time.Duration) error {
+	name, err := windows.UTF16PtrFromString(EventName(pid))
+	if err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(wait); ; time.Sleep(5 * time.Millisecond) {
+		ev, err := windows.OpenEvent(windows.EVENT_MODIFY_STATE, false, name)
+		if err == nil {
+			defer windows.CloseHandle(ev)
+			return windows.SetEvent(ev)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d made no stop event within %v: %w", pid, wait, err)
+		}
 	}
 }

@@ -37,23 +37,9 @@ func TestEventStopsTheProcess(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	name, _ := windows.UTF16PtrFromString(EventName(cmd.Process.Pid))
-	var ev windows.Handle
-	for deadline := time.Now().Add(time.Minute); ; {
-		var err error
-		ev, err = windows.OpenEvent(windows.EVENT_MODIFY_STATE, false, name)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("the child made no event within a minute: %v\n%s", err, out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	defer windows.CloseHandle(ev)
-	if err := windows.SetEvent(ev); err != nil {
-		t.Fatal(err)
+	if err := Ask(cmd.Process.Pid, time.Minute); err != nil {
+		_ = cmd.Process.Kill()
+		t.Fatalf("%v\n%s", err, out.String())
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
