@@ -9,29 +9,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
 
 // The tests that drive programs other than Go and this repository's own
 // (the pinned npm clients: the TypeScript SDK, the MCP Inspector, the
 // conformance suite, the filesystem server; curl; Chromium) run only when
-// OBSIDIAN_MCP_TEST_CLIENTS is 1, as .ci/run and make check set it: go test
-// ./... then needs Go alone. With the switch on, the pinned npm clients
-// are installed by the tests themselves (installClients), and a missing
-// program fails the tests that need it, saying how to install it, where a
-// skip would pass unseen.
-
-// clientsEnv turns on the tests that drive outside programs.
-const clientsEnv = "OBSIDIAN_MCP_TEST_CLIENTS"
-
-// clientsOn reports whether clientsEnv is set.
-func clientsOn() bool { return os.Getenv(clientsEnv) == "1" }
+// OBSIDIAN_MCP_TEST_CLIENTS is 1 (testenv.Clients), as .ci/run and make
+// check set it: go test ./... then needs Go alone. With the switch on,
+// the pinned npm clients are installed by the tests themselves
+// (installClients), and a missing program fails the tests that need it,
+// saying how to install it, where a skip would pass unseen.
 
 // outside marks t as one that drives outside programs: without the
 // switch it is skipped, saying how to run it.
 func outside(t *testing.T) {
 	t.Helper()
-	if !clientsOn() {
-		t.Skipf("drives programs beside Go (npm clients, curl, Chromium): runs with %s=1 (make check)", clientsEnv)
+	if !testenv.Clients() {
+		t.Skipf("drives programs beside Go (npm clients, curl, Chromium): runs with %s=1 (make check)", testenv.ClientsEnv)
 	}
 }
 
@@ -42,7 +38,7 @@ var clientsProblem string
 // installClients runs npm ci in scripts/clients when its pinned packages
 // are not there, once per test run.
 func installClients() {
-	if !clientsOn() {
+	if !testenv.Clients() {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", ".bin", "node")); err == nil {

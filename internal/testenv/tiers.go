@@ -14,6 +14,14 @@ import (
 // (README); .ci/run and make stress turn it on.
 const StressEnv = "OBSIDIAN_MCP_TEST_STRESS"
 
+// ClientsEnv turns on the tests that drive programs beside Go (the pinned
+// npm clients, curl, Chromium); without it they skip, saying so, and with
+// it a missing program fails them (cmd/obsidian-mcp's outside and need).
+const ClientsEnv = "OBSIDIAN_MCP_TEST_CLIENTS"
+
+// Clients reports whether the tests that drive outside programs run.
+func Clients() bool { return os.Getenv(ClientsEnv) == "1" }
+
 // Stress reports whether the stress tier runs.
 func Stress() bool { return os.Getenv(StressEnv) == "1" }
 
