@@ -1,7 +1,9 @@
-// Package obsidiantest provides a fake `obsidian` executable for tests: the
-// test binary itself, re-executed under the name obsidian, behaving like the
-// official CLI as docs/cli.md describes it, failures and quirks included,
-// on a real vault folder. Nothing here needs Obsidian.
+// Package obsidiantest provides a fake `obsidian` executable for tests,
+// behaving like the official CLI as docs/cli.md describes it, failures and
+// quirks included, on a real vault folder: the small program ./fakecli,
+// built once per test run, or the test binary itself re-executed under
+// the name obsidian where there is no Go to build it. Nothing here needs
+// Obsidian.
 //
 // A package that uses it calls Main from its TestMain, and Install in each
 // test. Every test gets its own copy and scenario file, so tests may run in
