@@ -28,7 +28,6 @@ var overComplex = map[string]int{
 	"patch/taglist.go readTagList":                                  38,
 	"bases/base.go (*Base).Query":                                   37,
 	"internal/transport/mcphttp/post.go (*Endpoint).streamablePost": 35,
-	"internal/obsidiantest/readside.go (*vault).readSide":           32,
 	"scripts/bundlecheck/main.go run":                               31,
 }
 

@@ -19,102 +19,134 @@ import (
 // engine's answer: Obsidian's own search ranks differently, which is why
 // the CLI backend reports the app's order, not scores.
 
+// readSide answers the read-side command c into out, and reports whether
+// c was one (false: the caller answers it).
 func (v *vault) readSide(c call, out *strings.Builder) bool {
-	ctx := context.Background()
-	switch c.command {
-	case "files":
-		folder, ext := strings.Trim(c.params["folder"], "/"), strings.TrimPrefix(c.params["ext"], ".")
-		for _, f := range v.files() {
-			if (folder == "" || strings.HasPrefix(f, folder+"/")) && (ext == "" || strings.EqualFold(note.Ext(f), ext)) {
-				out.WriteString(f + "\n")
-			}
-		}
-	case "folders":
-		out.WriteString("/\n")
-		v.files() // refreshes the engine's listing
-		for _, f := range v.eng.Folders() {
+	answer, ok := map[string]func(context.Context, call, *strings.Builder) bool{
+		"files":          v.listFiles,
+		"folders":        v.listFolders,
+		"search":         v.searchCommand,
+		"search:context": v.searchCommand,
+		"backlinks":      v.backlinks,
+		"unresolved":     v.unresolved,
+		"orphans":        v.orphans,
+		"tags":           v.tags,
+		"properties":     v.properties,
+	}[c.command]
+	return ok && answer(context.Background(), c, out)
+}
+
+func (v *vault) listFiles(_ context.Context, c call, out *strings.Builder) bool {
+	folder, ext := strings.Trim(c.params["folder"], "/"), strings.TrimPrefix(c.params["ext"], ".")
+	for _, f := range v.files() {
+		if (folder == "" || strings.HasPrefix(f, folder+"/")) && (ext == "" || strings.EqualFold(note.Ext(f), ext)) {
 			out.WriteString(f + "\n")
 		}
-	case "search", "search:context":
-		v.search(ctx, c, out)
-	case "backlinks":
-		p, ok := v.locate(c, out)
-		if !ok {
-			return true
-		}
-		bl, err := v.eng.Backlinks(ctx, note.ByPath(p))
-		if v.fail(err, p, out) {
-			return true
-		}
-		var files []map[string]string
-		seen := map[string]bool{}
-		for _, r := range bl.Backlinks {
-			if !seen[r.Path] {
-				seen[r.Path] = true
-				files = append(files, map[string]string{"file": r.Path})
-			}
-		}
-		writeJSONOr(out, c, files, func() {
-			for _, f := range files {
-				out.WriteString(f["file"] + "\n")
-			}
-		})
-	case "unresolved":
-		un, err := v.eng.Unresolved(ctx)
-		if v.fail(err, "", out) {
-			return true
-		}
-		var list []map[string]any
-		for _, u := range un {
-			list = append(list, map[string]any{"link": u.Target, "count": u.Count})
-		}
-		writeJSONOr(out, c, list, func() {
-			for _, u := range un {
-				out.WriteString(u.Target + "\n")
-			}
-		})
-	case "orphans":
-		orphans, err := v.eng.Orphans(ctx)
-		if v.fail(err, "", out) {
-			return true
-		}
-		for _, p := range orphans {
-			out.WriteString(p + "\n")
-		}
-	case "tags":
-		tags, err := v.eng.Tags(ctx)
-		if v.fail(err, "", out) {
-			return true
-		}
-		var list []map[string]any
-		for _, t := range tags {
-			list = append(list, map[string]any{"tag": "#" + t.Tag, "count": t.Count})
-		}
-		writeJSONOr(out, c, list, func() {
-			for _, t := range tags {
-				out.WriteString("#" + t.Tag + "\n")
-			}
-		})
-	case "properties":
-		if _, ok := c.params["path"]; ok {
-			return false // one note's frontmatter: not used by the server
-		}
-		props, err := v.eng.Properties(ctx)
-		if v.fail(err, "", out) {
-			return true
-		}
-		var list []map[string]any
-		for _, p := range props {
-			list = append(list, map[string]any{"name": p.Name, "type": p.Types[0], "count": p.Count})
-		}
-		writeJSONOr(out, c, list, func() {
-			for _, p := range props {
-				fmt.Fprintf(out, "%s\t%s\t%d\n", p.Name, p.Types[0], p.Count)
-			}
-		})
-	default:
-		return false
 	}
+	return true
+}
+
+func (v *vault) listFolders(_ context.Context, _ call, out *strings.Builder) bool {
+	out.WriteString("/\n")
+	v.files() // refreshes the engine's listing
+	for _, f := range v.eng.Folders() {
+		out.WriteString(f + "\n")
+	}
+	return true
+}
+
+func (v *vault) searchCommand(ctx context.Context, c call, out *strings.Builder) bool {
+	v.search(ctx, c, out)
+	return true
+}
+
+func (v *vault) backlinks(ctx context.Context, c call, out *strings.Builder) bool {
+	p, ok := v.locate(c, out)
+	if !ok {
+		return true
+	}
+	bl, err := v.eng.Backlinks(ctx, note.ByPath(p))
+	if v.fail(err, p, out) {
+		return true
+	}
+	var files []map[string]string
+	seen := map[string]bool{}
+	for _, r := range bl.Backlinks {
+		if !seen[r.Path] {
+			seen[r.Path] = true
+			files = append(files, map[string]string{"file": r.Path})
+		}
+	}
+	writeJSONOr(out, c, files, func() {
+		for _, f := range files {
+			out.WriteString(f["file"] + "\n")
+		}
+	})
+	return true
+}
+
+func (v *vault) unresolved(ctx context.Context, c call, out *strings.Builder) bool {
+	un, err := v.eng.Unresolved(ctx)
+	if v.fail(err, "", out) {
+		return true
+	}
+	var list []map[string]any
+	for _, u := range un {
+		list = append(list, map[string]any{"link": u.Target, "count": u.Count})
+	}
+	writeJSONOr(out, c, list, func() {
+		for _, u := range un {
+			out.WriteString(u.Target + "\n")
+		}
+	})
+	return true
+}
+
+func (v *vault) orphans(ctx context.Context, _ call, out *strings.Builder) bool {
+	orphans, err := v.eng.Orphans(ctx)
+	if v.fail(err, "", out) {
+		return true
+	}
+	for _, p := range orphans {
+		out.WriteString(p + "\n")
+	}
+	return true
+}
+
+func (v *vault) tags(ctx context.Context, c call, out *strings.Builder) bool {
+	tags, err := v.eng.Tags(ctx)
+	if v.fail(err, "", out) {
+		return true
+	}
+	var list []map[string]any
+	for _, t := range tags {
+		list = append(list, map[string]any{"tag": "#" + t.Tag, "count": t.Count})
+	}
+	writeJSONOr(out, c, list, func() {
+		for _, t := range tags {
+			out.WriteString("#" + t.Tag + "\n")
+		}
+	})
+	return true
+}
+
+func (v *vault) properties(ctx context.Context, c call, out *strings.Builder) bool {
+	if _, ok := c.params["path"]; ok {
+		return false // one note's frontmatter: not used by the server
+	}
+	props, err := v.eng.Properties(ctx)
+	if v.fail(err, "", out) {
+		return true
+	}
+	var list []map[string]any
+	for _, p := range props {
+		list = append(list, map[string]any{"name": p.Name, "type": p.Types[0], "count": p.Count})
+	}
+	writeJSONOr(out, c, list, func() {
+		for _, p := range props {
+			fmt.Fprintf(out, "%s\t%s\t%d\n", p.Name, p.Types[0], p.Count)
+		}
+	})
 	return true
 }
 
