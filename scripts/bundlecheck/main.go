@@ -305,7 +305,51 @@ func run(c config, runner, version string, tools []string, edits bool) error {
 	if err != nil || strings.TrimSpace(string(out)) != "obsidian-mcp "+version {
 		return fmt.Errorf("--version = %q, %v; want obsidian-mcp %s", out, err, version)
 	}
-	cmd := command(c.Args...)
+	start := time.Now()
+	s, err := startSession(command(c.Args...), c.Env)
+	if err != nil {
+		return err
+	}
+	defer s.cmd.Process.Kill()
+	if err := s.initialize(version); err != nil {
+		return err
+	}
+	initialized := time.Since(start)
+	names, err := s.listTools(tools)
+	if err != nil {
+		return err
+	}
+	call := "skipped (no vault folder configured)"
+	if vault := c.Env["OBSIDIAN_VAULT_PATH"]; vault != "" {
+		if call, err = s.useVault(vault, edits); err != nil {
+			return err
+		}
+	}
+	if err := s.endOnEOF(); err != nil {
+		return err
+	}
+	var env []string
+	for k, v := range c.Env {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	slices.Sort(env)
+	fmt.Printf("ok   %-6s ran with %v: initialize in %v, %d tools listed as in the manifest, %s, exit 0 on EOF\n",
+		c.Platform, env, initialized.Round(time.Millisecond), len(names), call)
+	return nil
+}
+
+// session is a server started over stdio, its answers read as they come.
+type session struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  *bytes.Buffer
+	answers chan map[string]json.RawMessage
+}
+
+// startSession starts cmd with a host's minimal environment and env.
+func startSession(cmd *exec.Cmd, env map[string]string) (*session, error) {
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + os.TempDir()}
 	// What the -exec runner needs of this environment (scripts/wine-exec:
 	// the Wine root, the folders to bind).
@@ -314,57 +358,60 @@ func run(c config, runner, version string, tools []string, edits bool) error {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
-	for k, v := range c.Env {
+	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, _ := cmd.StdinPipe()
+	s := &session{cmd: cmd, stderr: &bytes.Buffer{}, answers: make(chan map[string]json.RawMessage, 16)}
+	cmd.Stderr = s.stderr
+	s.stdin, _ = cmd.StdinPipe()
 	stdoutPipe, _ := cmd.StdoutPipe()
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
-	defer cmd.Process.Kill()
-	answers := make(chan map[string]json.RawMessage, 16)
 	go func() {
 		sc := bufio.NewScanner(stdoutPipe)
 		sc.Buffer(nil, 16<<20)
 		for sc.Scan() {
 			var msg map[string]json.RawMessage
 			if json.Unmarshal(sc.Bytes(), &msg) == nil {
-				answers <- msg
+				s.answers <- msg
 			}
 		}
-		close(answers)
+		close(s.answers)
 	}()
-	send := func(line string) { io.WriteString(stdin, line+"\n") }
-	await := func(id string) (map[string]json.RawMessage, error) {
-		timeout := time.After(30 * time.Second)
-		for {
-			select {
-			case msg, ok := <-answers:
-				if !ok {
-					return nil, fmt.Errorf("stdout closed before answer %s; stderr:\n%s", id, stderr.String())
-				}
-				if string(msg["id"]) == id {
-					if e, bad := msg["error"]; bad {
-						return nil, fmt.Errorf("answer %s is an error: %s", id, e)
-					}
-					return msg, nil
-				}
-			case <-timeout:
-				return nil, fmt.Errorf("no answer %s in 30s; stderr:\n%s", id, stderr.String())
+	return s, nil
+}
+
+func (s *session) send(line string) { io.WriteString(s.stdin, line+"\n") }
+
+// await is the answer with id, or why there is none within 30 s.
+func (s *session) await(id string) (map[string]json.RawMessage, error) {
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case msg, ok := <-s.answers:
+			if !ok {
+				return nil, fmt.Errorf("stdout closed before answer %s; stderr:\n%s", id, s.stderr.String())
 			}
+			if string(msg["id"]) == id {
+				if e, bad := msg["error"]; bad {
+					return nil, fmt.Errorf("answer %s is an error: %s", id, e)
+				}
+				return msg, nil
+			}
+		case <-timeout:
+			return nil, fmt.Errorf("no answer %s in 30s; stderr:\n%s", id, s.stderr.String())
 		}
 	}
+}
 
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bundlecheck","version":"1"}}}`)
-	msg, err := await("1")
+// initialize opens the MCP session; the server must report version.
+func (s *session) initialize(version string) error {
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bundlecheck","version":"1"}}}`)
+	msg, err := s.await("1")
 	if err != nil {
 		return err
 	}
-	initialized := time.Since(start)
 	var init struct {
 		ServerInfo struct{ Name, Version string } `json:"serverInfo"`
 	}
@@ -372,10 +419,16 @@ func run(c config, runner, version string, tools []string, edits bool) error {
 	if init.ServerInfo.Version != version {
 		return fmt.Errorf("initialize reports version %q, want %q", init.ServerInfo.Version, version)
 	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if msg, err = await("2"); err != nil {
-		return err
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return nil
+}
+
+// listTools checks that tools/list gives the manifest's tools.
+func (s *session) listTools(tools []string) ([]string, error) {
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	msg, err := s.await("2")
+	if err != nil {
+		return nil, err
 	}
 	var list struct {
 		Tools []struct{ Name string } `json:"tools"`
@@ -387,45 +440,45 @@ func run(c config, runner, version string, tools []string, edits bool) error {
 	}
 	// tools/list is in name order; the manifest in the registry's.
 	if !slices.Equal(names, slices.Sorted(slices.Values(tools))) {
-		return fmt.Errorf("tools/list gives %q, the manifest lists %q", names, tools)
+		return nil, fmt.Errorf("tools/list gives %q, the manifest lists %q", names, tools)
 	}
-	call := "skipped (no vault folder configured)"
-	if c.Env["OBSIDIAN_VAULT_PATH"] != "" {
-		send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
-		if msg, err = await("3"); err != nil {
-			return err
-		}
-		if !bytes.Contains(msg["result"], []byte(`Welcome.md`)) {
-			return fmt.Errorf("file_info answered %s", msg["result"])
-		}
-		call = "obsidian_file_info answered from the vault folder"
-		if edits {
-			n, err := editSession(send, await, c.Env["OBSIDIAN_VAULT_PATH"])
-			if err != nil {
-				return err
-			}
-			call += fmt.Sprintf("; %d edits made, every link resolving after", n)
-		}
+	return names, nil
+}
+
+// useVault reads a note of the vault through the server and, with
+// edits, edits the vault (editSession); it says what it did.
+func (s *session) useVault(vault string, edits bool) (string, error) {
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"obsidian_file_info","arguments":{"path":"Welcome.md"}}}`)
+	msg, err := s.await("3")
+	if err != nil {
+		return "", err
 	}
-	stdin.Close()
+	if !bytes.Contains(msg["result"], []byte(`Welcome.md`)) {
+		return "", fmt.Errorf("file_info answered %s", msg["result"])
+	}
+	call := "obsidian_file_info answered from the vault folder"
+	if edits {
+		n, err := editSession(s.send, s.await, vault)
+		if err != nil {
+			return "", err
+		}
+		call += fmt.Sprintf("; %d edits made, every link resolving after", n)
+	}
+	return call, nil
+}
+
+// endOnEOF closes stdin: the server must exit 0 within 10 s.
+func (s *session) endOnEOF() error {
+	s.stdin.Close()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- s.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return fmt.Errorf("exit after stdin closed: %v; stderr:\n%s", err, stderr.String())
+			return fmt.Errorf("exit after stdin closed: %v; stderr:\n%s", err, s.stderr.String())
 		}
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("still running 10s after stdin closed")
 	}
-	var env []string
-	for k, v := range c.Env {
-		if v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	slices.Sort(env)
-	fmt.Printf("ok   %-6s ran with %v: initialize in %v, %d tools listed as in the manifest, %s, exit 0 on EOF\n",
-		c.Platform, env, initialized.Round(time.Millisecond), len(names), call)
 	return nil
 }
