@@ -51,100 +51,128 @@ func readTagList(content []byte) (*tagList, bool) {
 	if fm.end == 0 {
 		return nil, true
 	}
-	inner := content[fm.body:fm.close]
+	r := tagReader{content: content, inner: content[fm.body:fm.close], base: fm.body}
+	value := tagsValue(r.inner)
+	switch {
+	case value == nil:
+		return nil, true
+	case value.Kind == yaml.SequenceNode:
+		return r.sequence(value)
+	case value.Kind == yaml.ScalarNode && value.Tag == "!!str":
+		return r.str(value)
+	}
+	return nil, false // empty, a number, a mapping, an alias
+}
+
+// tagsValue is the node of the tags property in the frontmatter inner
+// ("tags" or "tag", the last one winning, as in metadata), or nil when
+// there is none Obsidian would read.
+func tagsValue(inner []byte) *yaml.Node {
 	var doc yaml.Node
 	if yaml.Unmarshal(inner, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, true // no property Obsidian would read
+		return nil
 	}
 	m := doc.Content[0]
 	var value *yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if k := strings.ToLower(m.Content[i].Value); k == "tags" || k == "tag" {
-			value = m.Content[i+1] // the last one wins, as in metadata
+			value = m.Content[i+1]
 		}
 	}
-	if value == nil {
-		return nil, true
+	return value
+}
+
+// tagReader places the tags property's nodes in content, whose
+// frontmatter inner starts at base.
+type tagReader struct {
+	content, inner []byte
+	base           int
+}
+
+// text finds a scalar's text: where it starts in content and its value's
+// bytes, which must be written as they read (no escapes).
+func (r tagReader) text(s *yaml.Node) (int, bool) {
+	at, ok := offsetOf(r.inner, s.Line, s.Column)
+	if !ok || s.Kind != yaml.ScalarNode {
+		return 0, false
 	}
-	// text finds a scalar's text: where it starts in content and its
-	// value's bytes, which must be written as they read (no escapes).
-	text := func(s *yaml.Node) (int, bool) {
-		at, ok := offsetOf(inner, s.Line, s.Column)
-		if !ok || s.Kind != yaml.ScalarNode {
-			return 0, false
-		}
-		switch s.Style {
-		case 0:
-		case yaml.SingleQuotedStyle, yaml.DoubleQuotedStyle:
-			at++
-		default:
-			return 0, false
-		}
-		if !bytes.HasPrefix(inner[at:], []byte(s.Value)) || bytes.ContainsAny([]byte(s.Value), "\r\n") {
-			return 0, false
-		}
-		return fm.body + at, true
+	switch s.Style {
+	case 0:
+	case yaml.SingleQuotedStyle, yaml.DoubleQuotedStyle:
+		at++
+	default:
+		return 0, false
 	}
-	l := &tagList{}
-	switch {
-	case value.Kind == yaml.SequenceNode:
-		l.kind, l.sep = blockList, ", "
-		if value.Style&yaml.FlowStyle != 0 {
-			l.kind = flowList
-			open, ok := offsetOf(inner, value.Line, value.Column)
-			if !ok || inner[open] != '[' {
-				return nil, false
-			}
-			l.end = fm.body + open + 1
-		}
-		for _, item := range value.Content {
-			at, ok := text(item)
-			if !ok {
-				return nil, false
-			}
-			quoted := 0
-			if item.Style != 0 {
-				quoted = 1
-			}
-			it := tagItem{from: at - quoted, to: at + len(item.Value) + quoted}
-			it.nameFrom, it.nameTo = tagName(content, at, at+len(item.Value))
-			it.name = string(content[it.nameFrom:it.nameTo])
-			if l.kind == blockList && !blockItemLine(content, it.from) {
-				return nil, false
-			}
-			l.items = append(l.items, it)
-			l.end = it.to
-		}
-		if l.kind == blockList && len(l.items) == 0 {
+	if !bytes.HasPrefix(r.inner[at:], []byte(s.Value)) || bytes.ContainsAny([]byte(s.Value), "\r\n") {
+		return 0, false
+	}
+	return r.base + at, true
+}
+
+// sequence reads a list of tags, flow ("[a, b]") or block ("- a").
+func (r tagReader) sequence(value *yaml.Node) (*tagList, bool) {
+	l := &tagList{kind: blockList, sep: ", "}
+	if value.Style&yaml.FlowStyle != 0 {
+		l.kind = flowList
+		open, ok := offsetOf(r.inner, value.Line, value.Column)
+		if !ok || r.inner[open] != '[' {
 			return nil, false
 		}
-	case value.Kind == yaml.ScalarNode && value.Tag == "!!str":
-		at, ok := text(value)
+		l.end = r.base + open + 1
+	}
+	for _, item := range value.Content {
+		at, ok := r.text(item)
 		if !ok {
 			return nil, false
 		}
-		l.kind, l.sep, l.end = tagString, " ", at+len(value.Value)
-		if strings.Contains(value.Value, ",") {
-			l.sep = ", "
+		quoted := 0
+		if item.Style != 0 {
+			quoted = 1
 		}
-		start := -1
-		for i := at; i <= l.end; i++ {
-			sep := i == l.end || content[i] == ',' || content[i] == ' ' || content[i] == '\t'
-			switch {
-			case sep && start >= 0:
-				it := tagItem{from: start, to: i}
-				it.nameFrom, it.nameTo = tagName(content, start, i)
-				it.name = string(content[it.nameFrom:it.nameTo])
-				l.items = append(l.items, it)
-				start = -1
-			case !sep && start < 0:
-				start = i
-			}
+		it := newTagItem(r.content, at-quoted, at+len(item.Value)+quoted, at, at+len(item.Value))
+		if l.kind == blockList && !blockItemLine(r.content, it.from) {
+			return nil, false
 		}
-	default:
-		return nil, false // empty, a number, a mapping, an alias
+		l.items = append(l.items, it)
+		l.end = it.to
+	}
+	if l.kind == blockList && len(l.items) == 0 {
+		return nil, false
 	}
 	return l, true
+}
+
+// str reads tags written as one string, apart by spaces or commas.
+func (r tagReader) str(value *yaml.Node) (*tagList, bool) {
+	at, ok := r.text(value)
+	if !ok {
+		return nil, false
+	}
+	l := &tagList{kind: tagString, sep: " ", end: at + len(value.Value)}
+	if strings.Contains(value.Value, ",") {
+		l.sep = ", "
+	}
+	start := -1
+	for i := at; i <= l.end; i++ {
+		sep := i == l.end || r.content[i] == ',' || r.content[i] == ' ' || r.content[i] == '\t'
+		switch {
+		case sep && start >= 0:
+			l.items = append(l.items, newTagItem(r.content, start, i, start, i))
+			start = -1
+		case !sep && start < 0:
+			start = i
+		}
+	}
+	return l, true
+}
+
+// newTagItem is the item written at content[from:to] whose text is
+// content[textFrom:textTo] (inside its quotes).
+func newTagItem(content []byte, from, to, textFrom, textTo int) tagItem {
+	it := tagItem{from: from, to: to}
+	it.nameFrom, it.nameTo = tagName(content, textFrom, textTo)
+	it.name = string(content[it.nameFrom:it.nameTo])
+	return it
 }
 
 // editInPlace edits the tags property of content in its own bytes: each
