@@ -83,96 +83,136 @@ func (p *parser) enter() error {
 
 func (p *parser) leave() { p.depth-- }
 
+// lex cuts p.src into tokens, each kind read by a lexer of its own that
+// returns where the next token starts.
 func (p *parser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
 		c := rune(s[i])
+		var err error
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i
-			// A dot followed by no digit is a method's: 123.toString().
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
-				j++
-			}
-			f, err := strconv.ParseFloat(s[i:j], 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a number", s[i:j])
-			}
-			p.toks = append(p.toks, token{kind: 'n', s: s[i:j], v: f})
-			i = j
+			i, err = p.lexNumber(i)
 		case c == '"' || c == '\'':
-			var b strings.Builder
-			j := i + 1
-			for ; j < len(s) && rune(s[j]) != c; j++ {
-				if s[j] == '\\' && j+1 < len(s) {
-					j++
-				}
-				b.WriteByte(s[j])
-			}
-			if j >= len(s) {
-				return fmt.Errorf("a string is not closed in %q", s)
-			}
-			p.toks = append(p.toks, token{kind: 's', s: s[i : j+1], v: b.String()})
-			i = j + 1
+			i, err = p.lexString(i)
 		case c == '_' || c == '$' || c >= 0x80 || unicode.IsLetter(c):
-			j := i
-			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 0x80 || unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
-				j++
-			}
-			p.toks = append(p.toks, token{kind: 'i', s: s[i:j]})
-			i = j
+			i = p.lexIdent(i)
 		case c == '/' && p.operandNext():
 			// A regular expression literal, /:/g, where a value is
 			// expected (elsewhere / divides).
-			j := i + 1
-			inClass := false
-			for ; j < len(s) && (s[j] != '/' || inClass); j++ {
-				switch s[j] {
-				case '\\':
-					j++
-				case '[':
-					inClass = true
-				case ']':
-					inClass = false
-				}
-			}
-			if j >= len(s) {
-				return fmt.Errorf("a regular expression is not closed in %q", s)
-			}
-			k := j + 1
-			for k < len(s) && strings.ContainsRune("dgimsuvy", rune(s[k])) {
-				k++
-			}
-			re, err := newRegex(s[i+1:j], s[j+1:k])
-			if err != nil {
-				return err
-			}
-			p.toks = append(p.toks, token{kind: 'r', s: s[i:k], v: re})
-			i = k
+			i, err = p.lexRegex(i)
 		default:
-			op := ""
-			for _, o := range []string{"==", "!=", "<=", ">=", "&&", "||", "===", "!=="} {
-				if strings.HasPrefix(s[i:], o) && len(o) > len(op) {
-					op = o
-				}
-			}
-			if op == "" {
-				if !strings.ContainsRune("+-*/%<>!().,[]{}:", c) {
-					return fmt.Errorf("unexpected %q in %q", string(c), s)
-				}
-				op = string(c)
-			}
-			if op == "===" || op == "!==" {
-				op = op[:2]
-				i++
-			}
-			p.toks = append(p.toks, token{kind: 'o', s: op})
-			i += len(op)
+			i, err = p.lexOperator(i)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// lexNumber reads the number at i. A dot followed by no digit is a
+// method's: 123.toString().
+func (p *parser) lexNumber(i int) (int, error) {
+	s := p.src
+	j := i
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+		j++
+	}
+	f, err := strconv.ParseFloat(s[i:j], 64)
+	if err != nil {
+		return j, fmt.Errorf("%q is not a number", s[i:j])
+	}
+	p.toks = append(p.toks, token{kind: 'n', s: s[i:j], v: f})
+	return j, nil
+}
+
+// lexString reads the string quoted at i, a backslash escaping the next
+// character.
+func (p *parser) lexString(i int) (int, error) {
+	s := p.src
+	quote := s[i]
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(s) && s[j] != quote; j++ {
+		if s[j] == '\\' && j+1 < len(s) {
+			j++
+		}
+		b.WriteByte(s[j])
+	}
+	if j >= len(s) {
+		return j, fmt.Errorf("a string is not closed in %q", s)
+	}
+	p.toks = append(p.toks, token{kind: 's', s: s[i : j+1], v: b.String()})
+	return j + 1, nil
+}
+
+// lexIdent reads the name at i.
+func (p *parser) lexIdent(i int) int {
+	s := p.src
+	j := i
+	for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 0x80 || unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
+		j++
+	}
+	p.toks = append(p.toks, token{kind: 'i', s: s[i:j]})
+	return j
+}
+
+// lexRegex reads the regular expression literal at i, with its flags.
+func (p *parser) lexRegex(i int) (int, error) {
+	s := p.src
+	j := i + 1
+	inClass := false
+	for ; j < len(s) && (s[j] != '/' || inClass); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
+		}
+	}
+	if j >= len(s) {
+		return j, fmt.Errorf("a regular expression is not closed in %q", s)
+	}
+	k := j + 1
+	for k < len(s) && strings.ContainsRune("dgimsuvy", rune(s[k])) {
+		k++
+	}
+	re, err := newRegex(s[i+1:j], s[j+1:k])
+	if err != nil {
+		return k, err
+	}
+	p.toks = append(p.toks, token{kind: 'r', s: s[i:k], v: re})
+	return k, nil
+}
+
+// lexOperator reads the operator or punctuation at i, the longest that
+// matches; === and !== read as == and !=.
+func (p *parser) lexOperator(i int) (int, error) {
+	s := p.src
+	c := rune(s[i])
+	op := ""
+	for _, o := range []string{"==", "!=", "<=", ">=", "&&", "||", "===", "!=="} {
+		if strings.HasPrefix(s[i:], o) && len(o) > len(op) {
+			op = o
+		}
+	}
+	if op == "" {
+		if !strings.ContainsRune("+-*/%<>!().,[]{}:", c) {
+			return i, fmt.Errorf("unexpected %q in %q", string(c), s)
+		}
+		op = string(c)
+	}
+	if op == "===" || op == "!==" {
+		op = op[:2]
+		i++
+	}
+	p.toks = append(p.toks, token{kind: 'o', s: op})
+	return i + len(op), nil
 }
 
 // operandNext reports whether the lexer stands where a value is expected:
