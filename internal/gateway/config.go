@@ -228,53 +228,61 @@ func Parse(file string, data []byte) (*Config, error) {
 	case r.Namespaces.Kind != yaml.MappingNode:
 		at(r.Namespaces.Line, "namespaces must be a mapping of names to namespaces, e.g. `notes: {vault_path: ~/Vault}`")
 	default:
-		seen := map[string]int{}
-		for i := 0; i+1 < len(r.Namespaces.Content); i += 2 {
-			key, val := r.Namespaces.Content[i], r.Namespaces.Content[i+1]
-			n := Namespace{Name: key.Value, Line: key.Line}
-			if !namespaceName.MatchString(n.Name) {
-				at(key.Line, "namespace name %q may hold only letters, digits and hyphens (it is the URL's /mcp/{namespace})", n.Name)
-			}
-			if first, dup := seen[n.Name]; dup {
-				at(key.Line, "namespace %q is defined twice (first on line %d); rename or remove one", n.Name, first)
-			}
-			seen[n.Name] = key.Line
-			// Node.Decode has no KnownFields: a misspelt setting would be
-			// dropped silently, so the keys are checked here.
-			if val.Kind == yaml.MappingNode {
-				for j := 0; j < len(val.Content); j += 2 {
-					if k := val.Content[j]; !namespaceKeys[k.Value] {
-						at(k.Line, "namespace %q: unknown setting %q (a vault has vault_path, vault, backend, read_only, read_paths, write_paths, deny_paths; a command has command, args, env, cwd)", n.Name, k.Value)
-					}
-				}
-			}
-			if err := val.Decode(&n); err != nil {
-				at(val.Line, "namespace %q: %s", n.Name, yamlMessage(err))
-				continue
-			}
-			n.Name, n.Line = key.Value, key.Line
-			switch {
-			case n.Command != "" && (n.VaultPath != "" || n.Vault != ""):
-				at(key.Line, "namespace %q has both a command and a vault; a namespace is one or the other: remove `command` or `vault_path`/`vault`", n.Name)
-			case n.Command == "" && n.VaultPath == "" && n.Vault == "":
-				at(key.Line, "namespace %q serves nothing: give it `vault_path` (a vault folder), `vault` (a vault name Obsidian knows) or `command` (a stdio MCP server)", n.Name)
-			case n.Command == "" && (len(n.Args) > 0 || len(n.Env) > 0 || n.Cwd != ""):
-				at(key.Line, "namespace %q is a vault: `args`, `env` and `cwd` belong to a command namespace", n.Name)
-			case n.Command != "" && (n.Backend != "" || n.ReadOnly || len(n.ReadPaths)+len(n.WritePaths)+len(n.DenyPaths) > 0):
-				at(key.Line, "namespace %q is a command: `backend`, `read_only` and the paths settings belong to a vault namespace (pass the server its own flags in `args`)", n.Name)
-			}
-			switch n.Backend {
-			case "", "auto", "cli", "native":
-			default:
-				at(key.Line, "namespace %q: backend %q must be auto, cli or native", n.Name, n.Backend)
-			}
-			c.Namespaces = append(c.Namespaces, n)
-		}
-		if len(r.Namespaces.Content) == 0 {
-			at(r.Namespaces.Line, "namespaces is empty; add at least one vault or command")
-		}
+		c.Namespaces = parseNamespaces(&r.Namespaces, at)
 	}
 	return c, errors.Join(errs...)
+}
+
+// parseNamespaces reads namespaces:, a mapping of names to namespaces,
+// reporting each problem at its line.
+func parseNamespaces(nodes *yaml.Node, at func(int, string, ...any)) []Namespace {
+	var out []Namespace
+	seen := map[string]int{}
+	for i := 0; i+1 < len(nodes.Content); i += 2 {
+		key, val := nodes.Content[i], nodes.Content[i+1]
+		n := Namespace{Name: key.Value, Line: key.Line}
+		if !namespaceName.MatchString(n.Name) {
+			at(key.Line, "namespace name %q may hold only letters, digits and hyphens (it is the URL's /mcp/{namespace})", n.Name)
+		}
+		if first, dup := seen[n.Name]; dup {
+			at(key.Line, "namespace %q is defined twice (first on line %d); rename or remove one", n.Name, first)
+		}
+		seen[n.Name] = key.Line
+		// Node.Decode has no KnownFields: a misspelt setting would be
+		// dropped silently, so the keys are checked here.
+		if val.Kind == yaml.MappingNode {
+			for j := 0; j < len(val.Content); j += 2 {
+				if k := val.Content[j]; !namespaceKeys[k.Value] {
+					at(k.Line, "namespace %q: unknown setting %q (a vault has vault_path, vault, backend, read_only, read_paths, write_paths, deny_paths; a command has command, args, env, cwd)", n.Name, k.Value)
+				}
+			}
+		}
+		if err := val.Decode(&n); err != nil {
+			at(val.Line, "namespace %q: %s", n.Name, yamlMessage(err))
+			continue
+		}
+		n.Name, n.Line = key.Value, key.Line
+		switch {
+		case n.Command != "" && (n.VaultPath != "" || n.Vault != ""):
+			at(key.Line, "namespace %q has both a command and a vault; a namespace is one or the other: remove `command` or `vault_path`/`vault`", n.Name)
+		case n.Command == "" && n.VaultPath == "" && n.Vault == "":
+			at(key.Line, "namespace %q serves nothing: give it `vault_path` (a vault folder), `vault` (a vault name Obsidian knows) or `command` (a stdio MCP server)", n.Name)
+		case n.Command == "" && (len(n.Args) > 0 || len(n.Env) > 0 || n.Cwd != ""):
+			at(key.Line, "namespace %q is a vault: `args`, `env` and `cwd` belong to a command namespace", n.Name)
+		case n.Command != "" && (n.Backend != "" || n.ReadOnly || len(n.ReadPaths)+len(n.WritePaths)+len(n.DenyPaths) > 0):
+			at(key.Line, "namespace %q is a command: `backend`, `read_only` and the paths settings belong to a vault namespace (pass the server its own flags in `args`)", n.Name)
+		}
+		switch n.Backend {
+		case "", "auto", "cli", "native":
+		default:
+			at(key.Line, "namespace %q: backend %q must be auto, cli or native", n.Name, n.Backend)
+		}
+		out = append(out, n)
+	}
+	if len(nodes.Content) == 0 {
+		at(nodes.Line, "namespaces is empty; add at least one vault or command")
+	}
+	return out
 }
 
 // parseOAuth reads oauth: issuer and public_url, each an http(s) URL.
