@@ -121,23 +121,9 @@ func IsUnsupported(err error) bool {
 // out, and answers with the rows it has then, marked Partial, without
 // summaries.
 func (b *Base) Query(ctx context.Context, view string, files []File, now time.Time) (Result, error) {
-	if len(b.Views) == 0 {
-		return Result{}, fmt.Errorf("the base has no views")
-	}
-	v := b.Views[0]
-	if view != "" {
-		found := false
-		var names []string
-		for _, x := range b.Views {
-			names = append(names, x.Name)
-			if x.Name == view {
-				v, found = x, true
-				break
-			}
-		}
-		if !found {
-			return Result{}, &noViewError{fmt.Sprintf("the base has no view %q (views: %s)", view, strings.Join(names, ", "))}
-		}
+	v, err := b.view(view)
+	if err != nil {
+		return Result{}, err
 	}
 	if err := b.checkAll(v); err != nil {
 		return Result{}, err
@@ -170,34 +156,7 @@ func (b *Base) Query(ctx context.Context, view string, files []File, now time.Ti
 			rows = append(rows, r)
 		}
 	}
-	less := func(a, b any, desc bool) int {
-		switch {
-		case a == nil && b == nil:
-			return 0
-		case a == nil:
-			return 1 // empty values last, either way
-		case b == nil:
-			return -1
-		}
-		c := compare(a, b)
-		if desc {
-			c = -c
-		}
-		return c
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		if v.GroupBy != nil {
-			if c := less(rows[i].group, rows[j].group, strings.EqualFold(v.GroupBy.Direction, "DESC")); c != 0 {
-				return c < 0
-			}
-		}
-		for k, s := range v.Sort {
-			if c := less(rows[i].keys[k], rows[j].keys[k], strings.EqualFold(s.Direction, "DESC")); c != 0 {
-				return c < 0
-			}
-		}
-		return len(v.Sort) == 0 && rows[i].Path < rows[j].Path
-	})
+	sortRows(rows, v)
 	if v.Limit > 0 && len(rows) > v.Limit {
 		rows = rows[:v.Limit]
 	}
@@ -223,7 +182,6 @@ func (b *Base) Query(ctx context.Context, view string, files []File, now time.Ti
 		}
 		return out
 	}
-	var err error
 	if res.Summaries, err = b.summarise(v, values(rows), now); err != nil {
 		return Result{}, err
 	}
@@ -240,6 +198,60 @@ func (b *Base) Query(ctx context.Context, view string, files []File, now time.Ti
 		from = to
 	}
 	return res, nil
+}
+
+// view is the view named name, the first when name is "".
+func (b *Base) view(name string) (View, error) {
+	if len(b.Views) == 0 {
+		return View{}, fmt.Errorf("the base has no views")
+	}
+	if name == "" {
+		return b.Views[0], nil
+	}
+	var names []string
+	for _, x := range b.Views {
+		if x.Name == name {
+			return x, nil
+		}
+		names = append(names, x.Name)
+	}
+	return View{}, &noViewError{fmt.Sprintf("the base has no view %q (views: %s)", name, strings.Join(names, ", "))}
+}
+
+// sortRows puts rows in the view's order: by group, then by its sort
+// keys, then (without keys) by path; empty values last either way.
+func sortRows(rows []row, v View) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		if v.GroupBy != nil {
+			if c := nilsLast(rows[i].group, rows[j].group, strings.EqualFold(v.GroupBy.Direction, "DESC")); c != 0 {
+				return c < 0
+			}
+		}
+		for k, s := range v.Sort {
+			if c := nilsLast(rows[i].keys[k], rows[j].keys[k], strings.EqualFold(s.Direction, "DESC")); c != 0 {
+				return c < 0
+			}
+		}
+		return len(v.Sort) == 0 && rows[i].Path < rows[j].Path
+	})
+}
+
+// nilsLast compares a and b, descending when desc, with nil after every
+// value either way.
+func nilsLast(a, b any, desc bool) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	c := compare(a, b)
+	if desc {
+		c = -c
+	}
+	return c
 }
 
 // row is one file's row of a view, with what sorting, grouping and
