@@ -60,114 +60,133 @@ func (v *Engine) Files() ([]string, error) {
 	if l.dirs == nil {
 		l.dirs = map[string]*folder{}
 	}
-	seen := make(map[string]bool, len(l.dirs))
-	changed := false
-	// A note added or removed in a folder whose subfolders stayed is
-	// patched into the listing (delta); anything else lists it anew.
-	var d delta
-	var visit func(dir string) error
-	visit = func(dir string) error {
-		seen[dir] = true
-		fi, err := v.root.Stat(dir)
-		if err != nil || !fi.IsDir() {
-			if dir == "." {
-				if err == nil {
-					err = &fs.PathError{Op: "list", Path: v.dir, Err: fs.ErrInvalid}
-				}
-				return err
-			}
-			return nil // gone since its parent was read, or unreadable
-		}
-		f := l.dirs[dir]
-		if f == nil || !fi.ModTime().Equal(f.mod) || f.read.Sub(f.mod) < racyWindow {
-			fresh, err := v.readFolder(dir, fi.ModTime())
-			if err != nil {
-				if dir == "." {
-					return err
-				}
-				fresh = &folder{mod: fi.ModTime(), read: time.Now()} // unreadable: no files, as in Obsidian
-			}
-			if f == nil || !slices.Equal(f.files, fresh.files) || !slices.Equal(f.subdirs, fresh.subdirs) {
-				changed = true
-				if f == nil || !slices.Equal(f.subdirs, fresh.subdirs) {
-					d.full = true
-				} else {
-					d.between(f.files, fresh.files)
-				}
-			}
-			f = fresh
-			l.dirs[dir] = f
-		}
-		for _, sub := range f.subdirs {
-			if err := visit(sub); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := visit("."); err != nil {
+	sc := &scan{v: v, l: l, seen: make(map[string]bool, len(l.dirs))}
+	if err := sc.visit("."); err != nil {
 		l.dirs, l.all, l.byBase = nil, nil, nil
 		return nil, FileError(err, ".")
 	}
 	for dir := range l.dirs {
-		if !seen[dir] {
+		if !sc.seen[dir] {
 			delete(l.dirs, dir)
-			changed, d.full = true, true
+			sc.changed, sc.d.full = true, true
 		}
 	}
-	if changed && l.all != nil && l.policy == pol && !pol.Hides() && d.small() {
+	switch {
+	case sc.changed && l.all != nil && l.policy == pol && !pol.Hides() && sc.d.small():
 		// One note added at 100,000 notes: a patched copy of the list
 		// (about 1 ms) instead of a new one sorted (60–90 ms).
-		l.all = d.patch(l.all)
-		for _, f := range d.removed {
-			b := strings.ToLower(path.Base(f))
-			if i, ok := slices.BinarySearch(l.byBase[b], f); ok {
-				if rest := slices.Delete(slices.Clone(l.byBase[b]), i, i+1); len(rest) > 0 {
-					l.byBase[b] = rest
-				} else {
-					delete(l.byBase, b)
-				}
-			}
-		}
-		for _, f := range d.added {
-			b := strings.ToLower(path.Base(f))
-			if i, ok := slices.BinarySearch(l.byBase[b], f); !ok {
-				l.byBase[b] = slices.Insert(slices.Clip(l.byBase[b]), i, f)
-			}
-		}
-		return l.all, nil
-	}
-	if changed || l.all == nil || l.policy != pol {
-		l.policy = pol
-		all := make([]string, 0, len(l.all)+16)
-		for _, f := range l.dirs {
-			all = append(all, f.files...)
-		}
-		all = pol.Files(all)
-		if pol.Hides() {
-			// A symlink is hidden when the file it leads to is.
-			all = slices.DeleteFunc(all, func(f string) bool {
-				real, ok := l.dirs[path.Dir(f)].linkTarget(f)
-				return ok && pol.Hidden(real)
-			})
-		}
-		sort.Strings(all)
-		l.all = all
-		folders := make([]string, 0, len(l.dirs))
-		for dir := range l.dirs {
-			if dir != "." {
-				folders = append(folders, dir)
-			}
-		}
-		sort.Strings(folders)
-		l.folders = pol.Folders(folders, all)
-		l.byBase = make(map[string][]string, len(all))
-		for _, f := range all {
-			b := strings.ToLower(path.Base(f))
-			l.byBase[b] = append(l.byBase[b], f)
-		}
+		l.patch(sc.d)
+	case sc.changed || l.all == nil || l.policy != pol:
+		l.rebuild(pol)
 	}
 	return l.all, nil
+}
+
+// scan is one pass of Files over the folders: the folders it saw, and
+// whether (and how) the listing changed.
+type scan struct {
+	v       *Engine
+	l       *listing
+	seen    map[string]bool
+	changed bool
+	// d: a note added or removed in a folder whose subfolders stayed is
+	// patched into the listing; anything else lists it anew.
+	d delta
+}
+
+// visit brings dir and the folders below it up to date: a folder is read
+// again when its modification time changed or is too recent to trust.
+func (sc *scan) visit(dir string) error {
+	sc.seen[dir] = true
+	fi, err := sc.v.root.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		if dir == "." {
+			if err == nil {
+				err = &fs.PathError{Op: "list", Path: sc.v.dir, Err: fs.ErrInvalid}
+			}
+			return err
+		}
+		return nil // gone since its parent was read, or unreadable
+	}
+	f := sc.l.dirs[dir]
+	if f == nil || !fi.ModTime().Equal(f.mod) || f.read.Sub(f.mod) < racyWindow {
+		fresh, err := sc.v.readFolder(dir, fi.ModTime())
+		if err != nil {
+			if dir == "." {
+				return err
+			}
+			fresh = &folder{mod: fi.ModTime(), read: time.Now()} // unreadable: no files, as in Obsidian
+		}
+		if f == nil || !slices.Equal(f.files, fresh.files) || !slices.Equal(f.subdirs, fresh.subdirs) {
+			sc.changed = true
+			if f == nil || !slices.Equal(f.subdirs, fresh.subdirs) {
+				sc.d.full = true
+			} else {
+				sc.d.between(f.files, fresh.files)
+			}
+		}
+		f = fresh
+		sc.l.dirs[dir] = f
+	}
+	for _, sub := range f.subdirs {
+		if err := sc.visit(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// patch applies d, files added and removed, to the listing in place.
+func (l *listing) patch(d delta) {
+	l.all = d.patch(l.all)
+	for _, f := range d.removed {
+		b := strings.ToLower(path.Base(f))
+		if i, ok := slices.BinarySearch(l.byBase[b], f); ok {
+			if rest := slices.Delete(slices.Clone(l.byBase[b]), i, i+1); len(rest) > 0 {
+				l.byBase[b] = rest
+			} else {
+				delete(l.byBase, b)
+			}
+		}
+	}
+	for _, f := range d.added {
+		b := strings.ToLower(path.Base(f))
+		if i, ok := slices.BinarySearch(l.byBase[b], f); !ok {
+			l.byBase[b] = slices.Insert(slices.Clip(l.byBase[b]), i, f)
+		}
+	}
+}
+
+// rebuild makes the listing anew from its folders, filtered by pol.
+func (l *listing) rebuild(pol *policy.Policy) {
+	l.policy = pol
+	all := make([]string, 0, len(l.all)+16)
+	for _, f := range l.dirs {
+		all = append(all, f.files...)
+	}
+	all = pol.Files(all)
+	if pol.Hides() {
+		// A symlink is hidden when the file it leads to is.
+		all = slices.DeleteFunc(all, func(f string) bool {
+			real, ok := l.dirs[path.Dir(f)].linkTarget(f)
+			return ok && pol.Hidden(real)
+		})
+	}
+	sort.Strings(all)
+	l.all = all
+	folders := make([]string, 0, len(l.dirs))
+	for dir := range l.dirs {
+		if dir != "." {
+			folders = append(folders, dir)
+		}
+	}
+	sort.Strings(folders)
+	l.folders = pol.Folders(folders, all)
+	l.byBase = make(map[string][]string, len(all))
+	for _, f := range all {
+		b := strings.ToLower(path.Base(f))
+		l.byBase[b] = append(l.byBase[b], f)
+	}
 }
 
 // delta is what changed in the listing's folders since the last Files call,

@@ -22,7 +22,6 @@ const maxComplexity = 30
 var overComplex = map[string]int{
 	"vaultindex/search.go (*Index).searchText":                      41,
 	"internal/app/serve_config.go httpRows":                         40,
-	"native/files.go (*Engine).Files":                               40,
 	"internal/transport/mcphttp/post.go (*Endpoint).streamablePost": 35,
 }
 
