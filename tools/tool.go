@@ -64,9 +64,23 @@ type entry interface {
 type facts struct {
 	name, toolset string
 	confirm       func(args map[string]any) bool
+	readOnly      bool
 }
 
-func (s spec[A, R]) facts() facts { return facts{s.name, s.toolset, s.confirm} }
+func (s spec[A, R]) facts() facts { return facts{s.name, s.toolset, s.confirm, s.hints.readOnly} }
+
+// Writes reports whether the tool named may change the vault: every tool
+// not annotated read-only, and any name this build does not know, so that
+// a tool added later is refused to a read-only request unless it says it
+// changes nothing. It is what a server's guard asks (auth.Guard.Writes).
+func Writes(name string) bool {
+	for _, e := range append(registry(), listVaults(nil)) {
+		if f := e.facts(); f.name == name {
+			return !f.readOnly
+		}
+	}
+	return true
+}
 
 // always is the confirmation rule of a tool every call of which needs it.
 func always(map[string]any) bool { return true }

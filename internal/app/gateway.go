@@ -12,11 +12,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
-	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
 // gatewayEnv are the environment variables a vault namespace takes from
@@ -87,15 +86,7 @@ func openVault(getenv func(string) string, logger *slog.Logger, version string) 
 		}
 		core := st.Core(version, vaultserver.CoreOptions{CallTimeout: st.CallBound})
 		log.Info("vault namespace ready", st.LogAttrs(version)...)
-		return &gateway.VaultServer{Core: core, Close: st.Close, Writes: writesOf(core)}, nil
-	}
-}
-
-// writesOf says which of core's tools change the vault.
-func writesOf(core *protocol.Core) func(tool string) bool {
-	return func(name string) bool {
-		t := core.Server().GetTool(name)
-		return t != nil && tools.Writes(t.Tool)
+		return &gateway.VaultServer{Core: core, Close: st.Close, Guard: st.Guard()}, nil
 	}
 }
 
@@ -170,7 +161,7 @@ func gatewayOptions(ctx context.Context, cfg *gateway.Config, api, debug net.Add
 		if err != nil {
 			return opts, err
 		}
-		opts.Tokens = func(resource string) httpapi.TokenChecker { return as.Checker(resource) }
+		opts.Tokens = func(resource string) bearer.TokenChecker { return as.Checker(resource) }
 		opts.AuthServer, opts.AuthPaths = as.Handler(), as.Paths()
 		return opts, nil
 	}

@@ -23,7 +23,7 @@ var layoutGroups = []struct {
 	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/settings", "internal/doctor", "internal/shutdown"}},
 	{"The server of one vault", []string{"internal/vaultserver"}},
 	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
-	{"Who may do what: OAuth and access", []string{"internal/oauth", "internal/authserver", "internal/access"}},
+	{"Who may do what: one guard, OAuth", []string{"internal/auth"}},
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},
 	{"The engine: the CLI, the folder, and the router between them", []string{"obsidiancli", "internal/backend", "native", "internal/atomicfile", "vaultindex", "links", "metadata", "note", "patch", "policy", "tasks", "canvas", "bases", "prompts", "yamltext", "errors"}},

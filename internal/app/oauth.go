@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
 // resourceServer is serve's OAuth side, trusting cfg's issuer for tokens
@@ -25,7 +25,7 @@ import (
 // issuer's keys, other tokens by introspection when this server has a
 // client id there; nil without an issuer. The issuer's metadata is read
 // now: a server that could never check a token says so at start.
-func resourceServer(ctx context.Context, cfg HTTPConfig, resource string) (*httpapi.OAuth, error) {
+func resourceServer(ctx context.Context, cfg HTTPConfig, resource string) (*bearer.Verifier, error) {
 	if cfg.OAuthIssuer == "" {
 		return nil, nil
 	}
@@ -33,7 +33,7 @@ func resourceServer(ctx context.Context, cfg HTTPConfig, resource string) (*http
 	if err != nil {
 		return nil, fmt.Errorf("--oauth-issuer %s: %w", cfg.OAuthIssuer, err)
 	}
-	return &httpapi.OAuth{
+	return &bearer.Verifier{
 		Resource: oauth.Resource{URL: resource, AuthServers: []string{check.JWT.Metadata().Issuer}, Name: "obsidian-mcp", Scopes: oauth.Scopes},
 		Checker:  check,
 	}, nil
@@ -66,7 +66,7 @@ func publicHost(public string) string {
 
 // gatewayTokens is the gateway's token check for each namespace's
 // resource, with issuer trusted; nil without an issuer.
-func gatewayTokens(ctx context.Context, o gateway.OAuth) (func(resource string) httpapi.TokenChecker, error) {
+func gatewayTokens(ctx context.Context, o gateway.OAuth) (func(resource string) bearer.TokenChecker, error) {
 	if o.Issuer == "" {
 		return nil, nil
 	}
@@ -75,18 +75,18 @@ func gatewayTokens(ctx context.Context, o gateway.OAuth) (func(resource string) 
 	if err != nil {
 		return nil, err
 	}
-	return func(resource string) httpapi.TokenChecker { return check.For(resource) }, nil
+	return func(resource string) bearer.TokenChecker { return check.For(resource) }, nil
 }
 
 // builtInServer is `serve --oauth`: the authorization server at the
 // server's public address, and the resource server checking its tokens.
-func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*authserver.Server, *httpapi.OAuth, error) {
+func builtInServer(cfg HTTPConfig, resource string, logger *slog.Logger) (*authserver.Server, *bearer.Verifier, error) {
 	issuer := strings.TrimSuffix(resource, "/mcp")
 	as, err := newAuthServer(cfg.OAuthStore, "--oauth", issuer, []string{resource}, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	return as, &httpapi.OAuth{
+	return as, &bearer.Verifier{
 		Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Name: "obsidian-mcp", Scopes: oauth.Scopes},
 		Checker:  as.Checker(resource),
 	}, nil

@@ -14,7 +14,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
@@ -68,7 +68,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 	}
 	core := st.Core(version, vaultserver.CoreOptions{})
 	h, err := httpapi.New(core, httpapi.Options{
-		Writes:         writesOf(core),
+		Guard:          st.Guard(),
 		Key:            cfg.HTTP.Key,
 		OAuth:          oauth,
 		TrustedProxies: cfg.HTTP.Proxies,

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 )
 
 // BenchmarkAnswerFromServer is the command peer's cost per answer: the
@@ -19,7 +21,7 @@ func BenchmarkAnswerFromServer(b *testing.B) {
 		result, _ := json.Marshal(map[string]any{"content": []map[string]any{{"type": "text", "text": text}}})
 		line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":17,"result":%s}`, result))
 		b.Run(fmt.Sprintf("%dKB/route", size>>10), func(b *testing.B) {
-			p := newCommandPeer(Namespace{Name: "bench"}, "test", DefaultBackoff, DefaultMaxResponse, 0, slog.New(slog.DiscardHandler))
+			p := newCommandPeer(auth.Guard{Writes: auth.Writing}, Namespace{Name: "bench"}, "test", DefaultBackoff, DefaultMaxResponse, 0, slog.New(slog.DiscardHandler))
 			pr := &proc{}
 			var got []byte
 			b.SetBytes(int64(len(line)))

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
@@ -34,8 +34,8 @@ func (g *Gateway) DebugHandler() http.Handler {
 		}
 		o := g.debugOAuth
 		metadata := o != nil && r.Method == http.MethodGet && slices.Contains(o.Resource.MetadataPaths(), r.URL.Path)
-		bearer := o != nil && a == keyedOrPass && !g.passed(r)
-		if metadata || bearer {
+		byToken := o != nil && a == keyedOrPass && !g.passed(r)
+		if metadata || byToken {
 			a = open // the metadata holds no data; a token is checked below
 		}
 		if !g.guard(w, r, a) {
@@ -45,14 +45,14 @@ func (g *Gateway) DebugHandler() http.Handler {
 			o.Resource.ServeMetadata(w, r)
 			return
 		}
-		if bearer {
+		if byToken {
 			// The dashboard's data with OAuth: the key, or a token for
 			// the dashboard's resource (a script's, a monitor's), which
 			// must not cross the network in the clear.
 			if g.insecure(w, r) {
 				return
 			}
-			var refused *httpapi.Refusal
+			var refused *bearer.Refusal
 			if r, refused = o.Authorize(r, g.opts.Key, g.logger); refused != nil {
 				refused.Write(w)
 				return

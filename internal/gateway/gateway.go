@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
@@ -44,7 +46,10 @@ type namespace struct {
 	endpoint *mcphttp.Endpoint
 	// oauth, with an issuer configured, is the namespace as an OAuth
 	// resource server (set by Serve, which knows the address).
-	oauth *httpapi.OAuth
+	oauth *bearer.Verifier
+	// guard is what the namespace's server refuses a request, which the
+	// scope challenge asks.
+	guard auth.Guard
 }
 
 // VaultServer is a vault namespace's MCP server, served in this process: the
@@ -56,9 +61,9 @@ type VaultServer struct {
 	Core *protocol.Core
 	// Close releases the vault (its index, its watcher).
 	Close func()
-	// Writes says which of its tools change the vault: a read-only
-	// token's call to one gets the scope challenge (OAuth.StepUp).
-	Writes func(tool string) bool
+	// Guard is the vault server's: a call it refuses for a token's grant
+	// alone gets the scope challenge (bearer.Verifier.StepUp).
+	Guard auth.Guard
 }
 
 // vaultPeer serves a vault namespace through its protocol core.
@@ -92,7 +97,7 @@ type Options struct {
 	Key httpapi.Key
 	// Tokens, with cfg.OAuth's issuer or built_in, checks the access
 	// tokens of the namespace whose resource URL it is given.
-	Tokens func(resource string) httpapi.TokenChecker
+	Tokens func(resource string) bearer.TokenChecker
 	// AuthServer, with oauth.built_in, is the authorization server,
 	// served on the API listener at AuthPaths (exact paths, and prefixes
 	// ending in '/') with no token.
@@ -123,7 +128,7 @@ type Gateway struct {
 	pass string
 	// debugOAuth, with OAuth on, is the dashboard's data as a resource
 	// (set by Serve, which knows the address).
-	debugOAuth *httpapi.OAuth
+	debugOAuth *bearer.Verifier
 	mu         sync.Mutex
 	stopped    bool
 }
@@ -141,7 +146,6 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	for _, n := range cfg.Namespaces {
 		ns := &namespace{name: n.Name}
 		var err error
-		var writes func(string) bool
 		if n.IsVault() {
 			if opts.OpenVault == nil {
 				err = errors.New("vault namespaces are not served by this build")
@@ -149,11 +153,14 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				var v *VaultServer
 				if v, err = opts.OpenVault(n); err == nil {
 					ns.peer = &vaultPeer{CorePeer: mcphttp.CorePeer{Core: v.Core}, name: n.Name, v: v}
-					writes = v.Writes
+					ns.guard = v.Guard
 				}
 			}
 		} else {
-			ns.peer = newCommandPeer(n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), cfg.Limits.RequestTimeout, g.logger)
+			// Another server's tools are its own: none can be vouched
+			// for as changing nothing.
+			ns.guard = auth.Guard{Writes: auth.Writing}
+			ns.peer = newCommandPeer(ns.guard, n, opts.Version, opts.backoff(), int(cfg.Limits.MaxResponse), cfg.Limits.RequestTimeout, g.logger)
 		}
 		if err != nil {
 			g.stopPeers()
@@ -172,8 +179,8 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			MaxSessions:     cfg.Limits.MaxSessions,
 			SessionsSetting: "limits.max_sessions",
 			Monitor:         nsMonitor{g.mon, n.Name},
-			Screen: func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-				return ns.oauth != nil && ns.oauth.StepUp(w, r, body, writes)
+			Screen: func(w http.ResponseWriter, r *http.Request, msgs []*mcphttp.Message) bool {
+				return ns.oauth != nil && ns.oauth.StepUp(w, r, ns.guard, msgs)
 			},
 		})
 		if err != nil {

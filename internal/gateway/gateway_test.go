@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/testenv"
 )
@@ -71,7 +72,7 @@ func (ts *testServer) vault() *VaultServer {
 		return mcp.NewToolResultText("written"), nil
 	})
 	return &VaultServer{Core: protocol.New(s, protocol.Options{}), Close: func() { ts.closed.Store(true) },
-		Writes: func(tool string) bool { return tool == "write" }}
+		Guard: auth.Guard{Writes: func(tool string) bool { return tool == "write" }}}
 }
 
 // running is a gateway serving on loopback.

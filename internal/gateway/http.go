@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
@@ -68,7 +69,7 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string
 		return
 	}
 	if ns.oauth != nil {
-		var refused *httpapi.Refusal
+		var refused *bearer.Refusal
 		if r, refused = ns.oauth.Authorize(r, g.opts.Key, g.logger); refused != nil {
 			refused.Write(w)
 			return

@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
@@ -34,8 +35,8 @@ func (g *Gateway) protect(addr, debug net.Addr) {
 	}
 	base := g.cfg.Base(addr)
 	issuer := cmp.Or(g.cfg.OAuth.Issuer, base)
-	protected := func(resource, name string) *httpapi.OAuth {
-		return &httpapi.OAuth{
+	protected := func(resource, name string) *bearer.Verifier {
+		return &bearer.Verifier{
 			Resource: oauth.Resource{URL: resource, AuthServers: []string{issuer}, Scopes: oauth.Scopes, Name: "obsidian-mcp gateway: " + name},
 			Checker:  g.opts.Tokens(resource),
 		}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
@@ -48,7 +49,7 @@ func TestOAuthNamespaces(t *testing.T) {
 	}
 	opts := fastBackoff
 	opts.Key = key
-	opts.Tokens = func(resource string) httpapi.TokenChecker { return audienceTokens{resource} }
+	opts.Tokens = func(resource string) bearer.TokenChecker { return audienceTokens{resource} }
 	r := startGatewayWith(t, "oauth:\n  issuer: https://id.example.com\nnamespaces:\n  notes:\n    vault_path: /n\n"+ns, opts)
 	notes, fake := r.api+"/mcp/notes", r.api+"/mcp/fake"
 	auth := func(token string) []string { return []string{"Authorization", "Bearer " + token} }
@@ -69,7 +70,7 @@ func TestOAuthNamespaces(t *testing.T) {
 		{"another namespace's token", fake, call(1, "echo", `{"text":"a"}`), auth("rw@" + notes), 401, `error="invalid_token"`},
 		{"the command namespace's own", fake, call(1, "echo", `{"text":"cmd"}`), auth("rw@" + fake), 200, `"text":"cmd"`},
 		{"read-only, listing", fake, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, auth("ro@" + fake), 200, `"name":"echo"`},
-		{"read-only, calling", fake, call(3, "echo", `{"text":"a"}`), auth("ro@" + fake), 200, `"code":-32005`},
+		{"read-only, calling another server (its tools may write)", fake, call(3, "echo", `{"text":"a"}`), auth("ro@" + fake), 403, `error="insufficient_scope", error_description="echo changes the vault`},
 		{"read-only, reading a vault", notes, call(5, "echo", `{"text":"ro"}`), auth("ro@" + notes), 200, `"text":"ro"`},
 		{"read-only, writing a vault", notes, call(6, "write", `{}`), auth("ro@" + notes), 403, `error="insufficient_scope", error_description="write changes the vault, and the token grants vault:read only", scope="vault:read vault:write"`},
 		{"read-write, writing a vault", notes, call(7, "write", `{}`), auth("rw@" + notes), 200, `"text":"written"`},
@@ -121,7 +122,7 @@ func TestOAuthNamespaces(t *testing.T) {
 // from this machine (a tunnel's end) is not.
 func TestOAuthNeedsHTTPS(t *testing.T) {
 	opts := fastBackoff
-	opts.Tokens = func(resource string) httpapi.TokenChecker { return audienceTokens{resource} }
+	opts.Tokens = func(resource string) bearer.TokenChecker { return audienceTokens{resource} }
 	cfg, err := Parse("gateway.yaml", []byte("oauth:\n  issuer: https://id.example.com\nbehind_proxy: [192.168.1.10]\nnamespaces:\n  notes:\n    vault_path: /n\n"))
 	if err != nil {
 		t.Fatal(err)

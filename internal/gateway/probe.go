@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
@@ -56,7 +57,7 @@ type Probed struct {
 // once, with what the process said last.
 func Probe(ctx context.Context, n Namespace, version string, logger *slog.Logger) (Probed, error) {
 	start := time.Now()
-	p := newCommandPeer(n, version, Backoff{Initial: time.Hour, Max: time.Hour}, DefaultMaxResponse, 0, logger)
+	p := newCommandPeer(auth.Guard{Writes: auth.Writing}, n, version, Backoff{Initial: time.Hour, Max: time.Hour}, DefaultMaxResponse, 0, logger)
 	defer p.close()
 	pr, err := p.sup.ensure(ctx)
 	if err != nil {

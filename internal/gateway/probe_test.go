@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 )
 
 // TestProbe: doctor's probe starts the server as the gateway would, hands
@@ -116,7 +118,7 @@ func TestInitializeToExitingProcess(t *testing.T) {
 	// up and said "broken pipe" (doctor --gateway's crash namespace flaked
 	// so).
 	time.AfterFunc(2500*time.Millisecond, func() { close(pr.exited) })
-	p := newCommandPeer(Namespace{Name: "gone", Command: "sh"}, "test", DefaultBackoff, DefaultMaxResponse, 0, slog.New(slog.DiscardHandler))
+	p := newCommandPeer(auth.Guard{Writes: auth.Writing}, Namespace{Name: "gone", Command: "sh"}, "test", DefaultBackoff, DefaultMaxResponse, 0, slog.New(slog.DiscardHandler))
 	p.sup.initialize(pr)
 	<-pr.init
 	if pr.initErr == nil || !strings.Contains(pr.initErr.Error(), "exit status 4: config.json not found") {

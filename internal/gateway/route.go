@@ -16,7 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
@@ -42,6 +42,8 @@ type commandPeer struct {
 	logger *slog.Logger
 	// timeout bounds each request (limits.request_timeout; 0: none).
 	timeout time.Duration
+	// guard refuses the calls a client may not make.
+	guard auth.Guard
 
 	mu       sync.Mutex
 	sessions map[*mcphttp.Session]struct{}
@@ -83,9 +85,9 @@ type progressRoute struct {
 	token   json.RawMessage // the client's
 }
 
-func newCommandPeer(ns Namespace, version string, backoff Backoff, maxLine int, timeout time.Duration, logger *slog.Logger) *commandPeer {
+func newCommandPeer(guard auth.Guard, ns Namespace, version string, backoff Backoff, maxLine int, timeout time.Duration, logger *slog.Logger) *commandPeer {
 	logger = logger.With("namespace", ns.Name)
-	p := &commandPeer{logger: logger, timeout: timeout, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
+	p := &commandPeer{logger: logger, timeout: timeout, guard: guard, sessions: map[*mcphttp.Session]struct{}{}, pending: map[int64]*pendingCall{}, tokens: map[string]progressRoute{}}
 	p.sup = newSupervisor(ns, version, backoff, maxLine, logger, p)
 	return p
 }
@@ -154,10 +156,8 @@ func (p *commandPeer) Send(ctx context.Context, s *mcphttp.Session, m *mcphttp.M
 			_ = pr.write(m.Raw)
 		}
 	case m.Method == "tools/call":
-		if rule, ok := access.ReadOnly(ctx); ok {
-			// The server's tools are its own: none can be vouched for
-			// as changing nothing, so a read-only client calls none.
-			reply(protocol.ErrorAnswer(m.ID, -32005, "this namespace runs another server, whose tools may change things, and this client is read-only ("+rule+"); nothing was called"))
+		if no := p.guard.Check(ctx, m.Tool); no != nil {
+			reply(protocol.ErrorAnswer(m.ID, -32005, "this namespace runs another server, whose tools may change things, and this client is read-only ("+no.Rule+"); nothing was called"))
 			return
 		}
 		p.request(ctx, s, m, reply)

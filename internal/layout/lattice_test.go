@@ -37,37 +37,39 @@ DOMAIN < vaultindex;
 vaultindex, internal/atomicfile, native/statedir < native;
 DOMAIN < obsidiancli;
 
-# What a request may do, carried with it (issue 50 moves the decision
-# out of tools: then tools imports nothing under internal/).
-errors < internal/access;
-
 # The tools know the domain and their engines' interfaces only.
-DOMAIN, internal/access < tools;
+DOMAIN < tools;
+
+# Who may do what, decided once: the guard and the grant a request
+# carries; tokens, scopes and a resource's metadata.
+errors < internal/auth, internal/auth/oauth;
 
 # Below every face: the protocol core, settings, doctor's words, the
 # stop signal, OAuth's shared parts.
-errors < internal/protocol, internal/settings, internal/doctor, internal/shutdown, internal/oauth,
-         internal/bridge/upstream;
+errors < internal/protocol, internal/settings, internal/doctor, internal/shutdown, internal/bridge/upstream;
 
 # Transports carry the protocol; they know no vault, engine or tool.
 internal/protocol < internal/transport/stdio, internal/transport/mcphttp, internal/transport/bridgev1,
                     internal/transport/envelope;
-internal/transport/mcphttp, internal/transport/bridgev1, internal/transport/envelope, internal/oauth,
-internal/access < internal/transport/httpapi;
+# An HTTP face's token check: between the MCP endpoint, whose messages
+# it screens, and the faces that take tokens.
+internal/auth, internal/auth/oauth, internal/transport/mcphttp < internal/auth/bearer;
+internal/transport/mcphttp, internal/transport/bridgev1, internal/transport/envelope,
+internal/auth/bearer < internal/transport/httpapi;
 internal/transport/stdio, internal/transport/httpapi < TRANSPORT;
 
 # The vault's server: the engines behind the router, the tools, the
 # prompts; it knows no transport.
 native, obsidiancli, tools < internal/backend;
-internal/backend, internal/protocol, internal/settings, internal/doctor, internal/access < internal/vaultserver;
+internal/backend, internal/protocol, internal/settings, internal/doctor, internal/auth < internal/vaultserver;
 
 # The other servers: the authorization server, the bridge, the gateway.
-internal/oauth, internal/atomicfile < internal/authserver;
+internal/auth/oauth, internal/atomicfile < internal/auth/authserver;
 internal/bridge/upstream, internal/doctor, internal/settings, TRANSPORT < internal/bridge;
 internal/doctor, internal/settings, TRANSPORT < internal/gateway;
 
 # The wiring, and the program.
-internal/vaultserver, internal/authserver, internal/bridge, internal/gateway, internal/shutdown < internal/app;
+internal/vaultserver, internal/auth/authserver, internal/bridge, internal/gateway, internal/shutdown < internal/app;
 internal/app < cmd/obsidian-mcp;
 
 # Test support and measurement, which the program never imports.
@@ -91,10 +93,9 @@ var never = []struct{ from, to, why string }{
 	{"internal/protocol", "internal/vaultserver", "the protocol core knows no vault"},
 	{"tools", "native", "the tools know no engine"},
 	{"tools", "obsidiancli", "the tools know no engine"},
-	{"tools", "internal/backend", "the tools know no backend"},
-	{"tools", "internal/vaultserver", "the tools know no server"},
-	{"tools", "internal/transport/", "the tools know no transport"},
-	{"internal/authserver", "native", "the authorization server knows no engine"},
+	{"tools", "internal/", "the tools know no server, transport, backend or guard: they are the vault's"},
+	{"internal/auth", "native", "who may do what knows no engine"},
+	{"internal/auth", "tools", "who may do what knows no tool: the server answers which write"},
 	{"native", "obsidiancli", "the engines are siblings"},
 	{"obsidiancli", "native", "the engines are siblings"},
 	{"obsidiancli", "vaultindex", "the engines are siblings"},

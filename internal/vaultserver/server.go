@@ -20,7 +20,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
@@ -205,7 +205,7 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 // vault argument.
 func (st *Server) tools() []server.ServerTool {
 	list := func(s *Server) []server.ServerTool {
-		l := tools.Select(toolSet(s.vault, s.cfg.ReadOnly, s.readOnlyRule()), s.cfg.Tools)
+		l := tools.Select(guarded(tools.All(s.vault), s.guard()), s.cfg.Tools)
 		if !s.cfg.Commands {
 			l = tools.WithoutCommands(l)
 		}
@@ -246,12 +246,7 @@ type CoreOptions struct {
 // Core is the vault's MCP server (tools, the notes as resources, hooks)
 // behind the protocol core that every transport hands messages to.
 func (st *Server) Core(version string, o CoreOptions) *protocol.Core {
-	// The write tools are listed while any vault takes writes.
-	listReadOnly := st.cfg.ReadOnly
-	for _, o := range st.others {
-		listReadOnly = listReadOnly && o.cfg.ReadOnly
-	}
-	s := newServer(st.cfg.ToolErrors, len(st.others) > 0, st.logger, version, st.vault, listReadOnly, st.prompts.listing)
+	s := newServer(st.cfg.ToolErrors, len(st.others) > 0, st.logger, version, st.vault, st.Guard(), st.prompts.listing)
 	core := protocol.New(s, protocol.Options{Logger: st.logger, Workers: Workers, CallTimeout: o.CallTimeout, MaxBatch: st.cfg.MaxBatch})
 	st.prompts.attach(s)
 	add := func() {
@@ -309,39 +304,14 @@ func (st *Server) Health(ctx context.Context) (status, detail string) {
 // the vault's ignore file cannot be used (every note is then hidden).
 func (st *Server) PolicyLoaded(ctx context.Context) bool { return st.router.Policy(ctx).Err() == nil }
 
-// readOnlyRule names the setting that makes the server read-only, for the
-// errors that refuse a write.
-const readOnlyRule = "--read-only / OBSIDIAN_MCP_READ_ONLY"
-
-// readOnlyRule names the setting that makes this vault read-only.
-func (st *Server) readOnlyRule() string {
-	if st.vaultReadOnly {
-		return "--read-only-vaults / OBSIDIAN_MCP_READ_ONLY_VAULTS"
-	}
-	return readOnlyRule
-}
-
-// toolSet is the tools served: all of them, with the writes refused in
-// read-only mode.
-func toolSet(vault tools.Vault, readOnly bool, rule string) []server.ServerTool {
-	if readOnly {
-		return tools.ReadOnly(tools.All(vault), rule)
-	}
-	return tools.Guarded(tools.All(vault))
-}
-
 // newServer is the MCP server without tools: the notes as resources, hooks
 // and options.
-func newServer(toolErrors string, several bool, logger *slog.Logger, version string, vault tools.Vault, readOnly bool, listingPrompts func(context.Context)) *server.MCPServer {
+func newServer(toolErrors string, several bool, logger *slog.Logger, version string, vault tools.Vault, guard auth.Guard, listingPrompts func(context.Context)) *server.MCPServer {
 	hooks := &server.Hooks{}
 	protocol.Hooks(hooks)
 	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { listingPrompts(ctx) })
 	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		// Read-only for every request, or for this one's client (an
-		// OAuth token granted reading alone).
-		if _, ro := access.ReadOnly(ctx); readOnly || ro {
-			tools.ListedReadOnly(res)
-		}
+		listed(ctx, res, guard)
 	})
 	notes := tools.Resources(vault)
 	// mcp-go lists only resources registered one by one; a vault's notes

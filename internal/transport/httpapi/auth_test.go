@@ -13,8 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/access"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 )
 
@@ -43,16 +44,16 @@ func authServer(t *testing.T) string {
 	protocol.Hooks(hooks)
 	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	s.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if rule, ok := access.ReadOnly(ctx); ok {
-			return mcp.NewToolResultText("read-only: " + rule), nil
+		if no := (auth.Guard{Writes: auth.Writing}).Check(ctx, "whoami"); no != nil {
+			return mcp.NewToolResultText("read-only: " + no.Rule), nil
 		}
 		return mcp.NewToolResultText("read-write"), nil
 	})
 	s.AddTool(mcp.NewTool("scribble"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("scribbled"), nil
 	})
-	h, err := New(protocol.New(s, protocol.Options{}), Options{Key: mustKey(t, "0123456789abcdef0123"), Writes: func(tool string) bool { return tool == "scribble" },
-		OAuth: &OAuth{Resource: oauth.Resource{URL: "http://127.0.0.1/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
+	h, err := New(protocol.New(s, protocol.Options{}), Options{Key: mustKey(t, "0123456789abcdef0123"), Guard: auth.Guard{Writes: func(tool string) bool { return tool == "scribble" }},
+		OAuth: &bearer.Verifier{Resource: oauth.Resource{URL: "http://127.0.0.1/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +78,13 @@ func TestAuthorize(t *testing.T) {
 		!strings.Contains(hdr.Get("WWW-Authenticate"), `error="insufficient_scope"`) || !strings.Contains(hdr.Get("WWW-Authenticate"), `scope="vault:read vault:write"`) ||
 		!strings.Contains(body, "INSUFFICIENT_SCOPE") {
 		t.Errorf("read-only, a write: %d %q %s", status, hdr.Get("WWW-Authenticate"), body)
+	}
+	// The same inside a batch, behind a read: the screen sees every
+	// message, not the body's first.
+	batch := "[" + callBody("whoami") + "," + strings.Replace(callBody("scribble"), `"id":7`, `"id":8`, 1) + "]"
+	if status, hdr, body := do(t, "POST", url, batch, map[string]string{"Authorization": "Bearer ro"}); status != 403 ||
+		!strings.Contains(hdr.Get("WWW-Authenticate"), `error_description="scribble changes the vault`) {
+		t.Errorf("read-only, a write in a batch: %d %q %s", status, hdr.Get("WWW-Authenticate"), body)
 	}
 	if status, _, body := do(t, "POST", url, callBody("scribble"), map[string]string{"Authorization": "Bearer rw"}); status != 200 || !strings.Contains(body, "scribbled") {
 		t.Errorf("read-write, a write: %d %s", status, body)
@@ -155,7 +163,7 @@ func TestHTTPSRequired(t *testing.T) {
 	protocol.Hooks(hooks)
 	s := server.NewMCPServer("test", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	h, err := New(protocol.New(s, protocol.Options{}), Options{TrustedProxies: proxies,
-		OAuth: &OAuth{Resource: oauth.Resource{URL: "https://vault.example.com/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
+		OAuth: &bearer.Verifier{Resource: oauth.Resource{URL: "https://vault.example.com/mcp", AuthServers: []string{"https://id.example"}, Scopes: oauth.Scopes}, Checker: tokens{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,9 +117,6 @@ func (h *Server) guard(next http.Handler) http.Handler {
 				_ = rc.SetWriteDeadline(time.Now().Add(h.opts.CallTimeout + h.opts.WriteMargin))
 			}
 			r = r.WithContext(ctx)
-			if h.stepUp(w, r) {
-				return
-			}
 		}
 		h.active.Add(1)
 		defer h.active.Add(-1)

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/bridgev1"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
@@ -34,13 +36,13 @@ type Options struct {
 	Key Key
 	// OAuth, when set, makes the face an OAuth resource server; its
 	// requests must then come over HTTPS (secure).
-	OAuth *OAuth
+	OAuth *bearer.Verifier
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is
 	// believed (--behind-proxy).
 	TrustedProxies []netip.Prefix
-	// Writes reports whether a tool changes the vault: a read-only OAuth
-	// client's call to one is refused with a scope challenge (stepUp).
-	Writes func(tool string) bool
+	// Guard is the server's: a call it refuses for an OAuth client's
+	// grant alone is answered with a scope challenge (step-up).
+	Guard auth.Guard
 	// AuthServer, when set, is the built-in authorization server, served
 	// at AuthPaths (exact paths, and prefixes ending in '/') with no token.
 	AuthServer http.Handler
@@ -135,6 +137,9 @@ func New(core *protocol.Core, opts Options) (*Server, error) {
 		SessionIdle:  time.Hour,
 		Conns:        make(chan struct{}, opts.MaxStreams),
 		ConnsSetting: "serve's stream limit",
+		Screen: func(w http.ResponseWriter, r *http.Request, msgs []*mcphttp.Message) bool {
+			return opts.OAuth != nil && opts.OAuth.StepUp(w, r, opts.Guard, msgs)
+		},
 	})
 	if err != nil {
 		return nil, err

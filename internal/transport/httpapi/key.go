@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
 
@@ -71,29 +72,12 @@ func (k Key) Allows(r *http.Request) (ok, presented bool) {
 	if !k.set {
 		return true, false
 	}
-	got, presented := Presented(r)
+	got, presented := bearer.Presented(r)
 	if !presented {
 		return false, false
 	}
 	sum := sha256.Sum256([]byte(got))
 	return subtle.ConstantTimeCompare(sum[:], k.sum[:]) == 1, true
-}
-
-// Presented is the key a request carries, from any of the three headers
-// clients use: Authorization: Bearer, X-Api-Key, X-ObsiScripta-Api-Key.
-func Presented(r *http.Request) (string, bool) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, token, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			return strings.TrimSpace(token), true
-		}
-	}
-	for _, h := range []string{"X-Api-Key", "X-ObsiScripta-Api-Key"} {
-		if v := r.Header.Get(h); v != "" {
-			return v, true
-		}
-	}
-	return "", false
 }
 
 // KeyHelp is how to send the key, for a refusal's details.

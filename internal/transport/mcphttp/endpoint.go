@@ -102,10 +102,11 @@ type Options struct {
 	MaxPosts int
 	PostWait time.Duration
 	Monitor  Monitor
-	// Screen, when set, sees each POST's body before its messages are
-	// served, and may answer the request instead (it returns true when it
-	// did): the gateway's scope challenge to a read-only client's write.
-	Screen func(w http.ResponseWriter, r *http.Request, body []byte) bool
+	// Screen, when set, sees each POST's messages before they are served,
+	// and may answer the request instead (it returns true when it did):
+	// the scope challenge to a client granted reading alone that calls a
+	// tool that writes.
+	Screen func(w http.ResponseWriter, r *http.Request, msgs []*Message) bool
 }
 
 // Endpoint is one MCP endpoint's sessions and streams.

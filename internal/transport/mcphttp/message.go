@@ -13,6 +13,8 @@ type Message struct {
 	Raw    []byte
 	ID     json.RawMessage // nil for a notification
 	Method string
+	// Tool is the tool a tools/call names, for a face's screen.
+	Tool string
 }
 
 func (m *Message) isRequest() bool { return m.ID != nil && m.Method != "" }
@@ -77,8 +79,11 @@ func parseMessage(raw []byte) (*Message, error) {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  *string         `json:"method"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
+		Params  struct {
+			Name string `json:"name"`
+		} `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("not a JSON object")
@@ -101,6 +106,9 @@ func parseMessage(raw []byte) (*Message, error) {
 			return nil, fmt.Errorf(`"method" is empty`)
 		}
 		m.Method = *f.Method
+		if m.Method == "tools/call" {
+			m.Tool = f.Params.Name
+		}
 	case m.ID != nil && (f.Result != nil || f.Error != nil):
 		// A client's answer to a request of the server.
 	default:

@@ -79,7 +79,7 @@ func (e *Endpoint) legacyPost(w http.ResponseWriter, r *http.Request) {
 		f.Flush()
 	}
 	// The calls end with the session, and see what this request's
-	// credentials allow (package access).
+	// credentials granted (auth.Limit).
 	ctx := valuesFirst{Context: s.ctx, values: r.Context()}
 	for _, m := range msgs {
 		e.dispatch(ctx, s, m, func(answer []byte) {
@@ -425,12 +425,15 @@ func (e *Endpoint) releaseConn() {
 // (413, or 400 for a body that is not JSON-RPC).
 func (e *Endpoint) readMessages(w http.ResponseWriter, r *http.Request) ([]*Message, bool, bool) {
 	body, ok := e.readBody(w, r)
-	if !ok || e.opts.Screen != nil && e.opts.Screen(w, r, body) {
+	if !ok {
 		return nil, false, false
 	}
 	msgs, batch, err := parseBody(body, e.opts.MaxBatch)
 	if err != nil {
 		rpcRefuse(w, err)
+		return nil, false, false
+	}
+	if e.opts.Screen != nil && e.opts.Screen(w, r, msgs) {
 		return nil, false, false
 	}
 	return msgs, batch, true

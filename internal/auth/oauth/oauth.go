@@ -1,8 +1,9 @@
-// Package oauth makes an HTTP face an OAuth 2.1 resource server, as the
-// MCP authorization specification (2025-06-18 on) has it: it checks the
+// Package oauth is what an OAuth 2.1 resource server needs, as the MCP
+// authorization specification (2025-06-18 on) has it: it checks the
 // access tokens clients present (issuer, audience, expiry, signature,
 // scopes), publishes the Protected Resource Metadata (RFC 9728) that
-// tells a client where to get one, and words the challenges of a refusal.
+// tells a client where to get one, and words the challenges of a refusal
+// (package bearer puts them on an HTTP face).
 //
 // Tokens come from an authorization server the user trusts: an external
 // one (Issuer: discovery by RFC 8414 or OpenID metadata, its JWKS fetched

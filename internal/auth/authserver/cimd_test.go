@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
 )
 
 // documentSite serves client ID metadata documents over HTTPS on
