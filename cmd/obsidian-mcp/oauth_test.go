@@ -262,7 +262,7 @@ func TestGatewayOAuth(t *testing.T) {
 		{"the vault namespace's token on the command namespace", stdio, token(notes, "vault:read vault:write"), write, 401, "another resource"},
 		{"vault:read on the vault namespace, writing", notes, token(notes, "vault:read"), write, 403, `"INSUFFICIENT_SCOPE"`},
 		{"vault:read on the command namespace, listing", stdio, token(stdio, "vault:read"), list, 200, `"name":"obsidian_read_note"`},
-		{"vault:read on the command namespace, calling", stdio, token(stdio, "vault:read"), write, 200, `"code":-32005`},
+		{"vault:read on the command namespace, calling (the scope challenge)", stdio, token(stdio, "vault:read"), write, 403, `"INSUFFICIENT_SCOPE"`},
 	} {
 		if status, body := postBearer(t, c.url, c.token, c.body); status != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d %.400s", c.name, status, body)
