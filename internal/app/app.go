@@ -1,7 +1,9 @@
-// Package app wires obsidian-mcp's commands together: it picks the command
-// (the stdio server, serve, bridge, gateway, doctor), reads its settings,
-// sets up logging, and connects the vault's server (internal/vaultserver)
-// or the bridge or gateway to their transports. cmd/obsidian-mcp only
+// Package app dispatches obsidian-mcp's commands: it picks the command
+// (the stdio server, serve, bridge, gateway, doctor, oauth), reads its
+// settings, sets up logging, and hands it to the package that owns it
+// (internal/serve, bridge, gateway, auth/authserver), or serves the vault
+// (internal/vaultserver) on stdio; a gateway's vault namespaces are
+// opened here, the one place that knows both. cmd/obsidian-mcp only
 // calls Main.
 package app
 
@@ -17,6 +19,8 @@ import (
 	"github.com/lmittmann/tint"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
@@ -49,7 +53,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return mainGateway(ctx, args[1:], getenv, std, version)
 	}
 	if len(args) > 0 && args[0] == "oauth" {
-		return mainOAuth(args[1:], getenv, std)
+		return authserver.Command(args[1:], getenv, authserver.Streams(std))
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "serve" {
 		if args[0] == "help" {
@@ -58,13 +62,13 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		}
 		return unknownCommand(std.Err, args[0])
 	}
-	serve := len(args) > 0 && args[0] == "serve"
-	var cfg ServeConfig
+	overHTTP := len(args) > 0 && args[0] == "serve"
+	var cfg serve.Config
 	var err error
 	usage := vaultserver.Usage
-	if serve {
-		args, usage = args[1:], ServeUsage
-		cfg, err = ParseServeConfig(args, getenv)
+	if overHTTP {
+		args, usage = args[1:], serve.Usage
+		cfg, err = serve.ParseConfig(args, getenv)
 	} else {
 		cfg.Config, err = vaultserver.ParseConfig(args, getenv)
 	}
@@ -79,11 +83,17 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return 0
 	}
 	logger := NewLogger(std.Err, cfg.LogLevel)
+	if cfg.HTTP.OAuthBuiltIn {
+		// The built-in authorization server's provider (zitadel/oidc)
+		// logs through slog's default: as the program does.
+		slog.SetDefault(logger)
+	}
 	for _, note := range cfg.Ignored {
 		logger.Warn("ignored " + note)
 	}
-	if serve {
-		err = ServeHTTP(ctx, cfg, logger, version, nil)
+	cfg.IndexBuildHook = relaxGCForBuild
+	if overHTTP {
+		err = serve.Run(ctx, cfg, logger, version, nil)
 	} else {
 		cfg.Started = settle
 		err = Serve(ctx, cfg.Config, std.In, std.Out, logger, version)

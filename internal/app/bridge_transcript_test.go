@@ -16,6 +16,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -27,17 +28,17 @@ import (
 func TestBridgeTranscript(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	obsidiantest.Fixture(f)
-	cfg := ServeConfig{Config: vaultserver.Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelDebug}}
+	cfg := serve.Config{Config: vaultserver.Config{Backend: backend.Auto, ObsidianBin: f.Bin, Timeout: 10 * time.Second, ToolErrors: vaultserver.ToolErrorsProtocol, LogLevel: slog.LevelDebug}}
 	cfg.HTTP.Listen = "127.0.0.1:0"
 	logs := &obsidiantest.Buffer{}
 	logger := NewLogger(logs, slog.LevelDebug)
 
 	// start runs serve until the returned stop is called.
-	start := func(cfg ServeConfig) (string, func()) {
+	start := func(cfg serve.Config) (string, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		addr := make(chan net.Addr, 1)
 		done := make(chan error, 1)
-		go func() { done <- ServeHTTP(ctx, cfg, logger, "test", func(a net.Addr) { addr <- a }) }()
+		go func() { done <- serve.Run(ctx, cfg, logger, "test", func(a net.Addr) { addr <- a }) }()
 		select {
 		case a := <-addr:
 			return a.String(), func() { cancel(); <-done }

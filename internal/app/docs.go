@@ -9,6 +9,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -112,7 +113,7 @@ func errorsMarkdown() string {
 	return b.String()
 }
 
-func configMarkdown() string { return settings.Table(append(vaultserver.Specs(), ServeSpecs()...)) }
+func configMarkdown() string { return settings.Table(append(vaultserver.Specs(), serve.Specs()...)) }
 
 func bridgeMarkdown() string { return settings.Table(bridge.Specs()) }
 

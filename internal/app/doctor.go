@@ -10,6 +10,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/bridge"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -24,15 +25,15 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, out 
 		return bridge.Doctor(ctx, args[1:], getenv, r, version)
 	}
 	if len(args) > 0 && (args[0] == "--gateway" || args[0] == "-gateway") {
-		return gateway.Doctor(ctx, args[1:], getenv, r, version, vaultNamespaceCheck(getenv, m), gatewayOAuthDoctor)
+		return gateway.Doctor(ctx, args[1:], getenv, r, version, vaultNamespaceCheck(getenv, m))
 	}
 	// Doctor takes serve's settings too, to check them.
-	cfg, err := ParseServeConfig(args, getenv)
+	cfg, err := serve.ParseConfig(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(out, doctorUsage)
 		return 0
 	}
-	return vaultserver.Doctor(ctx, cfg.Config, err, r, version, m, httpSection(cfg.HTTP))
+	return vaultserver.Doctor(ctx, cfg.Config, err, r, version, m, serve.Doctor(cfg.HTTP))
 }
 
 // doctorUsage is doctor's own help: what it checks and how to point it,

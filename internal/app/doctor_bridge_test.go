@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
@@ -24,7 +25,7 @@ func serveForTest(t *testing.T, env map[string]string) string {
 		t.Fatal(err)
 	}
 	args := []string{"--backend", "native", "--vault-path", dir, "--listen", "127.0.0.1:0"}
-	cfg, err := ParseServeConfig(args, func(k string) string { return env[k] })
+	cfg, err := serve.ParseConfig(args, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func serveForTest(t *testing.T, env map[string]string) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := ServeHTTP(ctx, cfg, slog.New(slog.DiscardHandler), "test", func(a net.Addr) { addr <- a }); err != nil {
+		if err := serve.Run(ctx, cfg, slog.New(slog.DiscardHandler), "test", func(a net.Addr) { addr <- a }); err != nil {
 			t.Error(err)
 		}
 	}()

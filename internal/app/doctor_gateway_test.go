@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
@@ -18,7 +19,7 @@ import (
 func passStore(t *testing.T) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "oauth.json")
-	s, err := openOAuthStore(file)
+	s, err := authserver.OpenStoreFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 	"github.com/obsidian-mcp/obsidian-mcp/obsidiancli"
@@ -77,8 +78,8 @@ func TestDoctorServeSection(t *testing.T) {
 			name: "HTTP: --oauth with a passphrase",
 			prepare: func(t *testing.T) setup {
 				store := filepath.Join(t.TempDir(), "oauth.json")
-				if code := mainOAuth([]string{"passphrase", "--oauth-store", store}, func(string) string { return "" },
-					Streams{In: strings.NewReader("correct horse battery\n"), Out: &strings.Builder{}, Err: &strings.Builder{}}); code != 0 {
+				if code := authserver.Command([]string{"passphrase", "--oauth-store", store}, func(string) string { return "" },
+					authserver.Streams{In: strings.NewReader("correct horse battery\n"), Out: &strings.Builder{}, Err: &strings.Builder{}}); code != 0 {
 					t.Fatalf("passphrase: exit %d", code)
 				}
 				return setup{args: []string{"--backend", "native", "--vault-path", vaultDir(t), "--listen", "127.0.0.1:0", "--oauth", "--oauth-store", store}, finder: nowhere}

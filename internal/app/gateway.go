@@ -12,8 +12,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/gateway"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
@@ -109,6 +109,9 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	if err != nil {
 		return settingsError{err}
 	}
+	if cfg.OAuth.BuiltIn {
+		slog.SetDefault(logger) // as Main does for serve --oauth
+	}
 	if err := gateway.CheckExposure(cfg, c.Key); err != nil {
 		return settingsError{fmt.Errorf("%s: %w", c.File, err)}
 	}
@@ -121,10 +124,10 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 		_ = api.Close()
 		return fmt.Errorf("cannot listen on %s (debug_listen): %w; choose another address with debug_listen in %s, or stop what listens there", cfg.DebugListen, err, c.File)
 	}
-	opts, err := gatewayOptions(ctx, cfg, api.Addr(), debug.Addr(), logger)
+	opts, err := gateway.OAuthOptions(ctx, cfg, api.Addr(), debug.Addr(), logger)
 	if err == nil && cfg.HTTPS() {
 		var tc *tls.Config
-		if tc, err = serverTLS(HTTPConfig{TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, ACME: cfg.ACME}); err == nil {
+		if tc, err = serve.TLS(cfg.TLSCert, cfg.TLSKey, cfg.ACME); err == nil {
 			api = tls.NewListener(api, tc)
 		}
 	}
@@ -149,28 +152,6 @@ func RunGateway(ctx context.Context, c gateway.CommandConfig, getenv func(string
 	}
 	logger.Info("stopped")
 	return nil
-}
-
-// gatewayOptions are the gateway's OAuth options: the issuer's token
-// checks, or the built-in authorization server at the gateway's address
-// (api, unless public_url says otherwise), its dashboard at debug.
-func gatewayOptions(ctx context.Context, cfg *gateway.Config, api, debug net.Addr, logger *slog.Logger) (gateway.Options, error) {
-	opts := gateway.Options{Logger: logger}
-	if cfg.OAuth.BuiltIn {
-		as, err := gatewayAuthServer(cfg, cfg.Base(api), debug, logger)
-		if err != nil {
-			return opts, err
-		}
-		opts.Tokens = func(resource string) bearer.TokenChecker { return as.Checker(resource) }
-		opts.AuthServer, opts.AuthPaths = as.Handler(), as.Paths()
-		return opts, nil
-	}
-	tokens, err := gatewayTokens(ctx, cfg.OAuth)
-	if err != nil {
-		return opts, fmt.Errorf("oauth.issuer: %w", err)
-	}
-	opts.Tokens = tokens
-	return opts, nil
 }
 
 // mainGateway is Main for `obsidian-mcp gateway`.

@@ -20,7 +20,7 @@ var layoutGroups = []struct {
 	name     string
 	prefixes []string
 }{
-	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/settings", "internal/doctor", "internal/shutdown"}},
+	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/serve", "internal/settings", "internal/doctor", "internal/shutdown"}},
 	{"The server of one vault", []string{"internal/vaultserver"}},
 	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
 	{"Who may do what: one guard, OAuth", []string{"internal/auth"}},

@@ -30,10 +30,9 @@ type VaultCheck func(ctx context.Context, n Namespace, r *doctor.Report) (ok boo
 // listeners, and each namespace as the gateway would serve it (a vault
 // checked by vault; a command found and started once), reported to r. It
 // returns 0 when every namespace could serve, 1 when one could not.
-//
-// oauth reports on the oauth: block (the built-in server's store, or the
-// issuer's metadata), when the file has one; ok when it would start.
-func Doctor(ctx context.Context, args []string, getenv func(string) string, r *doctor.Report, version string, vault VaultCheck, oauth func(context.Context, OAuth, *doctor.Report) (ok bool)) int {
+// The oauth: block, when the file has one, is checked too (the built-in
+// server's store, or the issuer's metadata).
+func Doctor(ctx context.Context, args []string, getenv func(string) string, r *doctor.Report, version string, vault VaultCheck) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		args = append([]string{"--config", args[0]}, args[1:]...)
 	}
@@ -70,7 +69,7 @@ func Doctor(ctx context.Context, args []string, getenv func(string) string, r *d
 	listener(r, "API", "listen", c.File, cfg.Listen, "/mcp/{namespace}")
 	listener(r, "debug dashboard", "debug_listen", c.File, cfg.DebugListen, "/debug")
 	wouldNotStart := !accessReport(r, cfg, c.Key)
-	if cfg.OAuth.On() && oauth != nil && !oauth(ctx, cfg.OAuth, r) {
+	if cfg.OAuth.On() && !oauthDoctor(ctx, cfg.OAuth, r) {
 		wouldNotStart = true
 	}
 

@@ -2,12 +2,17 @@ package gateway
 
 import (
 	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/oauth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 )
 
@@ -105,4 +110,53 @@ func (g *Gateway) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ns.oauth.Resource.ServeMetadata(w, r)
+}
+
+// OAuthOptions are the gateway's OAuth options: the issuer's token
+// checks, or the built-in authorization server at the gateway's address
+// (api, unless public_url says otherwise) for every namespace's resource
+// and the dashboard's (at debug).
+func OAuthOptions(ctx context.Context, cfg *Config, api, debug net.Addr, logger *slog.Logger) (Options, error) {
+	opts := Options{Logger: logger}
+	switch {
+	case cfg.OAuth.BuiltIn:
+		base := cfg.Base(api)
+		resources := []string{DebugResource(debug)}
+		for _, ns := range cfg.Namespaces {
+			resources = append(resources, ResourceURL(base, ns.Name))
+		}
+		as, err := authserver.Start(cfg.OAuth.Store, "oauth.built_in", base, resources, logger)
+		if err != nil {
+			return opts, err
+		}
+		opts.Tokens = func(resource string) bearer.TokenChecker { return as.Checker(resource) }
+		opts.AuthServer, opts.AuthPaths = as.Handler(), as.Paths()
+	case cfg.OAuth.Issuer != "":
+		// The audience is each namespace's; the one given here is
+		// replaced.
+		check, err := oauth.Trust(ctx, cfg.OAuth.Issuer, cfg.OAuth.ClientID, cfg.OAuth.ClientSecret, cfg.OAuth.Issuer)
+		if err != nil {
+			return opts, fmt.Errorf("oauth.issuer: %w", err)
+		}
+		opts.Tokens = func(resource string) bearer.TokenChecker { return check.For(resource) }
+	}
+	return opts, nil
+}
+
+// oauthDoctor is doctor's word on the oauth: block; a gateway that would
+// not start is not ready.
+func oauthDoctor(ctx context.Context, o OAuth, d *doctor.Report) bool {
+	var msg string
+	var ok bool
+	if o.BuiltIn {
+		msg, ok = authserver.Doctor("oauth (built_in)", o.Store)
+	} else {
+		msg, ok = oauth.Doctor(ctx, "oauth (issuer)", o.Issuer)
+	}
+	if !ok {
+		d.Fail(msg, "see README, \"Use it from Claude on the web and phone\"")
+		return false
+	}
+	d.OK("%s", msg)
+	return true
 }

@@ -63,13 +63,15 @@ internal/transport/stdio, internal/transport/httpapi < TRANSPORT;
 native, obsidiancli, tools < internal/backend;
 internal/backend, internal/protocol, internal/settings, internal/doctor, internal/auth < internal/vaultserver;
 
-# The other servers: the authorization server, the bridge, the gateway.
-internal/auth/oauth, internal/atomicfile < internal/auth/authserver;
+# The other servers: the authorization server, serve (the vault's server
+# over HTTP), the bridge, the gateway.
+internal/auth/oauth, internal/atomicfile, internal/settings < internal/auth/authserver;
+internal/vaultserver, internal/auth/authserver, TRANSPORT < internal/serve;
 internal/bridge/upstream, internal/doctor, internal/settings, TRANSPORT < internal/bridge;
-internal/doctor, internal/settings, TRANSPORT < internal/gateway;
+internal/doctor, internal/settings, internal/auth/authserver, TRANSPORT < internal/gateway;
 
 # The wiring, and the program.
-internal/vaultserver, internal/auth/authserver, internal/bridge, internal/gateway, internal/shutdown < internal/app;
+internal/serve, internal/bridge, internal/gateway, internal/shutdown < internal/app;
 internal/app < cmd/obsidian-mcp;
 
 # Test support and measurement, which the program never imports.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -215,4 +217,19 @@ type Setting struct {
 	Flag, Env string
 	Value     string // as given or the default; secrets shown as (set)
 	Source    string // "--flag", the environment variable, or "default"
+}
+
+// InConfigDir is given, when set, or name in obsidian-mcp's folder of the
+// user's configuration directory: where the OAuth store and the ACME
+// cache live unless a setting says otherwise. what and flag word the
+// error when there is no such directory.
+func InConfigDir(given, name, what, flag string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no configuration folder for %s (%v): give one with %s", what, err, flag)
+	}
+	return filepath.Join(dir, "obsidian-mcp", name), nil
 }

@@ -131,3 +131,33 @@ func (e Either) For(audience string) Either {
 	}
 	return out
 }
+
+// Trust discovers issuer and checks tokens for resource with it: JWTs
+// with the issuer's keys, and, when this server has a client id there,
+// other tokens by introspection.
+func Trust(ctx context.Context, issuer, clientID, secret, resource string) (Either, error) {
+	client := &http.Client{Timeout: 30 * time.Second}
+	iss, err := Discover(ctx, client, issuer, resource)
+	if err != nil {
+		return Either{}, err
+	}
+	check := Either{JWT: iss}
+	if clientID != "" {
+		if check.Opaque, err = Introspect(iss.Metadata(), client, resource, clientID, secret); err != nil {
+			return Either{}, err
+		}
+	}
+	return check, nil
+}
+
+// Doctor reads the issuer's metadata, for doctor's line on a setting
+// (what) that trusts it: whether a server could start with it.
+func Doctor(ctx context.Context, what, issuer string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	iss, err := Discover(ctx, &http.Client{Timeout: 10 * time.Second}, issuer, issuer)
+	if err != nil {
+		return fmt.Sprintf("%s: would not start: %v", what, err), false
+	}
+	return fmt.Sprintf("%s: trusts %s; its keys at %s", what, iss.Metadata().Issuer, iss.Metadata().JWKSURI), true
+}

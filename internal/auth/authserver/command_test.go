@@ -1,4 +1,4 @@
-package app
+package authserver
 
 import (
 	"path/filepath"
@@ -14,7 +14,7 @@ func TestOAuthCommand(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "oauth.json")
 	run := func(stdin string, args ...string) (int, string, string) {
 		var out, errs strings.Builder
-		code := mainOAuth(append(args, "--oauth-store", store), func(string) string { return "" }, Streams{In: strings.NewReader(stdin), Out: &out, Err: &errs})
+		code := Command(append(args, "--oauth-store", store), func(string) string { return "" }, Streams{In: strings.NewReader(stdin), Out: &out, Err: &errs})
 		return code, out.String(), errs.String()
 	}
 	for _, c := range []struct {

@@ -1,7 +1,6 @@
-package app
+package serve
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,15 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/obsidian-mcp/obsidian-mcp/internal/doctor"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
-// ServeConfig is `obsidian-mcp serve`'s configuration: the server's, and
+// Config is `obsidian-mcp serve`'s configuration: the server's, and
 // how it listens and whom it answers.
-type ServeConfig struct {
+type Config struct {
 	vaultserver.Config
 	HTTP HTTPConfig
 }
@@ -236,21 +234,21 @@ func httpRows() []settings.Row[HTTPConfig] {
 	}
 }
 
-// serveRows are the server's settings, then serve's own.
-func serveRows() []settings.Row[ServeConfig] {
-	return append(settings.Lift(vaultserver.Rows(), func(s *ServeConfig) *vaultserver.Config { return &s.Config }),
-		settings.Lift(httpRows(), func(s *ServeConfig) *HTTPConfig { return &s.HTTP })...)
+// rows are the server's settings, then serve's own.
+func rows() []settings.Row[Config] {
+	return append(settings.Lift(vaultserver.Rows(), func(s *Config) *vaultserver.Config { return &s.Config }),
+		settings.Lift(httpRows(), func(s *Config) *HTTPConfig { return &s.HTTP })...)
 }
 
-// ServeSpecs are serve's own settings, for the README.
-func ServeSpecs() []settings.Spec { return settings.Specs(httpRows()) }
+// Specs are serve's own settings, for the README.
+func Specs() []settings.Spec { return settings.Specs(httpRows()) }
 
-// ParseServeConfig reads serve's flags from args and, for flags not given,
+// ParseConfig reads serve's flags from args and, for flags not given,
 // environment variables through getenv; flag.ErrHelp for --help. Every
 // invalid setting is reported, joined.
-func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, error) {
-	c := ServeConfig{Config: vaultserver.NewConfig()}
-	p, err := settings.Parse(serveRows(), &c, args, getenv, &c.ShowVersion, "--help")
+func ParseConfig(args []string, getenv func(string) string) (Config, error) {
+	c := Config{Config: vaultserver.NewConfig()}
+	p, err := settings.Parse(rows(), &c, args, getenv, &c.ShowVersion, "--help")
 	if errors.Is(err, flag.ErrHelp) {
 		return c, err
 	}
@@ -281,9 +279,9 @@ func ParseServeConfig(args []string, getenv func(string) string) (ServeConfig, e
 	return c, errors.Join(errs...)
 }
 
-// ServeUsage is `obsidian-mcp serve --help`: the stdio server's flags and
+// Usage is `obsidian-mcp serve --help`: the stdio server's flags and
 // the HTTP ones.
-func ServeUsage() string {
+func Usage() string {
 	var b strings.Builder
 	b.WriteString(`obsidian-mcp serve: the tools of obsidian-mcp over HTTP.
 
@@ -298,48 +296,6 @@ Usage:
 
 Flags (each may also be set by its environment variable; a flag wins):
 `)
-	settings.WriteHelp(&b, settings.Specs(serveRows()))
+	settings.WriteHelp(&b, settings.Specs(rows()))
 	return b.String()
-}
-
-// httpSection is serve's part of doctor: how `obsidian-mcp serve` would
-// listen with these settings, and whether it could. It does not decide
-// readiness: the stdio server needs none of it.
-func httpSection(cfg HTTPConfig) func(*doctor.Report) {
-	return func(d *doctor.Report) {
-		if cfg.Listen == "" {
-			return
-		}
-		ln, err := net.Listen("tcp", cfg.Listen)
-		if err != nil {
-			// Not a failure: it may be obsidian-mcp serve itself.
-			d.Skip("HTTP (obsidian-mcp serve): %s is taken (%v): if serve is not what runs there, choose a free port with --listen (OBSIDIAN_MCP_LISTEN)", cfg.Listen, err)
-			return
-		}
-		_ = ln.Close()
-		if !httpapi.Loopback(cfg.Listen) && !cfg.Key.Set() && cfg.OAuthIssuer == "" && !cfg.OAuthBuiltIn {
-			d.Skip("HTTP (obsidian-mcp serve): would not start: %s reaches beyond this machine and no API key is set (the configuration line above says how to fix it)", cfg.Listen)
-			return
-		}
-		reach := "loopback only, no API key"
-		switch {
-		case cfg.OAuthBuiltIn:
-			reach = "every request must carry an access token of the built-in authorization server (serve --oauth) or the API key, if set"
-		case cfg.OAuthIssuer != "" && cfg.Key.Set():
-			reach = "every request must carry an OAuth access token from " + cfg.OAuthIssuer + " or the API key"
-		case cfg.OAuthIssuer != "":
-			reach = "every request must carry an OAuth access token from " + cfg.OAuthIssuer
-		case cfg.Key.Set():
-			reach = "every request must carry the API key"
-		}
-		if !httpapi.Loopback(cfg.Listen) && (cfg.Key.Set() || cfg.OAuthIssuer != "" || cfg.OAuthBuiltIn) {
-			reach = "reachable from the network; " + reach
-		}
-		scheme := "http"
-		if cfg.TLSCert != "" || len(cfg.ACME.Domains) > 0 {
-			scheme = "https"
-		}
-		d.OK("HTTP (obsidian-mcp serve): would listen on %s://%s (/mcp, /bridge/v1, /v1/mcp): %s; %s", scheme, cfg.Listen, reach, httpapi.BrowserReach(cfg.CORSOrigins, "--cors-origin '*'"))
-		oauthDoctor(context.Background(), cfg, d)
-	}
 }

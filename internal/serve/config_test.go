@@ -1,4 +1,4 @@
-package app
+package serve
 
 import (
 	"net/http"
@@ -17,18 +17,18 @@ import (
 func TestServeConfig(t *testing.T) {
 	t.Parallel()
 	none := func(string) string { return "" }
-	c, err := ParseServeConfig(nil, none)
+	c, err := ParseConfig(nil, none)
 	if err != nil || c.HTTP.Listen != "127.0.0.1:3000" || c.HTTP.Key.Set() {
 		t.Fatalf("defaults = %+v, %v", c.HTTP, err)
 	}
-	if _, err := ParseServeConfig([]string{"--listen", "0.0.0.0:3000"}, none); err == nil || !strings.Contains(err.Error(), "no API key") {
+	if _, err := ParseConfig([]string{"--listen", "0.0.0.0:3000"}, none); err == nil || !strings.Contains(err.Error(), "no API key") {
 		t.Errorf("a non-loopback listener without a key: %v", err)
 	}
 	const key = "0123456789abcdef-key"
 	env := func(k string) string {
 		return map[string]string{"OBSIDIAN_MCP_API_KEY": key, "OBSIDIAN_MCP_CORS_ORIGINS": "https://Chat.example/, *"}[k]
 	}
-	c, err = ParseServeConfig([]string{"--listen", "[::]:8443", "--allowed-hosts", "Notes.lan, vault.local"}, env)
+	c, err = ParseConfig([]string{"--listen", "[::]:8443", "--allowed-hosts", "Notes.lan, vault.local"}, env)
 	if err != nil || !keyIs(c.HTTP.Key, key) || c.HTTP.Listen != "[::]:8443" ||
 		strings.Join(c.HTTP.AllowedHosts, ",") != "notes.lan,vault.local" || strings.Join(c.HTTP.CORSOrigins, ",") != "https://chat.example,*" {
 		t.Fatalf("serve settings = %+v, %v", c.HTTP, err)
@@ -42,7 +42,7 @@ func TestServeConfig(t *testing.T) {
 	if err := os.WriteFile(file, []byte("from-the-file-0123456789\nignored\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := ParseServeConfig([]string{"--api-key-file", file}, env); err != nil || !keyIs(c.HTTP.Key, "from-the-file-0123456789") {
+	if c, err := ParseConfig([]string{"--api-key-file", file}, env); err != nil || !keyIs(c.HTTP.Key, "from-the-file-0123456789") {
 		t.Errorf("--api-key-file wins over the environment: %v", err)
 	}
 	// OAuth: beyond loopback it needs no key, but HTTPS (its own, or a
@@ -70,7 +70,7 @@ func TestServeConfig(t *testing.T) {
 		{[]string{"--tls-acme-email", "me@example.com"}, "go with --tls-acme"},
 		{[]string{"--tls-acme", "vault.example.com", "--tls-acme-directory", "http://ca.example/dir"}, "not an https URL"},
 	} {
-		_, err := ParseServeConfig(c.args, none)
+		_, err := ParseConfig(c.args, none)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
@@ -80,7 +80,7 @@ func TestServeConfig(t *testing.T) {
 		{"OBSIDIAN_MCP_LISTEN": "3000"},
 		{"OBSIDIAN_MCP_CORS_ORIGINS": "chat.example"},
 	} {
-		_, err := ParseServeConfig(nil, func(k string) string { return bad[k] })
+		_, err := ParseConfig(nil, func(k string) string { return bad[k] })
 		if err == nil {
 			t.Errorf("%v accepted", bad)
 		} else if strings.Contains(err.Error(), "short\"") {
@@ -96,8 +96,8 @@ func TestServeConfig(t *testing.T) {
 // settings and its own.
 func TestServeUsageDocumentsEverything(t *testing.T) {
 	t.Parallel()
-	u := ServeUsage()
-	for _, sp := range append(vaultserver.Specs(), ServeSpecs()...) {
+	u := Usage()
+	for _, sp := range append(vaultserver.Specs(), Specs()...) {
 		if !strings.Contains(u, sp.Env) || sp.Flag != "" && !strings.Contains(u, "--"+sp.Flag) {
 			t.Errorf("serve's usage lacks --%s / %s", sp.Flag, sp.Env)
 		}

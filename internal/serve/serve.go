@@ -1,4 +1,8 @@
-package app
+// Package serve is `obsidian-mcp serve`: the stdio server's tools,
+// backends, policy and error contract over HTTP (package httpapi), with
+// its settings, its part of doctor, and its OAuth: an external issuer's
+// tokens, or the built-in authorization server's.
+package serve
 
 import (
 	"context"
@@ -15,16 +19,15 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
 )
 
-// ServeHTTP runs `obsidian-mcp serve`: the stdio server's tools, backends,
-// policy and error contract, over HTTP on cfg.HTTP.Listen, until ctx ends
-// (SIGINT/SIGTERM); calls in flight then finish. ready, when set, learns
-// the address once the server listens.
-func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
-	cfg.IndexBuildHook = relaxGCForBuild
+// Run runs `obsidian-mcp serve` until ctx ends (SIGINT/SIGTERM); calls in
+// flight then finish. ready, when set, learns the address once the
+// server listens.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger, version string, ready func(addr net.Addr)) error {
 	st, err := vaultserver.Open(cfg.Config, logger)
 	if err != nil {
 		return err
@@ -35,7 +38,7 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		return fmt.Errorf("cannot listen on %s: %w; choose another address with --listen (OBSIDIAN_MCP_LISTEN), e.g. 127.0.0.1:0 for any free port, or stop what listens there (obsidian-mcp doctor checks the port)", cfg.HTTP.Listen, explainTaken(err))
 	}
 	url := httpapi.ReachableURL(ln.Addr())
-	tc, err := serverTLS(cfg.HTTP)
+	tc, err := TLS(cfg.HTTP.TLSCert, cfg.HTTP.TLSKey, cfg.HTTP.ACME)
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -72,8 +75,8 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 		Key:            cfg.HTTP.Key,
 		OAuth:          oauth,
 		TrustedProxies: cfg.HTTP.Proxies,
-		AuthServer:     handlerOf(as),
-		AuthPaths:      pathsOf(as),
+		AuthServer:     authserver.HandlerOf(as),
+		AuthPaths:      authserver.PathsOf(as),
 		AllowedHosts:   allowed,
 		CORSOrigins:    cfg.HTTP.CORSOrigins,
 		CallTimeout:    st.CallBound,
@@ -112,20 +115,21 @@ func ServeHTTP(ctx context.Context, cfg ServeConfig, logger *slog.Logger, versio
 	return err
 }
 
-// serverTLS is serve's HTTPS: the certificate files, or certificates
-// from an ACME CA; nil for plain HTTP.
-func serverTLS(c HTTPConfig) (*tls.Config, error) {
+// TLS is serve's HTTPS, and the gateway's: the certificate files, or
+// certificates from an ACME CA (its cache by default in obsidian-mcp's
+// configuration folder); nil for plain HTTP.
+func TLS(cert, key string, acme httpapi.ACME) (*tls.Config, error) {
 	switch {
-	case c.TLSCert != "":
-		tc, err := httpapi.TLSConfig(c.TLSCert, c.TLSKey)
+	case cert != "":
+		tc, err := httpapi.TLSConfig(cert, key)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}
 		return tc, nil
-	case len(c.ACME.Domains) > 0:
-		a := c.ACME
+	case len(acme.Domains) > 0:
+		a := acme
 		var err error
-		if a.Cache, err = inConfigDir(a.Cache, "acme", "its cache", "--tls-acme-cache"); err != nil {
+		if a.Cache, err = settings.InConfigDir(a.Cache, "acme", "its cache", "--tls-acme-cache"); err != nil {
 			return nil, fmt.Errorf("--tls-acme: %w", err)
 		}
 		tc, err := a.TLSConfig()

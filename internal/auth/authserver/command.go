@@ -1,4 +1,4 @@
-package app
+package authserver
 
 import (
 	"bufio"
@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// oauthUsage is `obsidian-mcp oauth --help`.
-const oauthUsage = `obsidian-mcp oauth: the built-in authorization server's approvals (serve --oauth).
+// usage is `obsidian-mcp oauth --help`.
+const usage = `obsidian-mcp oauth: the built-in authorization server's approvals (serve --oauth).
 
 Usage:
   obsidian-mcp oauth passphrase [--oauth-store FILE]   set the passphrase that approves clients (read from standard input)
@@ -25,8 +25,10 @@ obsidian-mcp's folder of your configuration directory; a running serve sees a
 change at its next request.
 `
 
-// mainOAuth is Main for `obsidian-mcp oauth`.
-func mainOAuth(args []string, getenv func(string) string, std Streams) int {
+// Command is `obsidian-mcp oauth`: the owner's approvals, on the store
+// (--oauth-store). It returns the exit status: 0 done, 1 failed, 2 bad
+// usage.
+func Command(args []string, getenv func(string) string, std Streams) int {
 	fs := flag.NewFlagSet("oauth", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	store := fs.String("oauth-store", getenv("OBSIDIAN_MCP_OAUTH_STORE"), "")
@@ -34,10 +36,11 @@ func mainOAuth(args []string, getenv func(string) string, std Streams) int {
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(std.Out, oauthUsage)
+				fmt.Fprint(std.Out, usage)
 				return 0
 			}
-			return configError(std.Err, "obsidian-mcp oauth", err, "see `obsidian-mcp oauth --help`")
+			fmt.Fprintf(std.Err, "obsidian-mcp oauth: %v\nobsidian-mcp oauth: see `obsidian-mcp oauth --help`\n", err)
+			return 2
 		}
 		args = fs.Args()
 		if len(args) > 0 {
@@ -45,10 +48,10 @@ func mainOAuth(args []string, getenv func(string) string, std Streams) int {
 		}
 	}
 	if len(words) == 0 {
-		fmt.Fprint(std.Err, oauthUsage)
+		fmt.Fprint(std.Err, usage)
 		return 2
 	}
-	s, err := openOAuthStore(*store)
+	s, err := OpenStoreFile(*store)
 	if err != nil {
 		fmt.Fprintf(std.Err, "obsidian-mcp oauth: %v\n", err)
 		return 1
@@ -96,8 +99,14 @@ func mainOAuth(args []string, getenv func(string) string, std Streams) int {
 		}
 		fmt.Fprintf(std.Out, "Revoked %s: its tokens are refused from the next request on.\n", g.ID[:12])
 	default:
-		fmt.Fprint(std.Err, oauthUsage)
+		fmt.Fprint(std.Err, usage)
 		return 2
 	}
 	return 0
+}
+
+// Streams are a command's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
 }

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package app
+package serve
 
 // explainTaken is err as it is: a listen on a taken address already says
 // "address already in use" here.
