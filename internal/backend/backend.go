@@ -13,11 +13,13 @@
 //     installed, so the tools keep working with Obsidian shut; and what the
 //     CLI cannot carry (note.ErrNeedsFolder) goes to the folder in every
 //     mode.
-//   - What one backend alone has is not routed: tasks and templates come
-//     from the folder, the app's commands from the app (only.go).
+//   - What one backend alone has is not routed: tasks, templates and
+//     folders come from the folder, the app's commands from the app
+//     (only.go).
 //
-// Every tool reaches the vault through a Gate, one small guard per
-// capability, which holds it to the folder policy (guard.go).
+// Every tool reaches the vault through Router.Vault: one adapter per
+// capability, each call held to the folder policy and then routed, in
+// one place (vault.go).
 package backend
 
 import (
@@ -85,8 +87,7 @@ func (r *Router) appSide() side { return side{mode: CLI, Vault: r.App.Vault, pat
 func folderSide(v *native.Engine) side { return side{mode: Native, Vault: tools.VaultOf(v), paths: v} }
 
 // Router routes every call of the capabilities both backends have per
-// Mode (Vault); what one backend alone has is served by it (folderOnly,
-// appOnly).
+// Mode (Vault); what one backend alone has is served by it (only.go).
 type Router struct {
 	Mode Mode
 	// App serves calls through Obsidian; nil in native mode.
@@ -315,7 +316,7 @@ func preferFolder[R any](ctx context.Context, r *Router, op string, call func(si
 }
 
 // Learn asks the app where the vault folder is, if that is not known yet
-// and the app is not known to be down (a Gate's Prepare). Unlike learn, it
+// and the app is not known to be down (before a write is checked). Unlike learn, it
 // waits for the answer even when another call is asking too.
 func (r *Router) Learn(ctx context.Context) {
 	if r.Mode != Native && r.App != nil && r.native() == nil && !r.appDown() {

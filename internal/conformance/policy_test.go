@@ -22,8 +22,9 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
-// The folder policy on every backend, as the server wires it: the backend
-// (or the router in front of the app) behind a backend.Gate.
+// The folder policy on every backend, as the server wires it: the
+// router's adapters (Router.Vault), which hold each call to the policy
+// and then route it to the folder or the app.
 
 const (
 	denyRule  = "--deny-paths Private/**"
@@ -57,10 +58,10 @@ func cliClient(bin string) *obsidiancli.Client {
 	return &obsidiancli.Client{Bin: bin, Timeout: 20 * time.Second, Logger: discard}
 }
 
-// guarded is the router behind a guard, as internal/app builds it.
+// guarded is the router's vault, as internal/vaultserver builds it.
 func guarded(r *backend.Router) tools.Vault {
 	r.Logger = discard
-	return (&backend.Gate{Policy: r.Policy, Prepare: r.Learn}).Wrap(r.Vault(), r)
+	return r.Vault()
 }
 
 var policySubjects = []subject{

@@ -110,19 +110,18 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	if cfg.Backend != backend.Native {
 		router.App = backend.AppOf(&obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy})
 	}
-	// Every tool reaches the vault through the guards, which hold it to
-	// the folder policy (--read-paths, --write-paths, --deny-paths and the
-	// vault's .mcpignore).
-	gate := &backend.Gate{Policy: router.Policy, Prepare: router.Learn}
-	routed := router.Vault()
-	routed.Ask = tools.Elicit{}
+	// Every tool reaches the vault through the router's adapters, which
+	// hold each call to the folder policy (--read-paths, --write-paths,
+	// --deny-paths and the vault's .mcpignore) and then route it.
+	vault := router.Vault()
+	vault.Ask = tools.Elicit{}
 	st.router = router
 	closeFolder := st.close
 	st.close = func() {
 		_ = router.Close() // the folder learned from the app, if any
 		closeFolder()
 	}
-	st.vault = gate.Wrap(routed, router)
+	st.vault = vault
 	longest := cfg.Timeout
 	for _, d := range cfg.CommandTimeouts {
 		longest = max(longest, d)
