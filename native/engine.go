@@ -182,16 +182,10 @@ func (v *Engine) locateReal(ctx context.Context, loc note.Locator) (p, real stri
 		return "", "", errors.E(errors.FileNotFound, "note not found: %s (hidden files and folders are not part of the vault)", loc.Path).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them.")
 	}
+	// Whether the policy lets the server reach the path named is decided
+	// before the call comes here (internal/backend), once, with this
+	// engine's policy judging the file it reaches through symlinks.
 	real = v.RealPath(loc.Path)
-	resolved := func(q string) string {
-		if q == loc.Path {
-			return real
-		}
-		return v.RealPath(q)
-	}
-	if err := v.Policy().Resolving(resolved).CheckRead(loc.Path); err != nil {
-		return "", "", err
-	}
 	if real != loc.Path && note.InDotFolder(real) {
 		return "", "", errors.E(errors.FileNotFound, "note not found: %s (it is a symlink to %s, inside a hidden folder that is not part of the vault)", loc.Path, real).
 			WithHint("Obsidian does not index names starting with '.', such as .obsidian/ and .trash/; the tools do not reach them, through symlinks either.")

@@ -20,7 +20,7 @@ import (
 // slash: a vault-relative path, not the root, outside hidden folders, and,
 // for a folder to make (isNew), with names every platform takes.
 func folderPath(field, p string, isNew bool) (string, error) {
-	p = strings.TrimSuffix(strings.TrimSpace(p), "/")
+	p = note.FolderArg(p)
 	if p == "" {
 		return "", invalid(field, "must name a folder of the vault, e.g. Projects/2026 (the vault's top folder cannot be changed)")
 	}
@@ -33,13 +33,11 @@ func folderPath(field, p string, isNew bool) (string, error) {
 	return p, nil
 }
 
-// folderWrite checks folder for a change the policy allows and takes the
-// vault's write lock; release gives it back.
+// folderWrite checks folder and takes the vault's write lock; release
+// gives it back. Whether the policy lets the server change the folder is
+// decided before the call comes here (internal/backend), once.
 func (v *Engine) folderWrite(ctx context.Context, folder string, isNew bool) (p string, release func(), err error) {
 	if p, err = folderPath("folder", folder, isNew); err != nil {
-		return "", nil, err
-	}
-	if err := v.Policy().CheckWrite(p + "/"); err != nil {
 		return "", nil, err
 	}
 	if release, err = v.writing(ctx); err != nil {
@@ -153,9 +151,6 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 			}
 			moves[f] = dest + "/" + rest
 		}
-	}
-	if err := pol.CheckWrite(dest + "/"); err != nil {
-		return note.FolderChange{}, err
 	}
 	// Every file the rename takes along, the ones the listing leaves out
 	// (hidden by the policy) too.

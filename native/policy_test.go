@@ -28,8 +28,8 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 // TestPolicyHidesEverywhere: a note the policy hides is not part of the
 // vault for any read: listing, name resolution, search, tags, properties,
-// links, backlinks, orphans, unresolved links and templates; reading it by
-// path is refused naming the rule.
+// links, backlinks, orphans, unresolved links and templates; a name only
+// it has finds nothing.
 func TestPolicyHidesEverywhere(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -114,13 +114,12 @@ func TestPolicyHidesEverywhere(t *testing.T) {
 		t.Errorf("Orphans lists hidden notes: %q", orphans)
 	}
 
-	_, err = v.Read(ctx, note.ByPath("Private/Secret.md"))
-	if e := errors.From(err); e.Kind != errors.PermissionDenied || e.Data()["rule"] != "--deny-paths Private/**" {
-		t.Errorf("reading a hidden note by path: %v, want PERMISSION_DENIED naming the rule", err)
-	}
-	_, err = v.Read(ctx, note.ByPath("drafts/draft.md"))
-	if e := errors.From(err); e.Kind != errors.PermissionDenied || e.Data()["rule"] != ".mcpignore line 2: Drafts/" {
-		t.Errorf("reading an ignored note by path in other letter case: %v, want PERMISSION_DENIED naming the ignore line", err)
+	// A path a call names is judged before the call reaches the engine,
+	// once (internal/backend; the conformance suite's policy scenarios
+	// read hidden notes by path on every backend). The engine's policy
+	// judges the paths a call does not name: those a name resolves to.
+	if v.Policy().CheckRead("drafts/draft.md") == nil {
+		t.Error("the engine's policy lets an ignored note be read in other letter case")
 	}
 	if _, err := v.Read(ctx, note.ByName("Secret")); errors.From(err).Kind != errors.FileNotFound {
 		t.Errorf("a name only a hidden note has: %v, want FILE_NOT_FOUND", err)

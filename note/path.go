@@ -88,6 +88,11 @@ func CheckPath(p string) string {
 	return checkSegments(p)
 }
 
+// FolderArg is a folder as a tool argument names it, trimmed of spaces and
+// of a trailing '/': the one reading of it, for the policy's check and the
+// engine's call alike, so that both judge the same folder.
+func FolderArg(p string) string { return strings.TrimSuffix(strings.TrimSpace(p), "/") }
+
 // CheckFolder is CheckPath for a folder; "" (the vault root) is allowed and
 // a trailing '/' is tolerated.
 func CheckFolder(p string) string {

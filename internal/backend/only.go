@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/native"
@@ -119,9 +118,10 @@ func (f folders) DeleteFolder(ctx context.Context, folder string) (note.FolderCh
 	return onFolder(ctx, f.r, "folder delete", "deleting a folder", foldersHint, func(v *native.Engine) (note.FolderChange, error) { return v.DeleteFolder(ctx, folder) })
 }
 
-// asFolder is folder as the policy judges a folder: with one trailing
-// slash, so that a rule on what it holds applies.
-func asFolder(folder string) string { return strings.TrimSuffix(folder, "/") + "/" }
+// asFolder is folder as the policy judges a folder: read as the engine
+// reads it (note.FolderArg), with one trailing slash, so that a rule on
+// what it holds applies.
+func asFolder(folder string) string { return note.FolderArg(folder) + "/" }
 
 // commands implements tools.Commander through the app: listing the
 // commands reads no note; running one is refused while a policy is set.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,6 +140,16 @@ func nothingHidden(t *testing.T, _ string, got any, _ string) {
 	}
 }
 
+// noFolder checks the refusal's rule, and that folder was not made.
+func noFolder(rule, folder string) func(t *testing.T, subject string, got any, dir string) {
+	return func(t *testing.T, subject string, got any, dir string) {
+		wantRule(rule)(t, subject, got, dir)
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(folder))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the folder %s exists (%v), want it not made", subject, folder, err)
+		}
+	}
+}
+
 var unchanged = map[string]string{
 	"Private/Secret.md": policyVault["Private/Secret.md"],
 	"Projects/Plan.md":  baseVault["Projects/Plan.md"],
@@ -250,6 +261,18 @@ var policyScenarios = []scenario{
 				t.Errorf("base rows = %s, want Inbox/A.md alone", data)
 			}
 		}},
+	// Folders: judged once, before the call is routed, as the engine
+	// reads the argument (trimmed of spaces and a trailing slash).
+	{name: "a folder made in a denied folder", call: tool("obsidian_folder", `{"operation":"create","folder":"Private/New"}`),
+		kind: errors.PermissionDenied, check: noFolder(denyRule, "Private/New")},
+	{name: "a folder made in a denied folder, named with spaces", call: tool("obsidian_folder", `{"operation":"create","folder":"  Private/New/ "}`),
+		kind: errors.PermissionDenied, check: noFolder(denyRule, "Private/New")},
+	{name: "a folder made outside the write paths", call: tool("obsidian_folder", `{"operation":"create","folder":"Projects/New"}`),
+		kind: errors.PermissionDenied, check: noFolder(writeRule, "Projects/New")},
+	{name: "a folder moved into a denied folder", call: tool("obsidian_folder", `{"operation":"move","folder":"Inbox","to":" Private/Inbox"}`),
+		kind: errors.PermissionDenied, check: noFolder(denyRule, "Private/Inbox"), files: map[string]string{"Inbox/A.md": policyVault["Inbox/A.md"]}},
+	{name: "a denied folder deleted", call: tool("obsidian_folder", `{"operation":"delete","folder":"Private "}`),
+		kind: errors.PermissionDenied, check: wantRule(denyRule), files: unchanged},
 	{name: "no command runs while a folder policy is set", call: tool("obsidian_run_command", `{"id":"app:reload"}`), kind: errors.PermissionDenied},
 	{name: "a base in a denied folder", setup: write("Private/All.base", "views:\n  - type: table\n    name: T\n"),
 		call: tool("obsidian_query_base", `{"path":"Private/All.base"}`), kind: errors.PermissionDenied, check: wantRule(denyRule)},

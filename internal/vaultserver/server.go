@@ -1,8 +1,10 @@
 // Package vaultserver is the MCP server of one vault, as every face serves
 // it (stdio, serve's HTTP, the gateway's vault namespaces): its settings
-// from flags and environment, the backends it opens with the router and
-// the policy guard between them, the tools and resources on mcp-go's
-// server behind the protocol core, and its doctor. It knows no transport.
+// from flags and environment, the backends it opens behind the router
+// (which holds every call to the folder policy, then routes it), the
+// tools and resources on mcp-go's server behind the protocol core, the
+// guard that says which calls a request may make, and its doctor. It
+// knows no transport.
 package vaultserver
 
 import (
@@ -45,8 +47,8 @@ const instructions = `Tools for one Obsidian vault. Paths are vault-relative wit
 const Workers = 8
 
 // Server is what serves the tools of one vault on every transport: the
-// engine on the vault folder, the Obsidian CLI, the router between them,
-// and the guard that holds every call to the folder policy.
+// engine on the vault folder, the Obsidian CLI, and the router between
+// them, which holds every call to the folder policy before it routes it.
 type Server struct {
 	cfg    Config
 	logger *slog.Logger
