@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,8 +61,14 @@ type HTTPConfig struct {
 	PublicURL string
 }
 
-// httpRows are serve's own settings.
+// httpRows are serve's own settings: how it listens and whom it
+// answers, its OAuth, its TLS and what it tells others.
 func httpRows() []settings.Row[HTTPConfig] {
+	return slices.Concat(listenRows(), oauthRows(), tlsRows())
+}
+
+// listenRows are where serve listens and whom it lets in.
+func listenRows() []settings.Row[HTTPConfig] {
 	return []settings.Row[HTTPConfig]{
 		{Flag: "listen", Env: "OBSIDIAN_MCP_LISTEN", Default: "127.0.0.1:3000",
 			Help: "`serve`: the address to listen on, host:port. Only loopback (127.0.0.1, ::1, localhost) unless an API key is set.",
@@ -129,6 +136,12 @@ func httpRows() []settings.Row[HTTPConfig] {
 				}
 				return nil
 			}},
+	}
+}
+
+// oauthRows are serve's OAuth: the built-in server, or an issuer.
+func oauthRows() []settings.Row[HTTPConfig] {
+	return []settings.Row[HTTPConfig]{
 		{Flag: "oauth", Env: "OBSIDIAN_MCP_OAUTH", Default: "false", Bool: true,
 			Help: "`serve`: be your own OAuth 2.1 authorization server, so that Claude on the web and the phone (and any MCP client with OAuth) can sign in: a client registers itself, you approve it once on a consent page with your passphrase (`obsidian-mcp oauth passphrase` sets it), choosing read-only or read-write, and it gets short-lived tokens for this server alone and refresh tokens that rotate. `obsidian-mcp oauth grants` lists the approvals, `obsidian-mcp oauth revoke` ends one at once. `--oauth`, or `true`/`false`.",
 			Set: func(c *HTTPConfig, v string) error {
@@ -189,6 +202,12 @@ func httpRows() []settings.Row[HTTPConfig] {
 				}
 				return nil
 			}},
+	}
+}
+
+// tlsRows are serve's HTTPS, the proxies it trusts, and the URL file.
+func tlsRows() []settings.Row[HTTPConfig] {
+	return []settings.Row[HTTPConfig]{
 		{Flag: "tls-cert", Env: "OBSIDIAN_MCP_TLS_CERT",
 			Help: "`serve`: a TLS certificate (PEM, the chain after the server's own) to serve HTTPS with, beside `--tls-key`; read again when the file changes, so a renewal needs no restart.",
 			Set:  func(c *HTTPConfig, v string) error { c.TLSCert = strings.TrimSpace(v); return nil }},
