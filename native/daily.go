@@ -150,7 +150,12 @@ func (v *Engine) createDaily(ctx context.Context, date time.Time, p, tpl string)
 		return false, err
 	}
 	defer release()
+	part, err := recordPart(ctx, note.PartCreate, p, "", nil, data)
+	if err != nil {
+		return false, err
+	}
 	err = atomicfile.Create(v.root, p, data)
+	part.Done(err)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		return false, nil // created meanwhile: append to it

@@ -69,9 +69,15 @@ func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderCh
 	case err == nil:
 		return note.FolderChange{}, errors.E(errors.FileExists, "%s is a file, not a folder", p).WithHint("Choose another name for the folder.")
 	}
+	part, err := recordPart(ctx, note.PartMkdir, p, "", nil, nil)
+	if err != nil {
+		return note.FolderChange{}, err
+	}
 	if err := v.root.MkdirAll(p, 0o755); err != nil {
+		part.Failed()
 		return note.FolderChange{}, FileError(err, p)
 	}
+	part.Landed("")
 	return note.FolderChange{Folder: p, Changed: true}, nil
 }
 
@@ -95,10 +101,16 @@ func (v *Engine) DeleteFolder(ctx context.Context, folder string) (note.FolderCh
 		return note.FolderChange{}, errors.E(errors.InvalidParams, "%s is not empty: it holds %d entries (%s first); only an empty folder is deleted", p, len(entries), entries[0].Name()).
 			WithHint("Move or delete what it holds first (obsidian_list_files with folder and recursive lists it), or move the whole folder with obsidian_folder's move.")
 	}
-	dest, err := v.toTrash(p, v.moveDir)
+	part, err := recordPart(ctx, note.PartRmdir, p, "", nil, nil)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
+	dest, err := v.toTrash(p, v.moveDir)
+	if err != nil {
+		part.Failed()
+		return note.FolderChange{}, err
+	}
+	part.Landed(dest)
 	return note.FolderChange{Folder: p, Changed: true, TrashPath: dest}, nil
 }
 
@@ -178,15 +190,21 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 			return note.FolderChange{}, FileError(err, dir)
 		}
 	}
+	part, err := recordPart(ctx, note.PartMove, from+"/", dest+"/", nil, nil)
+	if err != nil {
+		return note.FolderChange{}, err
+	}
 	if err := v.moveDir(from, dest); err != nil {
+		part.Failed()
 		return note.FolderChange{}, FileError(err, from)
 	}
+	part.Landed("")
 	if j == nil {
 		return note.FolderChange{Folder: from, To: dest, Changed: true, Links: &note.LinkChanges{Paths: []string{}}}, nil
 	}
 	// The folder has moved: its links are repaired whatever the context
 	// says, or the vault would be left half-done.
-	changes, short := v.retarget(files, moves)
+	changes, short := v.retarget(ctx, files, moves)
 	complete = len(changes.Failed) == 0
 	if short != nil {
 		return note.FolderChange{}, partial(short, fmt.Sprintf("%s was moved to %s and %d links in %d notes rewritten", from, dest, changes.Links, changes.Notes), changes.Failed)

@@ -244,7 +244,7 @@ func (j *journal) remove() {
 
 // renameTagIn renames a tag in one note, recording it in j when set. It
 // is called with the write lock held.
-func (v *Engine) renameTagIn(p, from, to string, j *journal) (int, error) {
+func (v *Engine) renameTagIn(ctx context.Context, p, from, to string, j *journal) (int, error) {
 	uses := 0
 	var change atomicfile.Change = func(cur []byte) ([]byte, error) {
 		r, n, err := patch.RenameTag(cur, from, to)
@@ -254,7 +254,7 @@ func (v *Engine) renameTagIn(p, from, to string, j *journal) (int, error) {
 	if j != nil {
 		change = j.noting(p, change)
 	}
-	res, err := atomicfile.UpdateKnown(v.root, v.RealPath(p), change, &v.published)
+	res, err := v.update(ctx, p, v.RealPath(p), change)
 	if err != nil {
 		return 0, err
 	}
@@ -340,7 +340,7 @@ func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string)
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		n, err := v.renameTagIn(p, from, to, j)
+		n, err := v.renameTagIn(ctx, p, from, to, j)
 		switch {
 		case errors.Is(err, atomicfile.ErrBusy):
 			complete = false

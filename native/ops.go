@@ -61,9 +61,27 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
 		}
 		res.Overwrote = statErr == nil
+		var before []byte
+		op := note.PartCreate
+		if res.Overwrote {
+			if before, err = v.readBefore(ctx, real); err != nil {
+				return note.Created{}, FileError(err, target)
+			}
+			op = note.PartEdit
+		}
+		part, err := recordPart(ctx, op, target, "", before, data)
+		if err != nil {
+			return note.Created{}, err
+		}
 		err = atomicfile.Replace(v.root, real, data)
+		part.Done(err)
 	} else {
+		part, perr := recordPart(ctx, note.PartCreate, target, "", nil, data)
+		if perr != nil {
+			return note.Created{}, perr
+		}
 		err = atomicfile.Create(v.root, real, data)
+		part.Done(err)
 	}
 	if err != nil {
 		return note.Created{}, FileError(err, target)
@@ -126,7 +144,7 @@ func (v *Engine) Edit(ctx context.Context, loc note.Locator, ifMatch string, cha
 	defer release()
 	// A symlinked note is edited as the file it names (the link itself
 	// never matched the file read, so every such edit was refused as busy).
-	res, err := atomicfile.UpdateKnown(v.root, real, atomicfile.Change(note.IfMatch(p, ifMatch, change)), &v.published)
+	res, err := v.update(ctx, p, real, atomicfile.Change(note.IfMatch(p, ifMatch, change)))
 	if errors.Is(err, atomicfile.ErrBusy) {
 		return note.Edited{}, busy(err, p)
 	}
@@ -151,16 +169,28 @@ func (v *Engine) Delete(ctx context.Context, loc note.Locator, permanent bool) (
 	if err := v.checkVersion(p, loc.IfMatch); err != nil {
 		return note.Deleted{}, err
 	}
+	before, err := v.readBefore(ctx, p)
+	if err != nil {
+		return note.Deleted{}, FileError(err, p)
+	}
+	part, err := recordPart(ctx, note.PartDelete, p, "", before, nil)
+	if err != nil {
+		return note.Deleted{}, err
+	}
 	if permanent {
 		if err := v.root.Remove(p); err != nil {
+			part.Failed()
 			return note.Deleted{}, FileError(err, p)
 		}
+		part.Landed("")
 		return note.Deleted{Path: p, Permanent: true}, nil
 	}
 	dest, err := v.toTrash(p, v.rename)
 	if err != nil {
+		part.Failed()
 		return note.Deleted{}, err
 	}
+	part.Landed(dest)
 	return note.Deleted{Path: p, TrashPath: dest}, nil
 }
 
@@ -284,15 +314,21 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	// could not be rewritten.
 	complete := true
 	defer func() { j.finish(complete) }()
+	part, err := recordPart(ctx, note.PartMove, from, to, nil, nil)
+	if err != nil {
+		return note.Moved{}, err
+	}
 	if err := v.rename(from, to); err != nil {
+		part.Failed()
 		if errors.Is(err, fs.ErrExist) {
 			return note.Moved{}, note.Exists(to)
 		}
 		return note.Moved{}, FileError(err, from)
 	}
+	part.Landed("")
 	// From here the move has happened: the links are repaired whatever the
 	// context says, or the vault would be left half-done.
-	changes, short := v.retarget(files, moves)
+	changes, short := v.retarget(ctx, files, moves)
 	complete = len(changes.Failed) == 0
 	if short != nil {
 		return note.Moved{}, partial(short, fmt.Sprintf("%s was moved to %s and %d links in %d notes rewritten", from, to, changes.Links, changes.Notes), changes.Failed)

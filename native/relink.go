@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"runtime"
 	"sort"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/canvas"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -26,7 +26,7 @@ import (
 // A note is read only when its text could hold such a link: one naming a
 // moved file's old or new stem (plain or URL-encoded), or, for a moved note
 // itself, any link (its relative links change with its folder).
-func (v *Engine) retarget(files []string, moves map[string]string) (*note.LinkChanges, error) {
+func (v *Engine) retarget(ctx context.Context, files []string, moves map[string]string) (*note.LinkChanges, error) {
 	after := make([]string, len(files))
 	var needles [][]byte
 	for i, f := range files {
@@ -71,7 +71,7 @@ func (v *Engine) retarget(files []string, moves map[string]string) (*note.LinkCh
 				}
 				j := jobs[i]
 				_, moved := moves[j.before]
-				results[i] = v.relinkNote(m, j.before, j.now, moved, needles)
+				results[i] = v.relinkNote(ctx, m, j.before, j.now, moved, needles)
 			}
 		}()
 	}
@@ -107,7 +107,7 @@ type relinked struct {
 
 // relinkNote rewrites one note's links; before and now are its paths
 // before and after the moves.
-func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
+func (v *Engine) relinkNote(ctx context.Context, m *links.Move, before, now string, moved bool, needles [][]byte) (r relinked) {
 	r.path = now
 	if fi, err := v.root.Lstat(now); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// A linked note: the file it names is relinked as itself.
@@ -136,11 +136,11 @@ func (v *Engine) relinkNote(m *links.Move, before, now string, moved bool, needl
 	// it is replaced, not on what was read above: a program that saved it
 	// meanwhile (Obsidian, a sync client) keeps its edit, and the links
 	// are rewritten in its version.
-	res, err := atomicfile.UpdateKnown(v.root, now, func(cur []byte) ([]byte, error) {
+	res, err := v.update(ctx, now, now, func(cur []byte) ([]byte, error) {
 		out, n := retarget(cur)
 		r.links = n
 		return out, nil
-	}, &v.published)
+	})
 	if err != nil {
 		r.err, r.links = err, 0
 		return r

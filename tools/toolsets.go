@@ -23,6 +23,7 @@ var Toolsets = []struct{ Name, About string }{
 	{"tasks", "the vault's tasks"},
 	{"canvas", "read and change canvases"},
 	{"bases", "query the vault's bases"},
+	{"history", "what the tools changed in the vault"},
 	{Commands, "the app's commands; served only with --commands"},
 }
 

@@ -126,6 +126,13 @@ type Commander interface {
 	RunCommand(ctx context.Context, id string) (note.CommandRun, error)
 }
 
+// History is the change record, read: what the tools changed, newest
+// first, and one change with its diffs.
+type History interface {
+	Changes(ctx context.Context, q note.ChangeQuery) (note.ChangeList, error)
+	Change(ctx context.Context, id string) (note.ChangeDetail, error)
+}
+
 // Vault is what the tools work on: one small interface per capability, so
 // that a backend, a test fake or a future transport provides each on its
 // own. A note's outline, sections and properties need no interface of
@@ -154,6 +161,8 @@ type Vault struct {
 	Tags TagRenamer
 	// Folders changes the vault's folders.
 	Folders Folders
+	// History is the change record; nil when the server keeps none.
+	History History
 }
 
 // VaultOf is the Vault of the capabilities b has (each field b does not
@@ -174,5 +183,6 @@ func VaultOf(b any) Vault {
 	v.Commands, _ = b.(Commander)
 	v.Tags, _ = b.(TagRenamer)
 	v.Folders, _ = b.(Folders)
+	v.History, _ = b.(History)
 	return v
 }

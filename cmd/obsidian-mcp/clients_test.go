@@ -266,6 +266,7 @@ var everyTool = []step{
 	{Tool: "obsidian_folder", Arguments: map[string]any{"operation": "create", "folder": "Projects/2027"}, check: wantData("changed", true)},
 	{Tool: "obsidian_folder", Arguments: map[string]any{"operation": "move", "folder": "Projects/2027", "to": "Later/2027"}, check: wantData("to", "Later/2027")},
 	{Tool: "obsidian_folder", Arguments: map[string]any{"operation": "delete", "folder": "Later/2027"}, check: wantData("trash_path", ".trash/2027")},
+	{Tool: "obsidian_history", Arguments: map[string]any{"tool": "obsidian_folder", "limit": 1}, check: wantAt("obsidian_folder", "changes", 0, "tool")},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan idea"}, check: wantContent(idea)},
 	{Tool: "obsidian_delete_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantData("permanent", false)},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantError(-32003, "FILE_NOT_FOUND", "Archive/Plan idea.md")},

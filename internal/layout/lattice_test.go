@@ -28,13 +28,15 @@ metadata, policy, tasks, canvas < bases, patch, prompts;
 bases, patch, prompts < DOMAIN;
 
 # Files written whole, and the state folder: below the engines, beside
-# anything else that keeps a file.
+# anything else that keeps a file. The change record, which every write
+# of the engine goes through.
 errors < internal/atomicfile, native/statedir;
+note < internal/changes;
 
 # The two engines, siblings: the folder (with its search index) and the
 # app's CLI.
 DOMAIN < vaultindex;
-vaultindex, internal/atomicfile, native/statedir < native;
+vaultindex, internal/atomicfile, native/statedir, internal/changes < native;
 DOMAIN < obsidiancli;
 
 # The tools know the domain and their engines' interfaces only.

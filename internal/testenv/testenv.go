@@ -31,6 +31,7 @@ func NewUserDirs() (*UserDirs, error) {
 	return &UserDirs{root: dir, Env: map[string]string{
 		"XDG_CACHE_HOME":  dir,
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
+		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
 		"LOCALAPPDATA":    dir,
 		"APPDATA":         filepath.Join(dir, "config"),
 	}}, nil

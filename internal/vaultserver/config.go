@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/backend"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/settings"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
@@ -44,6 +45,10 @@ type Config struct {
 	// IndexDir is where the search index is kept between runs: "" the
 	// user's cache folder, "off" nowhere, or a folder.
 	IndexDir string
+	// ChangesDir is where the change record is kept: "" the user's state
+	// folder, "off" nowhere, or a folder; ChangesLimits bound it.
+	ChangesDir    string
+	ChangesLimits changes.Limits
 	// MaxBatch bounds the messages of one JSON-RPC batch.
 	MaxBatch int
 	// SearchPatience is how long a search waits for a first index build

@@ -103,24 +103,32 @@ func Rows() []settings.Row[Config] {
 				return nil
 			}},
 		{Flag: "index-dir", Env: "OBSIDIAN_MCP_INDEX_DIR", Default: "", Help: "Where the search index is kept between runs, so that a restart reads again only the notes that changed: a folder (each vault gets its own inside it), or `off` to keep it in memory only. Empty: the user's cache folder (`~/.cache/obsidian-mcp/index` on Linux), never the vault. It is checked against every note on start and rebuilt when damaged, so deleting it is always safe.",
-			Set: func(c *Config, v string) error {
-				switch v = strings.TrimSpace(v); {
-				case v == "" || strings.EqualFold(v, "off"):
-					c.IndexDir = strings.ToLower(v)
-					return nil
-				case strings.ContainsAny(v, "\x00\n\r"):
-					return fmt.Errorf("must be a folder path on one line, or off")
-				}
-				if rest, ok := strings.CutPrefix(v, "~/"); ok {
-					home, err := os.UserHomeDir()
-					if err != nil {
-						return fmt.Errorf("cannot expand ~: %v", err)
-					}
-					v = filepath.Join(home, rest)
-				}
-				abs, err := filepath.Abs(v)
-				c.IndexDir = abs
+			Set: func(c *Config, v string) (err error) {
+				c.IndexDir, err = folderOrOff(v)
 				return err
+			}},
+		{Flag: "changes-dir", Env: "OBSIDIAN_MCP_CHANGES_DIR", Default: "", Help: "Where the change record is kept: every change the tools make, with each file's bytes before it, so that `obsidian_history` shows what was changed. A folder (each vault gets its own inside it, readable by you alone), or `off` to keep none. Empty: the user's state folder (`~/.local/state/obsidian-mcp/changes` on Linux), never the vault.",
+			Set: func(c *Config, v string) (err error) {
+				c.ChangesDir, err = folderOrOff(v)
+				return err
+			}},
+		{Flag: "changes-days", Env: "OBSIDIAN_MCP_CHANGES_DAYS", Default: "30", Help: "How many days the change record keeps a change; older ones are forgotten first.",
+			Set: func(c *Config, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n < 1 {
+					return fmt.Errorf("must be a whole number of days, at least 1")
+				}
+				c.ChangesLimits.MaxAge = time.Duration(n) * 24 * time.Hour
+				return nil
+			}},
+		{Flag: "changes-max-mb", Env: "OBSIDIAN_MCP_CHANGES_MAX_MB", Default: "500", Help: "How large the change record of one vault may grow, in megabytes; past it the oldest changes are forgotten.",
+			Set: func(c *Config, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n < 1 {
+					return fmt.Errorf("must be a whole number of megabytes, at least 1")
+				}
+				c.ChangesLimits.MaxBytes = int64(n) << 20
+				return nil
 			}},
 		{Flag: "search-patience", Env: "OBSIDIAN_MCP_SEARCH_PATIENCE", Default: "10s", Help: "How long a search waits for the vault's first index build (about 2 s per 10,000 notes; a restart reads the saved index instead) before it answers from the notes indexed so far, marked `partial`. Meanwhile a client that asked for progress gets `notifications/progress`.",
 			Set: func(c *Config, v string) error {
@@ -224,4 +232,23 @@ func folderPath(v string) (string, error) {
 		return "", fmt.Errorf("is not an existing folder")
 	}
 	return abs, nil
+}
+
+// folderOrOff reads a folder setting: "" (the default place), "off", or a
+// folder made absolute, ~/ expanded.
+func folderOrOff(v string) (string, error) {
+	switch v = strings.TrimSpace(v); {
+	case v == "" || strings.EqualFold(v, "off"):
+		return strings.ToLower(v), nil
+	case strings.ContainsAny(v, "\x00\n\r"):
+		return "", fmt.Errorf("must be a folder path on one line, or off")
+	}
+	if rest, ok := strings.CutPrefix(v, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot expand ~: %v", err)
+		}
+		v = filepath.Join(home, rest)
+	}
+	return filepath.Abs(v)
 }

@@ -60,6 +60,8 @@ type Server struct {
 	CallBound time.Duration
 	close     func()
 	prompts   *promptSet
+	// record keeps the vault's change record; nil when none is kept.
+	record *keeper
 	// vaultReadOnly is true when this vault alone is read-only, of a
 	// server of several (--read-only-vaults).
 	vaultReadOnly bool
@@ -117,11 +119,30 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	// --deny-paths and the vault's .mcpignore) and then route it.
 	vault := router.Vault()
 	vault.Ask = tools.Elicit{}
+	// Every change the tools make is recorded before it lands (the
+	// engine's writes add their parts), and obsidian_history reads it.
+	if cfg.ChangesDir != "off" {
+		st.record = &keeper{cfg: cfg, logger: logger, folder: func() string {
+			if cfg.VaultPath != "" {
+				return cfg.VaultPath
+			}
+			if f := router.KnownFolder(); f != nil {
+				return f.Dir()
+			}
+			return ""
+		}}
+		vault.History = historyView{keeper: st.record, policy: router.Policy}
+	}
 	st.router = router
 	closeFolder := st.close
 	st.close = func() {
 		_ = router.Close() // the folder learned from the app, if any
 		closeFolder()
+		if st.record != nil {
+			st.record.mu.Lock()
+			st.record.close()
+			st.record.mu.Unlock()
+		}
 	}
 	st.vault = vault
 	longest := cfg.Timeout
@@ -206,7 +227,7 @@ func openSeveral(cfg Config, logger *slog.Logger) (*Server, error) {
 // vault argument.
 func (st *Server) tools() []server.ServerTool {
 	list := func(s *Server) []server.ServerTool {
-		l := tools.Select(guarded(tools.All(s.vault), s.guard()), s.cfg.Tools)
+		l := tools.Select(guarded(recorded(tools.All(s.vault), s.record), s.guard()), s.cfg.Tools)
 		if !s.cfg.Commands {
 			l = tools.WithoutCommands(l)
 		}
