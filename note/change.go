@@ -1,6 +1,9 @@
 package note
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A VaultChange is one tool call's changes to a vault, as the change record
 // keeps them: when, by which tool and client, and each file it touched
@@ -89,4 +92,24 @@ type PartDiff struct {
 	// the bytes after are no longer known (the note changed since).
 	Diff string `json:"diff,omitempty" jsonschema:"a unified diff from before to after"`
 	Note string `json:"note,omitempty" jsonschema:"why there is no diff, when there is none"`
+}
+
+// TimeArg reads a time argument given as RFC 3339, or as a day (its
+// start, or with end its last instant) in the local time zone; zero for
+// "".
+func TimeArg(v string, end bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	day, err := time.ParseInLocation(time.DateOnly, v, time.Local)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("must be a time as RFC 3339 (2026-11-28T09:00:00Z) or a day (2026-11-28)")
+	}
+	if end {
+		day = day.AddDate(0, 0, 1).Add(-time.Nanosecond)
+	}
+	return day, nil
 }

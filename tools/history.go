@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
@@ -52,13 +51,13 @@ var history = spec[historyArgs, historyResult]{
 			}
 			return historyResult{Change: &d}, nil
 		}
-		since, err := when("since", a.Since, false)
+		since, err := note.TimeArg(a.Since, false)
 		if err != nil {
-			return historyResult{}, err
+			return historyResult{}, errors.InvalidFields(errors.Field{Field: "since", Message: err.Error()})
 		}
-		until, err := when("until", a.Until, true)
+		until, err := note.TimeArg(a.Until, true)
 		if err != nil {
-			return historyResult{}, err
+			return historyResult{}, errors.InvalidFields(errors.Field{Field: "until", Message: err.Error()})
 		}
 		limit := a.Limit
 		if limit == 0 {
@@ -71,23 +70,4 @@ var history = spec[historyArgs, historyResult]{
 		}
 		return historyResult{Changes: l.Changes, Next: l.Next, Unreadable: l.Unreadable}, nil
 	},
-}
-
-// when reads a time argument: RFC 3339, or a day (its start, or with
-// end its last instant), in the server's time zone.
-func when(field, v string, end bool) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	day, err := time.ParseInLocation(time.DateOnly, v, time.Local)
-	if err != nil {
-		return time.Time{}, errors.InvalidFields(errors.Field{Field: field, Message: "must be a time as RFC 3339 (2026-11-28T09:00:00Z) or a day (2026-11-28)"})
-	}
-	if end {
-		day = day.AddDate(0, 0, 1).Add(-time.Nanosecond)
-	}
-	return day, nil
 }

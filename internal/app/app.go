@@ -20,6 +20,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/authserver"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
@@ -51,6 +52,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 	}
 	if len(args) > 0 && args[0] == "gateway" {
 		return mainGateway(ctx, args[1:], getenv, std, version)
+	}
+	if len(args) > 0 && args[0] == "history" {
+		return changes.Command(args[1:], getenv, changes.Streams{Out: std.Out, Err: std.Err})
 	}
 	if len(args) > 0 && args[0] == "oauth" {
 		return authserver.Command(args[1:], getenv, authserver.Streams(std))
@@ -106,7 +110,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 }
 
 // commands are obsidian-mcp's subcommands.
-var commands = []string{"serve", "bridge", "gateway", "doctor", "oauth", "help"}
+var commands = []string{"serve", "bridge", "gateway", "doctor", "history", "oauth", "help"}
 
 // unknownCommand reports a word that is no command, with the nearest one
 // when it looks like a typo, and returns the exit status for bad usage.
@@ -121,7 +125,7 @@ func unknownCommand(w io.Writer, word string) int {
 	if best != "" {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
-	return configError(w, "obsidian-mcp", errors.New(msg), "the commands are serve, bridge, gateway, doctor and oauth (obsidian-mcp --help; each has its own --help); flags start with --")
+	return configError(w, "obsidian-mcp", errors.New(msg), "the commands are serve, bridge, gateway, doctor, history and oauth (obsidian-mcp --help; each has its own --help); flags start with --")
 }
 
 // editDistance is the Levenshtein distance between a and b.

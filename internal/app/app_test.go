@@ -71,7 +71,7 @@ func TestHelpAndCommands(t *testing.T) {
 		"oath":    `did you mean "oauth"?`,
 	} {
 		code, out, errs := run(word)
-		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "the commands are serve, bridge, gateway, doctor and oauth") {
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "the commands are serve, bridge, gateway, doctor, history and oauth") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", word, code, errs, want)
 		}
 	}

@@ -7,9 +7,9 @@ import (
 )
 
 // Detail is c with a unified diff of each part that changed a file's
-// text. The bytes before are the record's; those after are the record's
-// too when a later change kept them as its own bytes before, else the
-// file's now (current) when they are still what the part wrote.
+// text, from the bytes the record keeps before and after; the file's
+// now (current) stands in for bytes after the record no longer has
+// (removed by hand) when it still has them.
 func (r *Record) Detail(c note.VaultChange, current func(path string) ([]byte, bool)) note.ChangeDetail {
 	d := note.ChangeDetail{VaultChange: c, Diffs: []note.PartDiff{}}
 	for _, p := range c.Parts {

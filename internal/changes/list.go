@@ -174,9 +174,11 @@ func (r *Record) prune(root *os.Root) {
 			continue
 		}
 		for _, p := range append(s.Parts, s.Pending...) {
-			if p.Before != "" {
-				entries[i].blobs = append(entries[i].blobs, p.Before)
-				refs[p.Before]++
+			for _, h := range []string{p.Before, p.After} {
+				if h != "" {
+					entries[i].blobs = append(entries[i].blobs, h)
+					refs[h]++
+				}
 			}
 		}
 	}

@@ -22,6 +22,11 @@ type Pending struct {
 	// nothing leaves none.
 	saved bool
 	err   error
+	// after are the bytes each part's file is given, by part, kept at
+	// End with the bytes before (the next change's bytes before, most
+	// often: stored once), so that a change's diff and its undo never
+	// depend on the note as it is now.
+	after map[int][]byte
 }
 
 // Begin starts a change of tool, called by client.
@@ -83,7 +88,9 @@ func (p *Pending) Part(op, path, to string, before, after []byte) (*Part, error)
 		return nil, p.fail(err)
 	}
 	p.saved = true
-	return &Part{p: p, i: len(p.s.Pending) - 1}, nil
+	i := len(p.s.Pending) - 1
+	p.keepAfter(i, after)
+	return &Part{p: p, i: i}, nil
 }
 
 func (p *Pending) fail(err error) error {
@@ -133,6 +140,7 @@ func (pt *Part) Settle(before, after []byte) {
 		}
 	}
 	part.After = Hash(after)
+	p.keepAfter(pt.i, after)
 	part.Op = landedOp(part.Op)
 }
 
@@ -154,7 +162,19 @@ func (pt *Part) Again(before, after []byte) error {
 	defer p.mu.Unlock()
 	part := &p.s.Pending[pt.i]
 	part.After = Hash(after)
+	p.keepAfter(pt.i, after)
 	return nil
+}
+
+// keepAfter holds the bytes part i is to have, for End.
+func (p *Pending) keepAfter(i int, after []byte) {
+	if after == nil {
+		return
+	}
+	if p.after == nil {
+		p.after = map[int][]byte{}
+	}
+	p.after[i] = after
 }
 
 // Failed says the part's write did not land: the part is dropped.
@@ -194,12 +214,17 @@ func (p *Pending) End() note.VaultChange {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, part := range p.s.Pending {
+	var keep [][]byte
+	for i, part := range p.s.Pending {
 		if op, ok := cutLanded(part.Op); ok {
 			part.Op = op
 			p.s.Parts = append(p.s.Parts, part)
+			if data, ok := p.after[i]; ok && Hash(data) == part.After {
+				keep = append(keep, data)
+			}
 		}
 	}
+	p.after = nil
 	p.s.Pending = nil
 	if !p.saved {
 		return note.VaultChange{}
@@ -215,6 +240,11 @@ func (p *Pending) End() note.VaultChange {
 		// Its bytes, named by no change now, go at the next pruning.
 		_ = root.Remove("changes/" + p.s.ID + ".json")
 		return note.VaultChange{}
+	}
+	for _, data := range keep {
+		if _, n, err := keepBlob(root, data, false); err == nil {
+			p.r.size += n
+		}
 	}
 	_ = p.r.save(root, &p.s, false)
 	if fi, err := root.Lstat("changes/" + p.s.ID + ".json"); err == nil {

@@ -133,7 +133,7 @@ func (r *Record) root() (*os.Root, error) {
 	}
 	if fi, err := os.Lstat(r.dir); err != nil {
 		return nil, err
-	} else if !fi.IsDir() {
+	} else if !realFolder(fi) {
 		return nil, &os.PathError{Op: "open", Path: r.dir, Err: ErrNotAFolder}
 	}
 	return os.OpenRoot(r.dir)
@@ -145,10 +145,17 @@ func plainFolder(root *os.Root, name string) error {
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
+	if !realFolder(fi) {
 		return &os.PathError{Op: "open", Path: name, Err: ErrNotAFolder}
 	}
 	return nil
+}
+
+// realFolder is a folder that is no link: not a symlink, and on Windows
+// not a junction either (ModeIrregular); Windows reports a link to a
+// folder as a folder too.
+func realFolder(fi fs.FileInfo) bool {
+	return fi.IsDir() && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) == 0
 }
 
 // Hash is the SHA-256 of data, as parts name bytes.

@@ -184,6 +184,7 @@ Usage:
                                  the ObsiScripta Bridge plugin)
   obsidian-mcp gateway [flags]   many vaults and stdio MCP servers behind one HTTP endpoint
   obsidian-mcp doctor [flags]    check the setup and say how to fix it
+  obsidian-mcp history …         what the tools changed in a vault: list, show ID
   obsidian-mcp oauth …           the approvals of serve --oauth: passphrase, grants, revoke
 Each command has its own --help.
 
