@@ -27,6 +27,21 @@ func limited(ctx context.Context) (string, bool) {
 	return rule, ok
 }
 
+type clientKey struct{}
+
+// As marks ctx's requests as sent with these credentials, named for a
+// person reading the change record: an OAuth client, or the API key.
+func As(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, clientKey{}, who)
+}
+
+// Who names the credentials ctx's request came with, or "" (none: a
+// local face without a key).
+func Who(ctx context.Context) string {
+	who, _ := ctx.Value(clientKey{}).(string)
+	return who
+}
+
 // Guard decides whether a request may call a tool. A tool that writes is
 // refused when the server takes no writes (ReadOnly names the setting) or
 // the request's client was granted reading alone (Limit); every other

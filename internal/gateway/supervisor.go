@@ -248,6 +248,16 @@ func (p *supervisor) initialize(pr *proc) {
 			// Sent before anyone may send a request, as the protocol asks.
 			a.err = pr.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		}
+		if a.err == nil {
+			// Running before ensure returns it: a caller that asks for the
+			// running process just after (a notification passed on) must
+			// find it, not a process still starting.
+			p.mu.Lock()
+			if p.proc == pr && p.state == stateStarting {
+				p.state = stateRunning
+			}
+			p.mu.Unlock()
+		}
 		pr.initDone(a.result, a.err)
 	case <-pr.exited:
 		pr.initDone(nil, fmt.Errorf("the process exited before answering initialize (%s)", pr.exitWords()))
@@ -259,14 +269,6 @@ func (p *supervisor) initialize(pr *proc) {
 		}
 		_ = signalGroup(pr.pid, true)
 	}
-	if pr.initErr != nil {
-		return
-	}
-	p.mu.Lock()
-	if p.proc == pr && p.state == stateStarting {
-		p.state = stateRunning
-	}
-	p.mu.Unlock()
 }
 
 // answerHead is how much of a line too long to keep is passed on

@@ -108,3 +108,15 @@ func TestGuardOfSeveral(t *testing.T) {
 		t.Errorf("a vault read-only alone: its guard says %q", got)
 	}
 }
+
+// TestClientName: the change record names the client as it introduced
+// itself and, through an HTTP face that checked them, its credentials.
+func TestClientName(t *testing.T) {
+	t.Parallel()
+	if got := clientName(auth.As(context.Background(), "OAuth client claude")); got != "OAuth client claude" {
+		t.Errorf("credentials alone: %q", got)
+	}
+	if got := clientName(context.Background()); got != "" {
+		t.Errorf("nothing known: %q", got)
+	}
+}

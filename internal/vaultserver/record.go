@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
@@ -116,12 +117,22 @@ func recorded(all []server.ServerTool, k *keeper) []server.ServerTool {
 	return out
 }
 
-// clientName is the calling client's name, as it gave it at initialize.
+// clientName is the calling client's name, as it gave it at initialize,
+// and the credentials it came with when an HTTP face checked some (an
+// OAuth client, the API key).
 func clientName(ctx context.Context) string {
+	var name string
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		return s.GetClientInfo().Name
+		name = s.GetClientInfo().Name
 	}
-	return ""
+	switch who := auth.Who(ctx); {
+	case who == "":
+		return name
+	case name == "":
+		return who
+	default:
+		return name + " (" + who + ")"
+	}
 }
 
 // historyView is the record as obsidian_history reads it: held to the

@@ -59,7 +59,7 @@ func (f *Refusal) Write(w http.ResponseWriter) {
 func (v *Verifier) Authorize(r *http.Request, key Key, logger *slog.Logger) (*http.Request, *Refusal) {
 	if key != nil && key.Set() {
 		if ok, _ := key.Allows(r); ok {
-			return r, nil
+			return r.WithContext(auth.As(r.Context(), "the API key")), nil
 		}
 	}
 	token, presented := Presented(r)
@@ -80,10 +80,14 @@ func (v *Verifier) Authorize(r *http.Request, key Key, logger *slog.Logger) (*ht
 		return r, &Refusal{http.StatusForbidden, v.Resource.Challenge("insufficient_scope", "the token grants neither vault:read nor vault:write", strings.Join(oauth.Scopes, " ")), "INSUFFICIENT_SCOPE",
 			"the access token grants no use of the vault", "Ask for the scope vault:read (reading) or vault:write (reading and writing)."}
 	}
-	if !got.CanWrite() {
-		return r.WithContext(auth.Limit(r.Context(), readingOnly)), nil
+	ctx := r.Context()
+	if got.ClientID != "" {
+		ctx = auth.As(ctx, "OAuth client "+got.ClientID)
 	}
-	return r, nil
+	if !got.CanWrite() {
+		ctx = auth.Limit(ctx, readingOnly)
+	}
+	return r.WithContext(ctx), nil
 }
 
 // StepUp answers, with 403 insufficient_scope and the scope to ask for,

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
 )
 
@@ -16,6 +17,9 @@ func (h *Server) authorize(w http.ResponseWriter, r *http.Request) *http.Request
 		if ok, presented := h.opts.Key.Allows(r); !ok {
 			h.refuseKey(w, r, presented)
 			return nil
+		}
+		if h.opts.Key.Set() {
+			return r.WithContext(auth.As(r.Context(), "the API key"))
 		}
 		return r
 	}
