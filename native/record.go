@@ -45,11 +45,8 @@ func (v *Engine) update(ctx context.Context, p, real string, change atomicfile.C
 		}
 		if part != nil {
 			// Recorded from other bytes: the note changed first.
-			err = part.Again(cur, out)
-		} else {
-			part, err = rec.Part(note.PartEdit, p, "", cur, out)
-		}
-		if err != nil {
+			part.Again(out)
+		} else if part, err = rec.Part(note.PartEdit, p, "", cur, out); err != nil {
 			return nil, err
 		}
 		before = changes.Hash(cur)

@@ -2,7 +2,6 @@ package changes
 
 import (
 	"context"
-	stderrors "errors"
 	"io/fs"
 	"os"
 	"sync"
@@ -21,7 +20,6 @@ type Pending struct {
 	// saved is whether the change has a file yet: a call that writes
 	// nothing leaves none.
 	saved bool
-	err   error
 	// after are the bytes each part's file is given, by part, kept at
 	// End with the bytes before (the next change's bytes before, most
 	// often: stored once), so that a change's diff and its undo never
@@ -94,7 +92,6 @@ func (p *Pending) Part(op, path, to string, before, after []byte) (*Part, error)
 }
 
 func (p *Pending) fail(err error) error {
-	p.err = stderrors.Join(p.err, err)
 	kind := errors.Internal
 	if k, ok := errors.Resource(err); ok {
 		kind = k
@@ -144,8 +141,8 @@ func (pt *Part) Settle(before, after []byte) {
 	part.Op = landedOp(part.Op)
 }
 
-// Again notes, in memory, that the part's write is attempted again from
-// other bytes: the file changed since the part was recorded (a
+// Again notes, in memory, that the part's write is attempted again, to
+// give the file these bytes after: the file changed since the part was recorded (a
 // compare-and-swap reading it again). Nothing is written to disk then:
 // this happens inside the attempt's window, which another program saving
 // the file in place must not find held open; Settle keeps the bytes once
@@ -153,17 +150,15 @@ func (pt *Part) Settle(before, after []byte) {
 // write and its Settle leaves the part with the bytes of the attempt
 // before, and after a restart an undo of it finds the note changed since
 // (its bytes after are not those recorded) and goes by lines, or refuses.
-func (pt *Part) Again(before, after []byte) error {
+func (pt *Part) Again(after []byte) {
 	if pt == nil {
-		return nil
+		return
 	}
 	p := pt.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	part := &p.s.Pending[pt.i]
-	part.After = Hash(after)
+	p.s.Pending[pt.i].After = Hash(after)
 	p.keepAfter(pt.i, after)
-	return nil
 }
 
 // keepAfter holds the bytes part i is to have, for End.
@@ -219,7 +214,8 @@ func (p *Pending) End() note.VaultChange {
 		if op, ok := cutLanded(part.Op); ok {
 			part.Op = op
 			p.s.Parts = append(p.s.Parts, part)
-			if data, ok := p.after[i]; ok && Hash(data) == part.After {
+			// Kept beside each After it hashes (Part, Again, Settle).
+			if data, ok := p.after[i]; ok {
 				keep = append(keep, data)
 			}
 		}

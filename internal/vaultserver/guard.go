@@ -43,11 +43,14 @@ func (st *Server) Guard() auth.Guard {
 }
 
 // guarded returns all with the handler of every tool that guard may
-// refuse wrapped: a refused call never reaches the vault, and its error
-// names the rule.
+// refuse wrapped (a tool that writes): a refused call never reaches the
+// vault, and its error names the rule.
 func guarded(all []server.ServerTool, guard auth.Guard) []server.ServerTool {
 	out := slices.Clone(all)
 	for i, st := range out {
+		if guard.Writes == nil || !guard.Writes(st.Tool.Name) {
+			continue
+		}
 		name, next := st.Tool.Name, st.Handler
 		out[i].Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if no := guard.Check(ctx, name); no != nil {
