@@ -192,7 +192,17 @@ func keepBlob(root *os.Root, data []byte, sync bool) (string, int64, error) {
 			name, body = h+".gz", z.Bytes()
 		}
 	}
-	return h, int64(len(body)), writeWhole(root, "blobs/"+name, body, sync)
+	if err := writeWhole(root, "blobs/"+name, body, sync); err != nil {
+		// Another process may have stored the same bytes at once: on
+		// Windows the second rename onto the name is then refused
+		// (access denied). A blob's name is its content's hash, and a
+		// name is only ever given whole, so the one there will do.
+		if _, serr := root.Lstat("blobs/" + name); serr == nil {
+			return h, 0, nil
+		}
+		return h, 0, err
+	}
+	return h, int64(len(body)), nil
 }
 
 // Blob is the bytes stored under hash h.
