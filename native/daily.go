@@ -150,6 +150,11 @@ func (v *Engine) createDaily(ctx context.Context, date time.Time, p, tpl string)
 		return false, err
 	}
 	defer release()
+	dirs, err := v.madeDirs(ctx, note.Dir(p))
+	if err != nil {
+		return false, err
+	}
+	defer dirs()
 	part, err := recordPart(ctx, note.PartCreate, p, "", nil, data)
 	if err != nil {
 		return false, err

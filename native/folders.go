@@ -69,15 +69,15 @@ func (v *Engine) CreateFolder(ctx context.Context, folder string) (note.FolderCh
 	case err == nil:
 		return note.FolderChange{}, errors.E(errors.FileExists, "%s is a file, not a folder", p).WithHint("Choose another name for the folder.")
 	}
-	part, err := recordPart(ctx, note.PartMkdir, p, "", nil, nil)
+	dirs, err := v.madeDirs(ctx, p)
 	if err != nil {
 		return note.FolderChange{}, err
 	}
-	if err := v.root.MkdirAll(p, 0o755); err != nil {
-		part.Failed()
+	err = v.root.MkdirAll(p, 0o755)
+	dirs()
+	if err != nil {
 		return note.FolderChange{}, FileError(err, p)
 	}
-	part.Landed("")
 	return note.FolderChange{Folder: p, Changed: true}, nil
 }
 
@@ -185,8 +185,14 @@ func (v *Engine) MoveFolder(ctx context.Context, folder, to string) (note.Folder
 		}
 		defer func() { j.finish(complete) }()
 	}
+	dirs, err := v.madeDirs(ctx, note.Dir(dest))
+	if err != nil {
+		return note.FolderChange{}, err
+	}
 	if dir := note.Dir(dest); dir != "" {
-		if err := v.root.MkdirAll(dir, 0o755); err != nil {
+		err := v.root.MkdirAll(dir, 0o755)
+		dirs()
+		if err != nil {
 			return note.FolderChange{}, FileError(err, dir)
 		}
 	}

@@ -61,6 +61,11 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
 		}
 		res.Overwrote = statErr == nil
+		dirs, err := v.madeDirs(ctx, note.Dir(real))
+		if err != nil {
+			return note.Created{}, err
+		}
+		defer dirs()
 		var before []byte
 		op := note.PartCreate
 		if res.Overwrote {
@@ -76,6 +81,11 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 		err = atomicfile.Replace(v.root, real, data)
 		part.Done(err)
 	} else {
+		dirs, derr := v.madeDirs(ctx, note.Dir(real))
+		if derr != nil {
+			return note.Created{}, derr
+		}
+		defer dirs()
 		part, perr := recordPart(ctx, note.PartCreate, target, "", nil, data)
 		if perr != nil {
 			return note.Created{}, perr
@@ -314,11 +324,18 @@ func (v *Engine) relocate(ctx context.Context, from, to, field, ifMatch string) 
 	// could not be rewritten.
 	complete := true
 	defer func() { j.finish(complete) }()
-	part, err := recordPart(ctx, note.PartMove, from, to, nil, nil)
+	dirs, err := v.madeDirs(ctx, note.Dir(to))
 	if err != nil {
 		return note.Moved{}, err
 	}
-	if err := v.rename(from, to); err != nil {
+	part, err := recordPart(ctx, note.PartMove, from, to, nil, nil)
+	if err != nil {
+		dirs()
+		return note.Moved{}, err
+	}
+	err = v.rename(from, to)
+	dirs()
+	if err != nil {
 		part.Failed()
 		if errors.Is(err, fs.ErrExist) {
 			return note.Moved{}, note.Exists(to)

@@ -14,8 +14,9 @@ type VaultChange struct {
 	Time   time.Time `json:"time" jsonschema:"when the change was made"`
 	Tool   string    `json:"tool" jsonschema:"the tool that made it"`
 	Client string    `json:"client,omitempty" jsonschema:"the client that called the tool (its clientInfo name, or the OAuth client or API key), when known"`
-	// Undoes is the change this one reverted, for an undo.
-	Undoes string       `json:"undoes,omitempty" jsonschema:"the change this one undid, for an undo"`
+	// Undoes are the changes this one reverted, for an undo: their ids,
+	// newest first, separated by commas.
+	Undoes string       `json:"undoes,omitempty" jsonschema:"for an undo: the ids of the changes it reverted, separated by commas"`
 	Parts  []ChangePart `json:"parts" jsonschema:"each file the change touched, in the order it was written"`
 }
 
@@ -112,4 +113,49 @@ func TimeArg(v string, end bool) (time.Time, error) {
 		day = day.AddDate(0, 0, 1).Add(-time.Nanosecond)
 	}
 	return day, nil
+}
+
+// UndoRequest says which changes an undo reverts: one by its id, or the
+// last of one client's.
+type UndoRequest struct {
+	ID string
+	// Client and Last: the client's Last changes, newest first.
+	Client string
+	Last   int
+	// DryRun answers what the undo would do, and changes nothing.
+	DryRun bool
+}
+
+// Undone is what an undo did (or, on a dry run, would do).
+type Undone struct {
+	// Undone are the changes reverted, newest first.
+	Undone []string `json:"undone" jsonschema:"the ids of the changes reverted, newest first"`
+	// Change is the undo's own change in the record, which can be undone
+	// in turn (a redo).
+	Change string     `json:"change,omitempty" jsonschema:"the id of the change this undo made; undo it to redo what was undone"`
+	DryRun bool       `json:"dry_run,omitempty" jsonschema:"true when nothing was changed: the steps are what the undo would do"`
+	Steps  []UndoStep `json:"steps" jsonschema:"what was done to each file, in order"`
+}
+
+// UndoStep is one thing an undo did to a file.
+type UndoStep struct {
+	// Op: "restore" (bytes put back), "trash" (a created file to the
+	// trash), "move" (moved back from To), "rmdir" (a folder the change
+	// made, removed), "mkdir" (a folder it removed, back).
+	Op   string `json:"op" jsonschema:"restore, trash, move, rmdir or mkdir"`
+	Path string `json:"path" jsonschema:"the file or folder"`
+	From string `json:"from,omitempty" jsonschema:"where a move back took it from"`
+	// Merged is set when the note had changed since: only the change's
+	// own lines were reversed, and the later ones kept.
+	Merged bool   `json:"merged,omitempty" jsonschema:"the note was changed since: only this change's lines were reversed, later edits were kept"`
+	Note   string `json:"note,omitempty" jsonschema:"what else to know (a folder kept because it is not empty)"`
+}
+
+// UndoConflict is a file an undo cannot revert without losing later work.
+type UndoConflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	// Diff is the later work the undo would overwrite: from the file as
+	// the change left it to the file now.
+	Diff string `json:"diff,omitempty"`
 }

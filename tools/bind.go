@@ -144,6 +144,10 @@ func fieldMessage(fe validator.FieldError) string {
 	switch fe.Tag() {
 	case "locator":
 		return "give exactly one of `path` (exact vault-relative path, e.g. Projects/Plan.md) or `name` (note name resolved like a wikilink, e.g. Plan)"
+	case "undoWhich":
+		return "give exactly one of `id` (a change of obsidian_history) or `client` (to undo that client's last changes)"
+	case "undoLast":
+		return "is how many of `client`'s last changes to undo: give client too"
 	case "folderTo":
 		return "is the folder's new path, for operation move (e.g. Archive/2026), and only for it"
 	case "target":

@@ -23,7 +23,7 @@ var Toolsets = []struct{ Name, About string }{
 	{"tasks", "the vault's tasks"},
 	{"canvas", "read and change canvases"},
 	{"bases", "query the vault's bases"},
-	{"history", "what the tools changed in the vault"},
+	{"history", "what the tools changed in the vault, and undoing it"},
 	{Commands, "the app's commands; served only with --commands"},
 }
 

@@ -163,6 +163,8 @@ type Vault struct {
 	Folders Folders
 	// History is the change record; nil when the server keeps none.
 	History History
+	// Undo reverts changes of the record; nil when none is kept.
+	Undo Undoer
 }
 
 // VaultOf is the Vault of the capabilities b has (each field b does not
@@ -184,5 +186,6 @@ func VaultOf(b any) Vault {
 	v.Tags, _ = b.(TagRenamer)
 	v.Folders, _ = b.(Folders)
 	v.History, _ = b.(History)
+	v.Undo, _ = b.(Undoer)
 	return v
 }

@@ -267,6 +267,10 @@ var everyTool = []step{
 	{Tool: "obsidian_folder", Arguments: map[string]any{"operation": "move", "folder": "Projects/2027", "to": "Later/2027"}, check: wantData("to", "Later/2027")},
 	{Tool: "obsidian_folder", Arguments: map[string]any{"operation": "delete", "folder": "Later/2027"}, check: wantData("trash_path", ".trash/2027")},
 	{Tool: "obsidian_history", Arguments: map[string]any{"tool": "obsidian_folder", "limit": 1}, check: wantAt("obsidian_folder", "changes", 0, "tool")},
+	// Each client names itself differently, so the undo here is of a
+	// change the record does not have; undos that land are the vault
+	// server's tests'.
+	{Tool: "obsidian_undo", Arguments: map[string]any{"id": "20260101T000000.000000Z-000000"}, check: wantError(-32602, "INVALID_PARAMS", "no such change")},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"name": "Plan idea"}, check: wantContent(idea)},
 	{Tool: "obsidian_delete_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantData("permanent", false)},
 	{Tool: "obsidian_read_note", Arguments: map[string]any{"path": "Archive/Plan idea.md"}, check: wantError(-32003, "FILE_NOT_FOUND", "Archive/Plan idea.md")},

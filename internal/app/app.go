@@ -24,6 +24,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/internal/serve"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/stdio"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/vaultserver"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
 // Streams are a process's standard streams.
@@ -54,7 +55,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, std St
 		return mainGateway(ctx, args[1:], getenv, std, version)
 	}
 	if len(args) > 0 && args[0] == "history" {
-		return changes.Command(args[1:], getenv, changes.Streams{Out: std.Out, Err: std.Err})
+		return changes.Command(args[1:], getenv, changes.Streams{Out: std.Out, Err: std.Err}, func(base, vault string, req note.UndoRequest) (note.Undone, error) {
+			return vaultserver.UndoInTerminal(ctx, base, vault, req, NewLogger(std.Err, slog.LevelWarn))
+		})
 	}
 	if len(args) > 0 && args[0] == "oauth" {
 		return authserver.Command(args[1:], getenv, authserver.Streams(std))

@@ -20,6 +20,8 @@ const usage = `obsidian-mcp history: what the tools changed in a vault, from its
 Usage:
   obsidian-mcp history [list] [flags]      the changes, newest first
   obsidian-mcp history show ID [flags]     one change, with a diff of each note
+  obsidian-mcp history undo ID [flags]     revert that change (an undo is a change too:
+                                           undo it to redo); --dry-run says what it would do
 
 Flags:
   --vault-path DIR     the vault folder (OBSIDIAN_VAULT_PATH)
@@ -29,6 +31,7 @@ Flags:
                        only the changes to that note or folder, by that tool or client
   --since T, --until T only the changes from or until T (RFC 3339, or a day YYYY-MM-DD)
   --limit N            how many to list (default 50)
+  --dry-run            undo: change nothing, say what would be done
 `
 
 // Streams are a command's standard streams.
@@ -36,10 +39,14 @@ type Streams struct {
 	Out, Err io.Writer
 }
 
-// Command is `obsidian-mcp history`. It reads the record and changes
-// nothing in the vault. It returns the exit status: 0 done, 1 failed, 2
-// bad usage.
-func Command(args []string, getenv func(string) string, std Streams) int {
+// An UndoFunc undoes changes of the record of the vault at vault (base
+// is the records' folder), as the server's obsidian_undo does.
+type UndoFunc func(base, vault string, req note.UndoRequest) (note.Undone, error)
+
+// Command is `obsidian-mcp history`. list and show read the record; undo
+// reverts a change with undo. It returns the exit status: 0 done, 1
+// failed, 2 bad usage.
+func Command(args []string, getenv func(string) string, std Streams, undo UndoFunc) int {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	vault := fs.String("vault-path", getenv("OBSIDIAN_VAULT_PATH"), "")
@@ -52,6 +59,7 @@ func Command(args []string, getenv func(string) string, std Streams) int {
 	since := fs.String("since", "", "")
 	until := fs.String("until", "", "")
 	fs.IntVar(&f.Limit, "limit", 50, "")
+	dryRun := fs.Bool("dry-run", false, "")
 	var words []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
@@ -78,7 +86,7 @@ func Command(args []string, getenv func(string) string, std Streams) int {
 		return bad(std.Err, "no vault: give its folder with --vault-path (or OBSIDIAN_VAULT_PATH)")
 	case strings.EqualFold(*dir, "off"):
 		return bad(std.Err, "--changes-dir is off: no change record is kept")
-	case len(words) > 2, len(words) == 2 && words[0] != "show", len(words) == 1 && words[0] != "list":
+	case len(words) > 2, len(words) == 2 && words[0] != "show" && words[0] != "undo", len(words) == 1 && words[0] != "list":
 		return bad(std.Err, fmt.Sprintf("unknown words %q", words))
 	}
 	base := *dir
@@ -99,6 +107,9 @@ func Command(args []string, getenv func(string) string, std Streams) int {
 	if err != nil {
 		fmt.Fprintf(std.Err, "obsidian-mcp history: %v\n", err)
 		return 1
+	}
+	if len(words) == 2 && words[0] == "undo" {
+		return undoOne(undo, base, *vault, note.UndoRequest{ID: words[1], DryRun: *dryRun}, std)
 	}
 	if len(words) == 2 {
 		return show(r, root, words[1], std)
@@ -183,4 +194,43 @@ func orUnknown(s string) string {
 		return "an unknown client"
 	}
 	return s
+}
+
+// undoOne undoes one change and says what was done, or why not.
+func undoOne(undo UndoFunc, base, vault string, req note.UndoRequest, std Streams) int {
+	done, err := undo(base, vault, req)
+	if err != nil {
+		fmt.Fprintf(std.Err, "obsidian-mcp history: %v\n", err)
+		var detail interface{ Data() map[string]any }
+		if errors.As(err, &detail) {
+			if cs, ok := detail.Data()["conflicts"].([]note.UndoConflict); ok {
+				for _, c := range cs {
+					fmt.Fprintf(std.Err, "\n%s: %s\n%s", c.Path, c.Reason, c.Diff)
+				}
+			}
+		}
+		return 1
+	}
+	verb := "Undone"
+	if done.DryRun {
+		verb = "Would undo"
+	}
+	fmt.Fprintf(std.Out, "%s %s:\n", verb, strings.Join(done.Undone, ", "))
+	for _, s := range done.Steps {
+		line := "  " + s.Op + " " + s.Path
+		if s.From != "" {
+			line += " (from " + s.From + ")"
+		}
+		if s.Merged {
+			line += " (changed since: only this change's lines reversed)"
+		}
+		if s.Note != "" {
+			line += " (" + s.Note + ")"
+		}
+		fmt.Fprintln(std.Out, line)
+	}
+	if done.Change != "" {
+		fmt.Fprintf(std.Out, "Recorded as %s: `obsidian-mcp history undo %s` redoes it.\n", done.Change, done.Change)
+	}
+	return 0
 }

@@ -33,10 +33,22 @@ func TestCommand(t *testing.T) {
 		part.Landed("")
 		p.End()
 	}
+	var asked []note.UndoRequest
+	undo := func(b, v string, req note.UndoRequest) (note.Undone, error) {
+		if b != base || v != dir {
+			t.Errorf("undo of %s under %s", v, b)
+		}
+		asked = append(asked, req)
+		if req.ID == "20261128T090000.000000Z-000000" {
+			return note.Undone{}, conflictErr{}
+		}
+		return note.Undone{Undone: []string{req.ID}, DryRun: req.DryRun, Change: "20261128T100000.000000Z-000000",
+			Steps: []note.UndoStep{{Op: "restore", Path: "Plan.md", Merged: true}}}, nil
+	}
 	run := func(args ...string) (int, string, string) {
 		var out, errs strings.Builder
 		env := map[string]string{"OBSIDIAN_VAULT_PATH": dir, "OBSIDIAN_MCP_CHANGES_DIR": base}
-		code := Command(args, func(k string) string { return env[k] }, Streams{Out: &out, Err: &errs})
+		code := Command(args, func(k string) string { return env[k] }, Streams{Out: &out, Err: &errs}, undo)
 		return code, out.String(), errs.String()
 	}
 	code, out, errs := run()
@@ -47,6 +59,18 @@ func TestCommand(t *testing.T) {
 	id := strings.Fields(lines[1])[2]
 	if code, out, _ := run("show", id); code != 0 || !strings.Contains(out, "obsidian_append_to_note  by claude-ai") || !strings.Contains(out, "@@ -1 +1,2 @@\n plan\n+more\n") {
 		t.Errorf("show: %d %q", code, out)
+	}
+	if code, out, _ := run("undo", id, "--dry-run"); code != 0 || !strings.Contains(out, "Would undo "+id) || !strings.Contains(out, "restore Plan.md (changed since") {
+		t.Errorf("undo --dry-run: %d %q", code, out)
+	}
+	if code, out, _ := run("undo", id); code != 0 || !strings.Contains(out, "Undone "+id) || !strings.Contains(out, "history undo 20261128T100000.000000Z-000000` redoes it") {
+		t.Errorf("undo: %d %q", code, out)
+	}
+	if code, _, errs := run("undo", "20261128T090000.000000Z-000000"); code != 1 || !strings.Contains(errs, "Plan.md: changed since\n-old\n+new") {
+		t.Errorf("undo refused: %d %q", code, errs)
+	}
+	if len(asked) != 3 || !asked[0].DryRun || asked[1].DryRun || asked[1].ID != id {
+		t.Errorf("undo asked %+v", asked)
 	}
 	if code, out, _ := run("list", "--tool", "obsidian_create_note"); code != 0 || strings.Count(out, "\n") != 2 {
 		t.Errorf("filtered: %d %q", code, out)
@@ -74,4 +98,12 @@ func TestCommand(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "Plan.md")); string(data) != "plan\nmore\n" {
 		t.Errorf("the note: %q", data)
 	}
+}
+
+// conflictErr is an undo's refusal, as the server gives it.
+type conflictErr struct{}
+
+func (conflictErr) Error() string { return "nothing was undone: Plan.md changed since" }
+func (conflictErr) Data() map[string]any {
+	return map[string]any{"conflicts": []note.UndoConflict{{Path: "Plan.md", Reason: "changed since", Diff: "-old\n+new\n"}}}
 }

@@ -48,44 +48,155 @@ func (r *Record) List(f Filter) (Listing, error) {
 	if f.Before != "" && !validID(f.Before) {
 		return Listing{}, fmt.Errorf("%q is no change id", f.Before)
 	}
-	root, err := r.root()
+	all, damaged, err := r.all()
 	if err != nil {
 		return Listing{}, err
 	}
-	defer root.Close()
-	list, err := ids(root)
-	if err != nil {
-		return Listing{}, err
-	}
-	var out Listing
-	out.Changes = []note.VaultChange{}
-	for i := len(list) - 1; i >= 0; i-- {
-		id := list[i]
-		if f.Before != "" && id >= f.Before {
+	out := Listing{Changes: []note.VaultChange{}, Damaged: damaged}
+	for _, c := range slices.Backward(all) {
+		if f.Before != "" && c.ID >= f.Before {
 			continue
 		}
-		s, err := load(root, id)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				out.Damaged++
-			}
-			continue
-		}
-		if len(s.Pending) > 0 {
-			continue
-		}
-		s.VaultChange = f.visible(s.VaultChange)
-		if len(s.Parts) == 0 || !f.chooses(s.VaultChange) {
+		c = f.visible(c)
+		if len(c.Parts) == 0 || !f.chooses(c) {
 			continue
 		}
 		if len(out.Changes) == f.Limit {
 			out.More = out.Changes[len(out.Changes)-1].ID
 			break
 		}
-		out.Changes = append(out.Changes, s.VaultChange)
+		out.Changes = append(out.Changes, c)
 	}
 	return out, nil
 }
+
+// all are the record's changes made, oldest first, and how many entries
+// are damaged. A change's file does not change once it is made, so each
+// is read once by this process and kept (r.seen); the folder is listed at
+// each call, for the changes of other processes and those forgotten.
+func (r *Record) all() ([]note.VaultChange, int, error) {
+	root, err := r.root()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer root.Close()
+	list, err := ids(root)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.seenMu.Lock()
+	defer r.seenMu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]*note.VaultChange{}
+	}
+	out := make([]note.VaultChange, 0, len(list))
+	damaged := 0
+	keep := make(map[string]*note.VaultChange, len(list))
+	for _, id := range list {
+		c, ok := r.seen[id]
+		if !ok {
+			s, err := load(root, id)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err == nil && len(s.Pending) > 0:
+				continue // being made: read again next time
+			case err == nil:
+				c = &s.VaultChange
+			}
+			// A damaged entry (c nil) is not read again either.
+		}
+		keep[id] = c
+		if c == nil {
+			damaged++
+			continue
+		}
+		out = append(out, *c)
+	}
+	r.seen = keep
+	return out, damaged, nil
+}
+
+// inEffect are the changes not undone: an undo reverts the changes it
+// names unless it is undone in turn (a redo).
+func inEffect(all []note.VaultChange) func(id string) bool {
+	undos := map[string][]string{}
+	for _, c := range all {
+		if c.Undoes != "" {
+			for _, id := range strings.Split(c.Undoes, ",") {
+				undos[id] = append(undos[id], c.ID)
+			}
+		}
+	}
+	memo := map[string]bool{}
+	var effect func(id string) bool
+	effect = func(id string) bool {
+		if v, ok := memo[id]; ok {
+			return v
+		}
+		memo[id] = true // an undo names only older changes: no cycle
+		for _, u := range undos[id] {
+			if effect(u) {
+				memo[id] = false
+				break
+			}
+		}
+		return memo[id]
+	}
+	return effect
+}
+
+// ErrUndone is a change an undo in effect reverted already.
+var ErrUndone = errors.New("it was undone already")
+
+// ToUndo are the changes an undo of id reverts (that one), or with id
+// "" the last n changes of client still in effect (undos left out: an
+// undo is undone by its id, as a redo), newest first; hidden as in Get.
+func (r *Record) ToUndo(id, client string, n int, hidden func(string) bool) ([]note.VaultChange, error) {
+	all, _, err := r.all()
+	if err != nil {
+		return nil, err
+	}
+	effect := inEffect(all)
+	if id != "" {
+		c, err := r.Get(id, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !effect(id) {
+			by := ""
+			for _, u := range slices.Backward(all) {
+				if slices.Contains(strings.Split(u.Undoes, ","), id) && effect(u.ID) {
+					by = u.ID
+					break
+				}
+			}
+			return nil, fmt.Errorf("%s: %w by %s (undo %s to redo it)", id, ErrUndone, by, by)
+		}
+		if v := (Filter{Hidden: hidden}).visible(c); len(v.Parts) != len(c.Parts) {
+			return nil, fmt.Errorf("%s: %w", id, ErrHiddenParts)
+		}
+		return []note.VaultChange{c}, nil
+	}
+	var out []note.VaultChange
+	for _, c := range slices.Backward(all) {
+		if len(out) == n {
+			break
+		}
+		if !strings.EqualFold(c.Client, client) || c.Undoes != "" || !effect(c.ID) {
+			continue
+		}
+		if v := (Filter{Hidden: hidden}).visible(c); len(v.Parts) != len(c.Parts) {
+			return nil, fmt.Errorf("%s: %w", c.ID, ErrHiddenParts)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ErrHiddenParts is a change that touched notes the policy hides: it is
+// not undone in part.
+var ErrHiddenParts = errors.New("it touched notes this server may not show, so it cannot be undone from here")
 
 func (f Filter) chooses(c note.VaultChange) bool {
 	switch {

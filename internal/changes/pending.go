@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +66,8 @@ func (p *Pending) Part(op, path, to string, before, after []byte) (*Part, error)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	part := note.ChangePart{Op: op, Path: path, To: to, Size: len(before)}
-	if after != nil {
+	if after != nil || op == note.PartCreate || op == note.PartEdit {
+		// A file created or edited empty has bytes after too: none.
 		part.After = Hash(after)
 	}
 	root, err := p.r.root()
@@ -87,7 +89,9 @@ func (p *Pending) Part(op, path, to string, before, after []byte) (*Part, error)
 	}
 	p.saved = true
 	i := len(p.s.Pending) - 1
-	p.keepAfter(i, after)
+	if part.After != "" {
+		p.keepAfter(i, after)
+	}
 	return &Part{p: p, i: i}, nil
 }
 
@@ -164,7 +168,7 @@ func (pt *Part) Again(after []byte) {
 // keepAfter holds the bytes part i is to have, for End.
 func (p *Pending) keepAfter(i int, after []byte) {
 	if after == nil {
-		return
+		after = []byte{}
 	}
 	if p.after == nil {
 		p.after = map[int][]byte{}
@@ -323,4 +327,22 @@ func (r *Record) grew(n int64) {
 	r.mu.Lock()
 	r.size += n
 	r.mu.Unlock()
+}
+
+// ID is the change's id (kept only when a part lands).
+func (p *Pending) ID() string {
+	if p == nil {
+		return ""
+	}
+	return p.s.ID
+}
+
+// Undoes marks the change as the undo of the changes ids (newest first).
+func (p *Pending) Undoes(ids []string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.Undoes = strings.Join(ids, ",")
 }

@@ -65,6 +65,9 @@ type Record struct {
 	size      int64
 	kept      int
 	lastPrune time.Time
+	// seen are the changes this process has read, by id (nil: damaged).
+	seenMu sync.Mutex
+	seen   map[string]*note.VaultChange
 }
 
 const pruneEvery = 256

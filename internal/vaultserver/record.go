@@ -2,10 +2,13 @@ package vaultserver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -13,6 +16,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
+	"github.com/obsidian-mcp/obsidian-mcp/native"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
 	"github.com/obsidian-mcp/obsidian-mcp/tools"
@@ -190,4 +194,109 @@ func (h historyView) Change(ctx context.Context, id string) (note.ChangeDetail, 
 		data, err := files.ReadFile(p)
 		return data, err == nil
 	}), nil
+}
+
+// undoer is obsidian_undo: the record's plan of an undo, held to the
+// folder policy, taken by the engine on the vault folder as writes of
+// the undo's own change.
+type undoer struct {
+	historyView
+	engine func() *native.Engine
+}
+
+func (u undoer) Undo(ctx context.Context, req note.UndoRequest) (note.Undone, error) {
+	rec, files, err := u.record()
+	if err != nil {
+		return note.Undone{}, err
+	}
+	engine := u.engine()
+	if engine == nil {
+		return note.Undone{}, errors.E(errors.Unsupported, "the vault folder is not open, so nothing can be undone")
+	}
+	cs, err := rec.ToUndo(req.ID, req.Client, req.Last, u.hidden(ctx))
+	switch {
+	case errors.Is(err, changes.ErrNoChange):
+		return note.Undone{}, errors.InvalidFields(errors.Field{Field: "id", Message: err.Error() + "; obsidian_history lists the changes kept"})
+	case errors.Is(err, changes.ErrUndone):
+		return note.Undone{}, errors.InvalidFields(errors.Field{Field: "id", Message: err.Error()})
+	case errors.Is(err, changes.ErrHiddenParts):
+		return note.Undone{}, errors.E(errors.PermissionDenied, "%v", err).WithHint("Ask the user to undo it with `obsidian-mcp history undo` in a terminal.")
+	case err != nil:
+		return note.Undone{}, err
+	case len(cs) == 0:
+		return note.Undone{}, errors.InvalidFields(errors.Field{Field: "client", Message: fmt.Sprintf("%q has no change to undo (its changes are undone already, or it made none); obsidian_history with client lists them", req.Client)})
+	}
+	// An undo writes what the changes wrote: the policy must let the
+	// server write every file of them now.
+	pol := u.policy(ctx)
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+		for _, p := range c.Paths() {
+			if err := pol.CheckWrite(strings.TrimSuffix(p, "/")); err != nil {
+				return note.Undone{}, err
+			}
+		}
+	}
+	steps, conflicts, err := rec.Plan(cs, changes.RootFiles(files))
+	if err != nil {
+		return note.Undone{}, err
+	}
+	if len(conflicts) > 0 {
+		var paths []string
+		for _, c := range conflicts {
+			if !slices.Contains(paths, c.Path) {
+				paths = append(paths, c.Path)
+			}
+		}
+		return note.Undone{}, errors.E(errors.RevisionConflict, "nothing was undone: %s changed since in a way the undo would overwrite (%s)", strings.Join(paths, ", "), conflicts[0].Reason).
+			With("conflicts", conflicts).
+			WithHint("Read the notes named and edit them by hand (data.conflicts shows what changed since), or undo the later changes first.")
+	}
+	out := note.Undone{Undone: ids, Steps: []note.UndoStep{}}
+	if req.DryRun {
+		out.DryRun = true
+		for _, s := range steps {
+			op := s.Op
+			if op == changes.StepCreate {
+				op = changes.StepWrite // the note's bytes restored
+			}
+			out.Steps = append(out.Steps, note.UndoStep{Op: op, Path: s.Path, From: s.From, Merged: s.Merged})
+		}
+		return out, nil
+	}
+	p := changes.In(ctx)
+	p.Undoes(ids)
+	out.Change = p.ID()
+	out.Steps, err = engine.Undo(ctx, steps)
+	if len(out.Steps) == 0 {
+		out.Change = "" // nothing written: no change kept
+	}
+	return out, err
+}
+
+// UndoInTerminal is `obsidian-mcp history undo`: a person at the terminal
+// undoes a change of the vault at vault, its record under base. The
+// folder policy holds the assistants, not the vault's owner, so it does
+// not hold here; the undo is recorded as a change of the client
+// "obsidian-mcp history". The record is kept with no bound of its own (a
+// server's limits prune it).
+func UndoInTerminal(ctx context.Context, base, vault string, req note.UndoRequest, logger *slog.Logger) (note.Undone, error) {
+	engine, err := native.Open(vault, native.WithLogger(logger))
+	if err != nil {
+		return note.Undone{}, err
+	}
+	defer engine.Close()
+	k := &keeper{cfg: Config{ChangesDir: base, ChangesLimits: changes.Limits{MaxAge: 100 * 365 * 24 * time.Hour}}, logger: logger,
+		folder: func() string { return vault }}
+	defer k.close()
+	rec, _ := k.get()
+	if rec == nil {
+		return note.Undone{}, errors.E(errors.Unsupported, "the change record of %s cannot be opened (see above)", vault)
+	}
+	u := undoer{historyView: historyView{keeper: k, policy: func(context.Context) *policy.Policy { return nil }},
+		engine: func() *native.Engine { return engine }}
+	p := rec.Begin("obsidian_undo", "obsidian-mcp history")
+	defer p.End()
+	return u.Undo(changes.With(ctx, p), req)
 }

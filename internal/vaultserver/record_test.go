@@ -39,6 +39,8 @@ var writeCalls = []struct {
 	{"obsidian_folder", map[string]any{"operation": "move", "folder": "Projects", "to": "Archive/Projects"}, []string{"Projects/", "Archive/Projects/"}},
 	{"obsidian_folder", map[string]any{"operation": "delete", "folder": "Archive/2026"}, []string{"Archive/2026"}},
 	{"obsidian_delete_note", map[string]any{"path": "New.md"}, []string{"New.md"}},
+	// The delete above, undone: the note back from the trash.
+	{"obsidian_undo", map[string]any{"client": "test"}, []string{"New.md"}},
 }
 
 // notRecorded are the tools that write but make no change a server

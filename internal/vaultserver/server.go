@@ -132,6 +132,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 			return ""
 		}}
 		vault.History = historyView{keeper: st.record, policy: router.Policy}
+		vault.Undo = undoer{historyView: vault.History.(historyView), engine: router.KnownFolder}
 	}
 	st.router = router
 	closeFolder := st.close
