@@ -47,8 +47,11 @@ func TestGatewayDashboard(t *testing.T) {
 		chromedp.Poll(`document.querySelector("#log tr.message.out") !== null && document.querySelector('tr[data-namespace="notes"] .out-count').textContent === "1"`, nil),
 		// And as the gateway's own state says, once the page asks again.
 		chromedp.Evaluate(`refresh().then(() => true)`, nil, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
-		chromedp.Text(`#log tbody`, &log),
-		chromedp.Text(`tr[data-namespace="notes"]`, &counts),
+		// Read in the page, in one go: the page redraws its rows as
+		// messages arrive, and a node looked up first and read after
+		// can be gone by then (chromedp.Text's "No node with given id").
+		chromedp.Evaluate(`document.querySelector("#log tbody").innerText`, &log),
+		chromedp.Evaluate(`document.querySelector('tr[data-namespace="notes"]').innerText`, &counts),
 	)
 	var shot []byte
 	if serr := chromedp.Run(ctx, chromedp.FullScreenshot(&shot, 100)); serr == nil {
