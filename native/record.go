@@ -29,18 +29,18 @@ func (v *Engine) update(ctx context.Context, p, real string, change atomicfile.C
 		return atomicfile.UpdateKnown(v.root, real, change, &v.published)
 	}
 	var part *changes.Part
-	var before string // the hash of the bytes part was recorded with
+	var before []byte // the bytes part was recorded with
 	if now, err := atomicfile.ReadSettled(v.root, real, &v.published); err == nil {
 		if out, err := change(now); err == nil && !bytes.Equal(out, now) {
 			if part, err = rec.Part(note.PartEdit, p, "", now, out); err != nil {
 				return atomicfile.Updated{}, err
 			}
-			before = changes.Hash(now)
+			before = now
 		}
 	}
 	recorded := func(cur []byte) ([]byte, error) {
 		out, err := change(cur)
-		if err != nil || bytes.Equal(out, cur) || part != nil && changes.Hash(cur) == before {
+		if err != nil || bytes.Equal(out, cur) || part != nil && bytes.Equal(cur, before) {
 			return out, err
 		}
 		if part != nil {
@@ -49,7 +49,7 @@ func (v *Engine) update(ctx context.Context, p, real string, change atomicfile.C
 		} else if part, err = rec.Part(note.PartEdit, p, "", cur, out); err != nil {
 			return nil, err
 		}
-		before = changes.Hash(cur)
+		before = cur
 		return out, nil
 	}
 	res, err := atomicfile.UpdateKnown(v.root, real, recorded, &v.published)

@@ -30,7 +30,7 @@ func TestUnrecordableWriteRefused(t *testing.T) {
 	}
 	// The record's folder of entries becomes a file: nothing can be
 	// written there, whoever runs the test.
-	entries := filepath.Join(r.Dir(), "changes")
+	entries := filepath.Join(r.Dir(), "log")
 	if err := os.RemoveAll(entries); err != nil {
 		t.Fatal(err)
 	}

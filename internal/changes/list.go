@@ -3,12 +3,12 @@ package changes
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -71,50 +71,21 @@ func (r *Record) List(f Filter) (Listing, error) {
 }
 
 // all are the record's changes made, oldest first, and how many entries
-// are damaged. A change's file does not change once it is made, so each
-// is read once by this process and kept (r.seen); the folder is listed at
-// each call, for the changes of other processes and those forgotten.
+// are damaged. Each segment's log is read once by this process, and then
+// only what it gained since.
 func (r *Record) all() ([]note.VaultChange, int, error) {
-	root, err := r.root()
-	if err != nil {
+	root := r.rh
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.refresh(root); err != nil {
 		return nil, 0, err
 	}
-	defer root.Close()
-	list, err := ids(root)
-	if err != nil {
-		return nil, 0, err
+	made := r.made()
+	out := make([]note.VaultChange, len(made))
+	for i, c := range made {
+		out[i] = *c
 	}
-	r.seenMu.Lock()
-	defer r.seenMu.Unlock()
-	if r.seen == nil {
-		r.seen = map[string]*note.VaultChange{}
-	}
-	out := make([]note.VaultChange, 0, len(list))
-	damaged := 0
-	keep := make(map[string]*note.VaultChange, len(list))
-	for _, id := range list {
-		c, ok := r.seen[id]
-		if !ok {
-			s, err := load(root, id)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue
-			case err == nil && len(s.Pending) > 0:
-				continue // being made: read again next time
-			case err == nil:
-				c = &s.VaultChange
-			}
-			// A damaged entry (c nil) is not read again either.
-		}
-		keep[id] = c
-		if c == nil {
-			damaged++
-			continue
-		}
-		out = append(out, *c)
-	}
-	r.seen = keep
-	return out, damaged, nil
+	return out, r.damaged, nil
 }
 
 // inEffect are the changes not undone: an undo reverts the changes it
@@ -239,127 +210,86 @@ func (r *Record) Get(id string, hidden func(string) bool) (note.VaultChange, err
 	if !validID(id) {
 		return note.VaultChange{}, fmt.Errorf("%q is no change id (ids look like 20261128T175400.123456Z-a1b2c3): %w", id, ErrNoChange)
 	}
-	root, err := r.root()
-	if err != nil {
-		return note.VaultChange{}, err
+	r.mu.Lock()
+	err := r.refresh(r.rh)
+	var found *note.VaultChange
+	if e := r.entries[id]; e != nil && e.c != nil {
+		found = e.c
 	}
-	defer root.Close()
-	s, err := load(root, id)
+	r.mu.Unlock()
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || err == nil && len(s.Pending) > 0:
-		return note.VaultChange{}, fmt.Errorf("%s: %w (forgotten after the record's limits, or never made)", id, ErrNoChange)
 	case err != nil:
 		return note.VaultChange{}, err
+	case found == nil:
+		return note.VaultChange{}, fmt.Errorf("%s: %w (forgotten after the record's limits, or never made)", id, ErrNoChange)
 	}
-	c := Filter{Hidden: hidden}.visible(s.VaultChange)
+	c := Filter{Hidden: hidden}.visible(*found)
 	if len(c.Parts) == 0 {
 		return note.VaultChange{}, fmt.Errorf("%s: %w (forgotten after the record's limits, or never made)", id, ErrNoChange)
 	}
 	return c, nil
 }
 
-// prune forgets the changes older than MaxAge, then the oldest while the
-// record is larger than nine tenths of MaxBytes, then the bytes no change
-// names (at once those of the changes forgotten; others after a minute,
-// since a change of another process may be about to name them; and
-// temporary files a process left). It reads every change once.
+// prune forgets whole segments, oldest first (by their newest change):
+// those whose newest change is older than MaxAge, then more while the
+// record is larger than nine tenths of MaxBytes. A segment whose process
+// is alive (its lock held), this process's own among them, is kept. r.mu
+// is held.
 func (r *Record) prune(root *os.Root) {
-	list, err := ids(root)
-	if err != nil {
+	if err := r.refresh(root); err != nil {
 		return
 	}
-	type entry struct {
-		size  int64
-		blobs []string
-	}
-	entries := make([]entry, len(list))
-	refs := map[string]int{}
+	segs := make([]*segment, 0, len(r.segs))
 	var size int64
-	for i, id := range list {
-		if fi, err := root.Lstat("changes/" + id + ".json"); err == nil {
-			entries[i].size = fi.Size()
-			size += fi.Size()
+	for _, s := range r.segs {
+		size += s.size
+		segs = append(segs, s)
+	}
+	slices.SortFunc(segs, func(a, b *segment) int {
+		if c := a.newest.Compare(b.newest); c != 0 {
+			return c
 		}
-		s, err := load(root, id)
-		if err != nil {
+		return strings.Compare(a.name, b.name)
+	})
+	oldest := r.now().Add(-r.limits.MaxAge)
+	for _, s := range segs {
+		tooOld := r.limits.MaxAge > 0 && s.newest.Before(oldest)
+		tooBig := r.limits.MaxBytes > 0 && size > r.limits.MaxBytes*9/10
+		if !tooOld && !tooBig {
+			break
+		}
+		if r.own != nil && s.name == r.own.name || r.pendingIn(s.name) {
 			continue
 		}
-		for _, p := range append(s.Parts, s.Pending...) {
-			for _, h := range []string{p.Before, p.After} {
-				if h != "" {
-					entries[i].blobs = append(entries[i].blobs, h)
-					refs[h]++
-				}
-			}
-		}
-	}
-	blobSize, blobs := r.blobs(root)
-	for h, n := range blobSize {
-		if refs[h] > 0 {
-			size += n
-		}
-	}
-	freed := map[string]bool{}
-	forget := func(i int) {
-		_ = root.Remove("changes/" + list[i] + ".json")
-		size -= entries[i].size
-		for _, h := range entries[i].blobs {
-			if refs[h]--; refs[h] == 0 {
-				freed[h] = true
-				size -= blobSize[h]
-			}
-		}
-	}
-	i := 0
-	if r.limits.MaxAge > 0 {
-		oldest := newID(r.now().Add(-r.limits.MaxAge))
-		for ; i < len(list)-1 && list[i] < oldest; i++ {
-			forget(i)
-		}
-	}
-	for ; r.limits.MaxBytes > 0 && size > r.limits.MaxBytes*9/10 && i < len(list)-1; i++ {
-		forget(i)
-	}
-	// File times are the wall clock's, whatever r.now says.
-	young, stale := time.Now().Add(-time.Minute), time.Now().Add(-time.Hour)
-	for _, b := range blobs {
-		switch {
-		case b.temp && b.mod.Before(stale), !b.temp && refs[b.hash] == 0 && (freed[b.hash] || b.mod.Before(young)):
-			_ = root.Remove("blobs/" + b.name)
+		if r.forget(root, s) {
+			size -= s.size
 		}
 	}
 	r.size, r.kept, r.lastPrune = size, 0, r.now()
 }
 
-type blobFile struct {
-	name, hash string
-	temp       bool
-	mod        time.Time
-}
-
-// blobs are the record's stored bytes: each hash's size, and every file.
-func (r *Record) blobs(root *os.Root) (map[string]int64, []blobFile) {
-	sizes := map[string]int64{}
-	f, err := root.Open("blobs")
+// forget removes a dead segment's files; it is kept when its process is
+// alive. r.mu is held.
+func (r *Record) forget(root *os.Root, s *segment) bool {
+	lf, err := root.OpenFile(logDir+"/"+s.name+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return sizes, nil
+		return false
 	}
-	entries, err := f.ReadDir(-1)
-	_ = f.Close()
-	if err != nil {
-		return sizes, nil
+	lock := statedir.LockOf(lf)
+	if ok, err := lock.TryLock(); err != nil || !ok {
+		_ = lf.Close()
+		return false
 	}
-	var out []blobFile
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		h, _, temp := strings.Cut(strings.TrimSuffix(e.Name(), ".gz"), ".tmp-")
-		out = append(out, blobFile{name: e.Name(), hash: h, temp: temp, mod: info.ModTime()})
-		if !temp {
-			sizes[h] += info.Size()
+	_ = root.Remove(logDir + "/" + s.name + ".log")
+	_ = root.Remove(logDir + "/" + s.name + ".dat")
+	_ = lf.Close()
+	_ = root.Remove(logDir + "/" + s.name + ".lock")
+	delete(r.segs, s.name)
+	for id, e := range r.entries {
+		if e.seg == s.name {
+			delete(r.entries, id)
 		}
 	}
-	return sizes, out
+	r.sorted = nil
+	return true
 }

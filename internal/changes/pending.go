@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -17,21 +19,33 @@ import (
 type Pending struct {
 	r  *Record
 	mu sync.Mutex
-	s  stored
-	// saved is whether the change has a file yet: a call that writes
-	// nothing leaves none.
+	// c is the change; parts are its parts as recorded, each marked
+	// (landedMark, droppedOp) as its write lands or fails.
+	c     note.VaultChange
+	parts []note.ChangePart
+	// saved is whether a part is in the log: a call that writes nothing
+	// leaves nothing.
 	saved bool
 	// after are the bytes each part's file is given, by part, kept at
 	// End with the bytes before (the next change's bytes before, most
 	// often: stored once), so that a change's diff and its undo never
 	// depend on the note as it is now.
-	after map[int][]byte
+	after map[int]blob
+	// before are the bytes each part was recorded with, by part, until
+	// End: Settle compares with them rather than hash again.
+	before map[int][]byte
+}
+
+// blob is bytes with their hash, computed once.
+type blob struct {
+	data []byte
+	hash string
 }
 
 // Begin starts a change of tool, called by client.
 func (r *Record) Begin(tool, client string) *Pending {
 	now := r.now()
-	return &Pending{r: r, s: stored{VaultChange: note.VaultChange{ID: newID(now), Time: now, Tool: tool, Client: client, Parts: []note.ChangePart{}}}}
+	return &Pending{r: r, c: note.VaultChange{ID: newID(now), Time: now, Tool: tool, Client: client, Parts: []note.ChangePart{}}}
 }
 
 type pendingKey struct{}
@@ -70,27 +84,33 @@ func (p *Pending) Part(op, path, to string, before, after []byte) (*Part, error)
 		// A file created or edited empty has bytes after too: none.
 		part.After = Hash(after)
 	}
-	root, err := p.r.root()
+	var blobs []blob
+	if before != nil {
+		part.Before = Hash(before)
+		blobs = append(blobs, blob{before, part.Before})
+	}
+	head := p.c
+	head.Parts = nil
+	p.r.mu.Lock()
+	err := p.r.write(!p.saved, blobs, event{T: "part", Change: &head, Part: &part})
+	if err == nil && !p.saved {
+		p.r.active++
+	}
+	p.r.mu.Unlock()
 	if err != nil {
 		return nil, p.fail(err)
 	}
-	defer root.Close()
-	if before != nil {
-		var n int64
-		if part.Before, n, err = keepBlob(root, before, false); err != nil {
-			return nil, p.fail(err)
-		}
-		p.r.grew(n)
-	}
-	p.s.Pending = append(p.s.Pending, part)
-	if err := p.r.save(root, &p.s, false); err != nil {
-		p.s.Pending = p.s.Pending[:len(p.s.Pending)-1]
-		return nil, p.fail(err)
-	}
 	p.saved = true
-	i := len(p.s.Pending) - 1
+	p.parts = append(p.parts, part)
+	i := len(p.parts) - 1
 	if part.After != "" {
-		p.keepAfter(i, after)
+		p.keepAfter(i, blob{after, part.After})
+	}
+	if before != nil {
+		if p.before == nil {
+			p.before = map[int][]byte{}
+		}
+		p.before[i] = before
 	}
 	return &Part{p: p, i: i}, nil
 }
@@ -115,7 +135,7 @@ func (pt *Part) Landed(trash string) {
 	p := pt.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	part := &p.s.Pending[pt.i]
+	part := &p.parts[pt.i]
 	part.Trash = trash
 	part.Op = landedOp(part.Op)
 }
@@ -130,18 +150,17 @@ func (pt *Part) Settle(before, after []byte) {
 	p := pt.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	part := &p.s.Pending[pt.i]
-	if h := Hash(before); h != part.Before {
-		if root, err := p.r.root(); err == nil {
-			if _, n, err := keepBlob(root, before, false); err == nil {
-				p.r.grew(n)
-				part.Before, part.Size = h, len(before)
-			}
-			_ = root.Close()
-		}
+	part := &p.parts[pt.i]
+	if !bytes.Equal(before, p.before[pt.i]) {
+		// Kept at End with the bytes after.
+		h := Hash(before)
+		p.keepBefore(pt.i, blob{before, h})
+		part.Before, part.Size = h, len(before)
 	}
-	part.After = Hash(after)
-	p.keepAfter(pt.i, after)
+	if kept, ok := p.after[pt.i]; !ok || !bytes.Equal(kept.data, after) {
+		part.After = Hash(after)
+		p.keepAfter(pt.i, blob{after, part.After})
+	}
 	part.Op = landedOp(part.Op)
 }
 
@@ -161,19 +180,26 @@ func (pt *Part) Again(after []byte) {
 	p := pt.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.s.Pending[pt.i].After = Hash(after)
-	p.keepAfter(pt.i, after)
+	p.parts[pt.i].After = Hash(after)
+	p.keepAfter(pt.i, blob{after, p.parts[pt.i].After})
 }
 
 // keepAfter holds the bytes part i is to have, for End.
-func (p *Pending) keepAfter(i int, after []byte) {
-	if after == nil {
-		after = []byte{}
+func (p *Pending) keepAfter(i int, after blob) {
+	if after.data == nil {
+		after.data = []byte{}
 	}
 	if p.after == nil {
-		p.after = map[int][]byte{}
+		p.after = map[int]blob{}
 	}
 	p.after[i] = after
+}
+
+// keepBefore holds bytes a part found before it, other than those
+// recorded (a compare-and-swap that merged another program's save), for
+// End; they are kept under a key of their own beside the bytes after.
+func (p *Pending) keepBefore(i int, before blob) {
+	p.keepAfter(-1-i, before)
 }
 
 // Failed says the part's write did not land: the part is dropped.
@@ -184,7 +210,7 @@ func (pt *Part) Failed() {
 	p := pt.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.s.Pending[pt.i].Op = droppedOp
+	p.parts[pt.i].Op = droppedOp
 }
 
 // Done is Landed("") when err is nil, else Failed.
@@ -213,48 +239,41 @@ func (p *Pending) End() note.VaultChange {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var keep [][]byte
-	for i, part := range p.s.Pending {
+	var keep []blob
+	for i, part := range p.parts {
 		if op, ok := cutLanded(part.Op); ok {
 			part.Op = op
-			p.s.Parts = append(p.s.Parts, part)
-			// Kept beside each After it hashes (Part, Again, Settle).
-			if data, ok := p.after[i]; ok {
-				keep = append(keep, data)
+			p.c.Parts = append(p.c.Parts, part)
+			// Kept beside each hash that names them (Part, Again, Settle).
+			for _, k := range []int{-1 - i, i} {
+				if data, ok := p.after[k]; ok {
+					keep = append(keep, data)
+				}
 			}
 		}
 	}
-	p.after = nil
-	p.s.Pending = nil
+	p.after, p.before, p.parts = nil, nil, nil
 	if !p.saved {
 		return note.VaultChange{}
 	}
-	p.r.mu.Lock()
-	defer p.r.mu.Unlock()
-	root, err := p.r.root()
-	if err != nil {
+	r := p.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.active--
+	if len(p.c.Parts) == 0 {
+		_ = r.write(false, nil, event{T: "drop", ID: p.c.ID})
 		return note.VaultChange{}
 	}
-	defer root.Close()
-	if len(p.s.Parts) == 0 {
-		// Its bytes, named by no change now, go at the next pruning.
-		_ = root.Remove("changes/" + p.s.ID + ".json")
+	if err := r.write(false, keep, event{T: "change", Change: &p.c}); err != nil {
+		// The parts are in the log: the next process to open the record
+		// settles the change from the files.
 		return note.VaultChange{}
 	}
-	for _, data := range keep {
-		if _, n, err := keepBlob(root, data, false); err == nil {
-			p.r.size += n
-		}
+	r.kept++
+	if l := r.limits; l.MaxBytes > 0 && r.size > l.MaxBytes || r.kept >= pruneEvery || r.now().Sub(r.lastPrune) > time.Hour {
+		r.prune(r.rh)
 	}
-	_ = p.r.save(root, &p.s, false)
-	if fi, err := root.Lstat("changes/" + p.s.ID + ".json"); err == nil {
-		p.r.size += fi.Size()
-	}
-	p.r.kept++
-	if l := p.r.limits; l.MaxBytes > 0 && p.r.size > l.MaxBytes || p.r.kept >= pruneEvery || p.r.now().Sub(p.r.lastPrune) > time.Hour {
-		p.r.prune(root)
-	}
-	return p.s.VaultChange
+	return p.c
 }
 
 func cutLanded(op string) (string, bool) {
@@ -264,39 +283,111 @@ func cutLanded(op string) (string, bool) {
 	return "", false
 }
 
-// settle decides, for every change a process left with parts pending,
-// whether each write landed, by looking at the file: the bytes it was to
-// have, the file gone after a delete, at its destination after a move.
-// What cannot be told is taken as not landed (the file as it was before
-// is what the record shows then).
-func (r *Record) settle(root *os.Root, vault *os.Root) {
-	list, err := ids(root)
-	if err != nil {
-		return
-	}
-	for _, id := range list {
-		s, err := load(root, id)
-		if err != nil || len(s.Pending) == 0 {
+// settle decides, for every change a dead process left with parts
+// pending, whether each write landed, by looking at the file: the bytes it
+// was to have, the file gone after a delete, at its destination after a
+// move. What cannot be told is taken as not landed (the file as it was
+// before is what the record shows then). A segment is dead when its lock
+// can be taken; the settled changes, with the bytes they name, and a seal
+// saying the segment is settled, go to this process's segment. r.mu is
+// held.
+func (r *Record) settle(root, vault *os.Root) {
+	for _, s := range r.segs {
+		if s.sealed || r.own != nil && s.name == r.own.name {
 			continue
 		}
-		for _, part := range s.Pending {
+		if !r.pendingIn(s.name) {
+			continue
+		}
+		lf, err := root.OpenFile(logDir+"/"+s.name+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			continue
+		}
+		lock := statedir.LockOf(lf)
+		if ok, err := lock.TryLock(); err != nil || !ok {
+			_ = lf.Close() // alive: its changes are being made
+			continue
+		}
+		// Settled by another process since the last look?
+		if err := r.refresh(root); err == nil && !s.sealed {
+			r.settleSegment(root, vault, s)
+		}
+		_ = lf.Close()
+	}
+}
+
+// pendingIn is whether segment seg left a change unfinished; r.mu is held.
+func (r *Record) pendingIn(seg string) bool {
+	for _, e := range r.entries {
+		if e.seg == seg && e.c == nil && !e.dropped && len(e.raw) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Record) settleSegment(root, vault *os.Root, s *segment) {
+	var events []event
+	var blobs []blob
+	for id, e := range r.entries {
+		if e.seg != s.name || e.c != nil || e.dropped || len(e.raw) == 0 {
+			continue
+		}
+		c, pending, ok := e.parts()
+		if !ok {
+			r.damaged++
+			continue
+		}
+		c.Parts = []note.ChangePart{}
+		for _, part := range pending {
 			op, landed := cutLanded(part.Op)
-			if !landed && part.Op != droppedOp {
+			if !landed {
 				op, landed = part.Op, landedNow(vault, part)
 			}
-			if landed {
-				part.Op = op
-				s.Parts = append(s.Parts, part)
+			if !landed {
+				continue
+			}
+			part.Op = op
+			c.Parts = append(c.Parts, part)
+			// The bytes it names, into this segment, which may outlive
+			// the dead one.
+			for _, h := range []string{part.Before, part.After} {
+				if h == "" {
+					continue
+				}
+				if data, err := r.blob(root, h); err == nil {
+					blobs = append(blobs, blob{data, h})
+				}
 			}
 		}
-		s.Pending = nil
-		if len(s.Parts) == 0 {
-			_ = root.Remove("changes/" + id + ".json")
-			continue
+		if len(c.Parts) == 0 {
+			events = append(events, event{T: "drop", ID: id})
+		} else {
+			events = append(events, event{T: "change", Change: &c})
 		}
-		_ = r.save(root, s, true)
 	}
-	r.prune(root)
+	events = append(events, event{T: "seal", Seg: s.name})
+	if err := r.write(false, blobs, events...); err == nil {
+		_ = r.refresh(root)
+	}
+}
+
+// ID is the change's id (kept only when a part lands).
+func (p *Pending) ID() string {
+	if p == nil {
+		return ""
+	}
+	return p.c.ID
+}
+
+// Undoes marks the change as the undo of the changes ids (newest first).
+func (p *Pending) Undoes(ids []string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.c.Undoes = strings.Join(ids, ",")
 }
 
 // landedNow tells from the vault whether a pending part's write landed:
@@ -305,7 +396,7 @@ func (r *Record) settle(root *os.Root, vault *os.Root) {
 // so).
 func landedNow(vault *os.Root, part note.ChangePart) bool {
 	exists := func(p string) bool {
-		_, err := vault.Lstat(p)
+		_, err := vault.Lstat(strings.TrimSuffix(p, "/"))
 		return err == nil || !errors.Is(err, fs.ErrNotExist)
 	}
 	switch part.Op {
@@ -320,29 +411,4 @@ func landedNow(vault *os.Root, part note.ChangePart) bool {
 		return err == nil && Hash(data) != part.Before
 	}
 	return false
-}
-
-// grew counts n bytes written to the record.
-func (r *Record) grew(n int64) {
-	r.mu.Lock()
-	r.size += n
-	r.mu.Unlock()
-}
-
-// ID is the change's id (kept only when a part lands).
-func (p *Pending) ID() string {
-	if p == nil {
-		return ""
-	}
-	return p.s.ID
-}
-
-// Undoes marks the change as the undo of the changes ids (newest first).
-func (p *Pending) Undoes(ids []string) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.s.Undoes = strings.Join(ids, ",")
 }

@@ -7,31 +7,25 @@
 // when any part landed.
 //
 // A record is a folder of its own for each vault (named by a hash of the
-// vault's path) under a base folder in the user's state folder: one file
-// per change, and the bytes of files before they changed, stored once by
-// their SHA-256, compressed where that pays. Every file is reached through
-// an os.Root on that folder, which must be a real folder (a symlink is
-// refused); folders are 0700 and files 0600. Processes share it: a change
-// is a file of its own, written whole (a temporary file renamed), so no
-// two writers meet. A change whose process died between its record and
-// its write is settled at the next Open by looking at the files.
+// vault's path) under a base folder in the user's state folder: a log per
+// process that writes (log.go says how), holding each change and the
+// bytes of files before and after it, compressed where that pays. Every
+// file is reached through an os.Root on that folder, which must be a real
+// folder (a symlink is refused); folders are 0700 and files 0600. A
+// change whose process died between its record and its write is settled
+// by the next process to open the record, by looking at the files.
 package changes
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,20 +48,30 @@ type Record struct {
 	dir    string
 	limits Limits
 	now    func() time.Time
-	// mu orders this process's writes of the record (pruning among them).
+	// mu guards everything below: this process's segment and what it
+	// has read of every segment.
 	mu sync.Mutex
-	// Pruning reads every change, so it does not run at each: at Open,
-	// then when the record's size as this process counts it (size: what
-	// it measured when it last pruned, and what it wrote since) passes
-	// MaxBytes, after pruneEvery changes (other processes write too), and
-	// after an hour (for MaxAge). It prunes to nine tenths of MaxBytes,
-	// so that a full record is not pruned at every change.
+	// rh is the record's folder, opened once: every file of the record
+	// is reached through it.
+	rh      *os.Root
+	own     *own
+	segs    map[string]*segment
+	entries map[string]*entry
+	sorted  []*note.VaultChange // made(), kept until an entry changes
+	damaged int
+	// active counts the changes being made (a part recorded, not ended):
+	// a new segment is started only between changes.
+	active int
+	// Pruning looks at every segment, so it does not run at each change:
+	// at Open, then when the record's size as this process counts it
+	// (size: what it measured when it last pruned, and what it wrote
+	// since) passes MaxBytes, after pruneEvery changes (other processes
+	// write too), and after an hour (for MaxAge). It prunes to nine
+	// tenths of MaxBytes, so that a full record is not pruned at every
+	// change.
 	size      int64
 	kept      int
 	lastPrune time.Time
-	// seen are the changes this process has read, by id (nil: damaged).
-	seenMu sync.Mutex
-	seen   map[string]*note.VaultChange
 }
 
 const pruneEvery = 256
@@ -97,39 +101,47 @@ func DefaultBase() (string, error) {
 var ErrNotAFolder = errors.New("not a folder (a symlink is not followed here)")
 
 // Open opens the record of the vault at vaultDir under base, making it if
-// needed, and settles what a process that died mid-change left (vault is
-// the vault's root, to look at the files).
+// needed, and settles what processes that died mid-change left (vault is
+// the vault's root, to look at the files). Close lets it go.
 func Open(base, vaultDir string, vault *os.Root, limits Limits) (*Record, error) {
 	abs, err := filepath.Abs(vaultDir)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256([]byte(abs))
-	r := &Record{dir: filepath.Join(base, hex.EncodeToString(sum[:8])), limits: limits, now: time.Now}
+	r := &Record{dir: filepath.Join(base, hex.EncodeToString(sum[:8])), limits: limits, now: time.Now,
+		segs: map[string]*segment{}, entries: map[string]*entry{}}
 	root, err := r.root()
 	if err != nil {
 		return nil, fmt.Errorf("the change record %s: %w", r.dir, err)
 	}
-	defer root.Close()
-	for _, sub := range []string{"changes", "blobs"} {
-		if err := root.Mkdir(sub, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		if err := plainFolder(root, sub); err != nil {
-			return nil, fmt.Errorf("the change record %s: %w", filepath.Join(r.dir, sub), err)
-		}
+	r.rh = root
+	if err := root.Mkdir(logDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		_ = root.Close()
+		return nil, err
+	}
+	if err := plainFolder(root, logDir); err != nil {
+		_ = root.Close()
+		return nil, fmt.Errorf("the change record %s: %w", filepath.Join(r.dir, logDir), err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.refresh(root); err != nil {
+		_ = root.Close()
+		return nil, fmt.Errorf("the change record %s: %w", r.dir, err)
 	}
 	if vault != nil {
 		r.settle(root, vault)
 	}
+	r.prune(root)
 	return r, nil
 }
 
 // Dir is the record's folder.
 func (r *Record) Dir() string { return r.dir }
 
-// root makes the record's folder if needed and opens it as a root; the
-// folder itself must be a real folder.
+// root makes the record's folder if needed and opens it as a root (at
+// Open; then kept as rh); the folder itself must be a real folder.
 func (r *Record) root() (*os.Root, error) {
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return nil, err
@@ -175,147 +187,21 @@ func newID(t time.Time) string {
 	return t.UTC().Format("20060102T150405.000000Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// keepBlob stores data under its hash, compressed when that saves a
-// quarter or more, unless it is there already; it returns the bytes it
-// wrote.
-func keepBlob(root *os.Root, data []byte, sync bool) (string, int64, error) {
-	h := Hash(data)
-	for _, name := range []string{h, h + ".gz"} {
-		if _, err := root.Lstat("blobs/" + name); err == nil {
-			return h, 0, nil
-		}
-	}
-	name, body := h, data
-	if len(data) > 512 {
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		_, _ = w.Write(data)
-		_ = w.Close()
-		if z.Len() <= len(data)*3/4 {
-			name, body = h+".gz", z.Bytes()
-		}
-	}
-	if err := writeWhole(root, "blobs/"+name, body, sync); err != nil {
-		// Another process may have stored the same bytes at once: on
-		// Windows the second rename onto the name is then refused
-		// (access denied). A blob's name is its content's hash, and a
-		// name is only ever given whole, so the one there will do.
-		if _, serr := root.Lstat("blobs/" + name); serr == nil {
-			return h, 0, nil
-		}
-		return h, 0, err
-	}
-	return h, int64(len(body)), nil
-}
-
 // Blob is the bytes stored under hash h.
 func (r *Record) Blob(h string) ([]byte, error) {
 	if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("%q is no content hash", h)
 	}
-	root, err := r.root()
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	if data, err := root.ReadFile("blobs/" + h); err == nil {
+	root := r.rh
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if data, err := r.blob(root, h); err == nil {
 		return data, nil
 	}
-	f, err := root.Open("blobs/" + h + ".gz")
-	if err != nil {
-		return nil, fmt.Errorf("the bytes %s are not in the change record (forgotten, or removed by hand)", h[:12])
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("the bytes %s in the change record are damaged: %v", h[:12], err)
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		return nil, fmt.Errorf("the bytes %s in the change record are damaged: %v", h[:12], err)
-	}
-	if Hash(data) != h {
-		return nil, fmt.Errorf("the bytes %s in the change record are damaged (their hash differs)", h[:12])
-	}
-	return data, nil
-}
-
-// writeWhole writes name whole: a temporary file beside it, renamed over
-// it; synced to disk first when sync (the record's own files are not:
-// docs/changes.md says why).
-func writeWhole(root *os.Root, name string, data []byte, sync bool) error {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	tmp := name + ".tmp-" + hex.EncodeToString(b[:])
-	f, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	var serr error
-	if sync {
-		serr = f.Sync()
-	}
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// stored is a change as its file holds it: the parts with their state.
-type stored struct {
-	note.VaultChange
-	// Pending are the parts recorded whose write is not known to have
-	// landed (a process that died between the two).
-	Pending []note.ChangePart `json:"pending,omitempty"`
-}
-
-func (r *Record) save(root *os.Root, s *stored, sync bool) error {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	return writeWhole(root, "changes/"+s.ID+".json", data, sync)
-}
-
-// load reads one change's file.
-func load(root *os.Root, id string) (*stored, error) {
-	data, err := root.ReadFile("changes/" + id + ".json")
-	if err != nil {
+	if err := r.refresh(root); err != nil {
 		return nil, err
 	}
-	var s stored
-	if err := json.Unmarshal(data, &s); err != nil || s.ID != id {
-		return nil, fmt.Errorf("the change record's entry %s is damaged", id)
-	}
-	return &s, nil
-}
-
-// ids are the record's changes, oldest first.
-func ids(root *os.Root) ([]string, error) {
-	f, err := root.Open("changes")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".json"); ok && validID(id) {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return r.blob(root, h)
 }
 
 // validID reports an id as newID makes them, so that no id names a path.

@@ -29,9 +29,10 @@ bases, patch, prompts < DOMAIN;
 
 # Files written whole, and the state folder: below the engines, beside
 # anything else that keeps a file. The change record, which every write
-# of the engine goes through.
+# of the engine goes through, holds its segments with the state folder's
+# file locks.
 errors < internal/atomicfile, native/statedir;
-note < internal/changes;
+note, native/statedir < internal/changes;
 
 # The two engines, siblings: the folder (with its search index) and the
 # app's CLI.

@@ -32,10 +32,11 @@ type keeper struct {
 	// folder is the vault folder when known, "" before.
 	folder func() string
 
-	mu    sync.Mutex
-	dir   string // the folder the record below is of
-	rec   *changes.Record
-	files *os.Root
+	mu     sync.Mutex
+	closed bool   // the server is closed: no record is opened again
+	dir    string // the folder the record below is of
+	rec    *changes.Record
+	files  *os.Root
 }
 
 // get is the record, or nil when there is none (yet): --changes-dir off,
@@ -50,7 +51,7 @@ func (k *keeper) get() (*changes.Record, *os.Root) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.dir == dir {
+	if k.dir == dir || k.closed {
 		return k.rec, k.files
 	}
 	k.close()
@@ -62,6 +63,9 @@ func (k *keeper) get() (*changes.Record, *os.Root) {
 func (k *keeper) close() {
 	if k.files != nil {
 		_ = k.files.Close()
+	}
+	if k.rec != nil {
+		k.rec.Close()
 	}
 	k.rec, k.files = nil, nil
 }

@@ -142,8 +142,14 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		if st.record != nil {
 			st.record.mu.Lock()
 			st.record.close()
+			st.record.closed = true
 			st.record.mu.Unlock()
 		}
+	}
+	if st.record != nil && cfg.VaultPath != "" {
+		// Read at once, so that the first obsidian_history answers from
+		// memory: reading a record of 10,000 changes takes about 0.2 s.
+		go st.record.get()
 	}
 	st.vault = vault
 	longest := cfg.Timeout

@@ -364,17 +364,26 @@ func TestUndoBadInput(t *testing.T) {
 	four := latest(t, s)
 	call("obsidian_create_note", map[string]any{"path": "Other.md", "content": "other\n"})
 	other := latest(t, s).ID
+	// The bytes the record keeps overwritten on disk.
 	rec := recordDir(t, base)
-	for _, h := range []string{four.Parts[0].Before} {
-		for _, name := range []string{h, h + ".gz"} {
-			_ = os.Remove(filepath.Join(rec, "blobs", name))
+	dats, _ := filepath.Glob(filepath.Join(rec, "log", "*.dat"))
+	for _, dat := range dats {
+		fi, err := os.Stat(dat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dat, make([]byte, fi.Size()), 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-	before := note()
-	if _, err := undoCall(t, s, map[string]any{"id": four.ID}); err == nil || !strings.Contains(err.Message, "not in the change record") || note() != before {
-		t.Errorf("undo with its bytes gone: %+v, note %q", err, note())
+	if len(dats) == 0 {
+		t.Fatal("no bytes in the record to damage")
 	}
-	if err := os.WriteFile(filepath.Join(rec, "changes", "20261128T000000.000000Z-000000.json"), []byte("{not json"), 0o600); err != nil {
+	before := note()
+	if _, err := undoCall(t, s, map[string]any{"id": four.ID}); err == nil || !strings.Contains(err.Message, "damaged") || note() != before {
+		t.Errorf("undo with its bytes damaged: %+v, note %q", err, note())
+	}
+	if err := os.WriteFile(filepath.Join(rec, "log", "20261128T000000.000000Z-000000.log"), []byte("{not json\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := undoCall(t, s, map[string]any{"id": other}); err != nil {

@@ -40,3 +40,7 @@ func (l *Lock) Unlock() error { return unlock(l.f) }
 
 // Close closes the file, which lets the lock go.
 func (l *Lock) Close() error { return l.f.Close() }
+
+// LockOf is the lock of a file opened elsewhere (through an os.Root),
+// which must be a regular file; closing the file lets the lock go.
+func LockOf(f *os.File) *Lock { return &Lock{f: f} }
