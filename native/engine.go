@@ -22,6 +22,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
 	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/policy"
@@ -39,8 +40,10 @@ const TrashDir = ".trash"
 type Engine struct {
 	dir  string
 	root *os.Root
-	pol  *policy.Live
-	lock *writeLock
+	// record is the change record, for the engine's own writes (nil: none).
+	record func() *changes.Record
+	pol    *policy.Live
+	lock   *writeLock
 	// swept and recovered are written with the write lock held: whether
 	// this process has cleaned up after dead ones (journal, temporary
 	// files), and what it did the last time.
@@ -75,6 +78,15 @@ type options struct {
 	keepIndex bool
 	patience  time.Duration
 	keyFile   string
+	record    func() *changes.Record
+}
+
+// WithChangeRecord gives the engine the vault's change record (record
+// answers it, or nil when none is kept), for the writes it makes of its
+// own: completing an edit a crash interrupted is recorded as a change of
+// its own, which can be undone like any other.
+func WithChangeRecord(record func() *changes.Record) Option {
+	return func(o *options) { o.record = record }
 }
 
 // WithIndexBuildHook runs begin before the search index reads many notes at
@@ -110,7 +122,7 @@ func Open(dir string, opts ...Option) (*Engine, error) {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	v := &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(), logger: o.logger, onBuild: o.onBuild,
-		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}}
+		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}, record: o.record}
 	// A save another program makes into a file an update just displaced
 	// is merged into the note under the write lock, as any edit is.
 	v.published.SetLock(func() (func(), error) {

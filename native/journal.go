@@ -16,6 +16,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/atomicfile"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/changes"
 	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/patch"
@@ -228,7 +229,9 @@ func (v *Engine) writing(ctx context.Context) (release func(), err error) {
 	if !v.swept || v.journalPending() {
 		sweep := !v.swept
 		v.swept = true
-		v.recovered = v.recoverLocked(ctx, sweep)
+		rctx, end := v.recovering(ctx)
+		v.recovered = v.recoverLocked(rctx, sweep)
+		end()
 		logRecovered(v.logger, v.recovered)
 	}
 	return release, nil
@@ -376,4 +379,21 @@ func partial(cause error, done string, failed []string) error {
 	k, _ := errors.Resource(cause)
 	return errors.E(k, "%s, but %d notes could not be changed (%v); they are changed at the server's next start or write", done, len(failed), unwrapPath(cause)).
 		With("failed", failed).WithCause(cause).WithHint(errors.From(cause).Hint)
+}
+
+// recovering is the context of recovery's writes: never cancelled (a
+// vault-wide edit half done is completed whatever the call says), and
+// with a change of its own, not the calling tool's ("obsidian-mcp
+// recovery", which end closes).
+func (v *Engine) recovering(ctx context.Context) (context.Context, func()) {
+	ctx = changes.With(context.WithoutCancel(ctx), nil)
+	if v.record == nil {
+		return ctx, func() {}
+	}
+	rec := v.record()
+	if rec == nil {
+		return ctx, func() {}
+	}
+	p := rec.Begin("obsidian-mcp recovery", "obsidian-mcp")
+	return changes.With(ctx, p), func() { p.End() }
 }

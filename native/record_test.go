@@ -28,6 +28,7 @@ func TestUnrecordableWriteRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	// The record's folder of entries becomes a file: nothing can be
 	// written there, whoever runs the test.
 	entries := filepath.Join(r.Dir(), "log")

@@ -229,7 +229,7 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 				before[i] = from
 			}
 		}
-		changes, _ := v.retarget(context.Background(), before, pending)
+		changes, _ := v.retarget(ctx, before, pending)
 		return fmt.Sprintf("completed the move %v (%s): %d links in %d notes rewritten now, %d notes could not be changed %v",
 			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false, len(changes.Failed) == 0, false
 	case opRenameTag:
@@ -261,7 +261,7 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 					continue
 				}
 			}
-			n, err := v.renameTagIn(context.Background(), p, in.From, in.To, nil)
+			n, err := v.renameTagIn(ctx, p, in.From, in.To, nil)
 			switch {
 			case err != nil:
 				failed = append(failed, p)

@@ -108,6 +108,7 @@ func Command(args []string, getenv func(string) string, std Streams, undo UndoFu
 		fmt.Fprintf(std.Err, "obsidian-mcp history: %v\n", err)
 		return 1
 	}
+	defer r.Close()
 	if len(words) == 2 && words[0] == "undo" {
 		return undoOne(undo, base, *vault, note.UndoRequest{ID: words[1], DryRun: *dryRun}, std)
 	}

@@ -25,6 +25,7 @@ func BenchmarkList10000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer r.Close()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
 	r.now = func() time.Time { n++; return start.Add(time.Duration(n) * time.Second) }

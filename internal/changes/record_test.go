@@ -40,6 +40,8 @@ func open(t *testing.T, base, dir string, root *os.Root, l Limits) *Record {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Windows removes no file held open.
+	t.Cleanup(r.Close)
 	return r
 }
 
@@ -319,13 +321,15 @@ func TestDamagedAndHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	probe.Close()
 	if err := os.RemoveAll(probe.Dir()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("outside", probe.Dir()); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	if _, err := Open(linked, other, otherRoot, DefaultLimits); err == nil {
+	if r, err := Open(linked, other, otherRoot, DefaultLimits); err == nil {
+		r.Close()
 		t.Error("a record folder that is a symlink was opened")
 	}
 	// One of its folders a symlink.
@@ -342,7 +346,8 @@ func TestDamagedAndHostile(t *testing.T) {
 	if err := os.Symlink(filepath.Join("..", "elsewhere"), filepath.Join(rec.Dir(), logDir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(sub, third, thirdRoot, DefaultLimits); err == nil {
+	if r, err := Open(sub, third, thirdRoot, DefaultLimits); err == nil {
+		r.Close()
 		t.Error("a record whose log folder is a symlink was opened")
 	}
 	for _, d := range []string{outside, filepath.Join(sub, "elsewhere")} {

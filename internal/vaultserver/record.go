@@ -60,6 +60,12 @@ func (k *keeper) get() (*changes.Record, *os.Root) {
 	return k.rec, k.files
 }
 
+// record is the record, for the engine's own writes (nil when none).
+func (k *keeper) record() *changes.Record {
+	rec, _ := k.get()
+	return rec
+}
+
 func (k *keeper) close() {
 	if k.files != nil {
 		_ = k.files.Close()

@@ -87,11 +87,29 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		Logger:          logger,
 	}
 	st := &Server{cfg: cfg, logger: logger, close: func() {}, cli: cli}
+	var router *backend.Router
+	// Every change the tools make is recorded before it lands (the
+	// engine's writes add their parts), and obsidian_history reads it.
+	if cfg.ChangesDir != "off" {
+		st.record = &keeper{cfg: cfg, logger: logger, folder: func() string {
+			if cfg.VaultPath != "" {
+				return cfg.VaultPath
+			}
+			if router == nil {
+				return ""
+			}
+			if f := router.KnownFolder(); f != nil {
+				return f.Dir()
+			}
+			return ""
+		}}
+	}
 	// One engine on the folder serves both backends, so their edits are
 	// serialised together and the file list is cached once.
 	var folder *native.Engine
 	if cfg.VaultPath != "" {
-		v, err := native.Open(cfg.VaultPath, append([]native.Option{native.WithPolicy(cfg.Policy), native.WithLogger(logger)}, folderOptions(cfg, logger)...)...)
+		opts := []native.Option{native.WithPolicy(cfg.Policy), native.WithLogger(logger), native.WithChangeRecord(st.record.record)}
+		v, err := native.Open(cfg.VaultPath, append(opts, folderOptions(cfg, logger)...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +127,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 		st.close = func() { _ = v.Close() }
 		folder = v
 	}
-	router := &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
+	router = &backend.Router{Mode: cfg.Backend, Folder: folder, Recheck: cfg.Recheck, Logger: logger, Rules: cfg.Policy,
 		FolderOptions: folderOptions(cfg, logger)}
 	if cfg.Backend != backend.Native {
 		router.App = backend.AppOf(&obsidiancli.Backend{CLI: cli, Logger: logger, Policy: router.Policy})
@@ -119,18 +137,7 @@ func Open(cfg Config, logger *slog.Logger) (*Server, error) {
 	// --deny-paths and the vault's .mcpignore) and then route it.
 	vault := router.Vault()
 	vault.Ask = tools.Elicit{}
-	// Every change the tools make is recorded before it lands (the
-	// engine's writes add their parts), and obsidian_history reads it.
-	if cfg.ChangesDir != "off" {
-		st.record = &keeper{cfg: cfg, logger: logger, folder: func() string {
-			if cfg.VaultPath != "" {
-				return cfg.VaultPath
-			}
-			if f := router.KnownFolder(); f != nil {
-				return f.Dir()
-			}
-			return ""
-		}}
+	if st.record != nil {
 		vault.History = historyView{keeper: st.record, policy: router.Policy}
 		vault.Undo = undoer{historyView: vault.History.(historyView), engine: router.KnownFolder}
 	}
