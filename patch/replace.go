@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
@@ -82,4 +84,76 @@ func joinInts(ns []int, max int) string {
 		fmt.Fprint(&b, n)
 	}
 	return b.String()
+}
+
+// Scope says where a replace across notes may match: in the body's text
+// always; inside fenced code blocks and in the frontmatter only when
+// asked, as a vault-wide replace must not rewrite code or properties by
+// accident.
+type Scope struct {
+	Code, Frontmatter bool
+}
+
+// Pattern is find as a regular expression: RE2 when regex, else the exact
+// text. Errors name the field find.
+func Pattern(find string, regex bool) (*regexp.Regexp, error) {
+	if find == "" {
+		return nil, errors.InvalidFields(errors.Field{Field: "find", Message: "must not be empty"})
+	}
+	if !regex {
+		return regexp.MustCompile(regexp.QuoteMeta(find)), nil
+	}
+	re, err := regexp.Compile(find)
+	if err != nil {
+		return nil, errors.InvalidFields(errors.Field{Field: "find", Message: "is not a valid RE2 regular expression: " + strings.TrimPrefix(err.Error(), "error parsing regexp: ")})
+	}
+	return re, nil
+}
+
+// ReplaceIn replaces every match of re in content that lies wholly where
+// s allows; with regex, repl may use $1 and ${name}. A note without such a
+// match comes back as it is, with no lines.
+func ReplaceIn(content []byte, re *regexp.Regexp, repl string, regex bool, s Scope) Replaced {
+	spans := inScope(content, s)
+	lines := metadata.LinesOf(content)
+	var out []byte
+	var at []int
+	last := 0
+	for _, m := range re.FindAllSubmatchIndex(content, -1) {
+		if !slices.ContainsFunc(spans, func(sp [2]int) bool { return sp[0] <= m[0] && m[1] <= sp[1] }) {
+			continue
+		}
+		out = append(out, content[last:m[0]]...)
+		if regex {
+			out = re.Expand(out, []byte(repl), content, m)
+		} else {
+			out = append(out, repl...)
+		}
+		last = m[1]
+		at = append(at, lines.Of(m[0]))
+	}
+	if at == nil {
+		return Replaced{Content: content}
+	}
+	return Replaced{Content: append(out, content[last:]...), Lines: at}
+}
+
+// inScope are the spans of content a replace in scope s may touch.
+func inScope(content []byte, s Scope) [][2]int {
+	bom := len(note.BOM(content))
+	text := content[bom:]
+	fmEnd := note.FrontmatterEnd(text)
+	var out [][2]int
+	if s.Frontmatter && fmEnd > 0 {
+		out = append(out, [2]int{bom, bom + fmEnd})
+	}
+	if s.Code {
+		return append(out, [2]int{bom + fmEnd, len(content)})
+	}
+	for _, span := range links.Prose(text) {
+		if from := max(span[0], fmEnd); from < span[1] {
+			out = append(out, [2]int{bom + from, bom + span[1]})
+		}
+	}
+	return out
 }

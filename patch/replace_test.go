@@ -2,6 +2,7 @@ package patch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -43,5 +44,41 @@ func TestReplaceText(t *testing.T) {
 				t.Errorf("got %q lines %v, %v; want %q lines %v", r.Content, r.Lines, err, tc.want, tc.lines)
 			}
 		})
+	}
+}
+
+// TestReplaceIn: a replace across notes leaves fenced code and the
+// frontmatter alone unless asked, and says which lines it changed.
+func TestReplaceIn(t *testing.T) {
+	t.Parallel()
+	text := "---\ntitle: old\n---\nold text\n```\nold code\n```\nmore old\n"
+	for _, c := range []struct {
+		name  string
+		s     Scope
+		want  string
+		lines []int
+	}{
+		{"body only", Scope{}, "---\ntitle: old\n---\nnew text\n```\nold code\n```\nmore new\n", []int{4, 8}},
+		{"code too", Scope{Code: true}, "---\ntitle: old\n---\nnew text\n```\nnew code\n```\nmore new\n", []int{4, 6, 8}},
+		{"frontmatter too", Scope{Frontmatter: true}, "---\ntitle: new\n---\nnew text\n```\nold code\n```\nmore new\n", []int{2, 4, 8}},
+	} {
+		re, err := Pattern("old", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ReplaceIn([]byte(text), re, "new", false, c.s)
+		if string(r.Content) != c.want || !slices.Equal(r.Lines, c.lines) {
+			t.Errorf("%s: %q %v, want %q %v", c.name, r.Content, r.Lines, c.want, c.lines)
+		}
+	}
+	re, _ := Pattern(`(\w+)@example\.com`, true)
+	if r := ReplaceIn([]byte("mail ann@example.com\n"), re, "$1@example.org", true, Scope{}); string(r.Content) != "mail ann@example.org\n" {
+		t.Errorf("regex with a group: %q", r.Content)
+	}
+	if r := ReplaceIn([]byte("nothing here\n"), re, "x", true, Scope{}); r.Lines != nil || string(r.Content) != "nothing here\n" {
+		t.Errorf("no match: %+v", r)
+	}
+	if _, err := Pattern("(", true); err == nil || !strings.Contains(err.Error(), "find") {
+		t.Errorf("a bad pattern: %v", err)
 	}
 }

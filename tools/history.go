@@ -8,7 +8,7 @@ import (
 )
 
 type historyArgs struct {
-	ID     string `json:"id,omitempty" jsonschema:"One change, with diffs."`
+	ID     string `json:"id,omitempty" jsonschema:"One, with diffs."`
 	Path   string `json:"path,omitempty" jsonschema:"This note's."`
 	Folder string `json:"folder,omitempty" jsonschema:"This folder's."`
 	Tool   string `json:"tool,omitempty" jsonschema:"This tool's."`

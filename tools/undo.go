@@ -10,10 +10,10 @@ import (
 )
 
 type undoArgs struct {
-	ID     string `json:"id,omitempty" jsonschema:"The change to undo (obsidian_history's id)." validate:"omitempty,max=64"`
-	Client string `json:"client,omitempty" jsonschema:"Or: undo this client's last changes." validate:"omitempty,max=200"`
-	Last   int    `json:"last,omitempty" jsonschema:"With client: how many (default 1)." validate:"omitempty,min=1,max=50"`
-	DryRun bool   `json:"dry_run,omitempty" jsonschema:"Only say what would be done."`
+	ID     string `json:"id,omitempty" jsonschema:"A change of obsidian_history." validate:"omitempty,max=64"`
+	Client string `json:"client,omitempty" jsonschema:"Or a client's last." validate:"omitempty,max=200"`
+	Last   int    `json:"last,omitempty" jsonschema:"How many (1)." validate:"omitempty,min=1,max=50"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"Say, do nothing."`
 }
 
 // checkAcross implements acrossFields: one change by id, or a client's
@@ -38,7 +38,7 @@ var undo = spec[undoArgs, note.Undone]{
 	// It moves, deletes and overwrites as the writes it reverses did.
 	confirm:     func(args map[string]any) bool { dry, _ := args["dry_run"].(bool); return !dry },
 	title:       "Undo a change",
-	description: "Revert a change of obsidian_history exactly (a note changed since: only its lines, else REVISION_CONFLICT). The undo is a change too.",
+	description: "Revert a change exactly; a note changed since: only its lines, or REVISION_CONFLICT.",
 	hints:       hints{destructive: true},
 	run: func(ctx context.Context, v Vault, a undoArgs) (note.Undone, error) {
 		if v.Undo == nil {

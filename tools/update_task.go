@@ -23,7 +23,7 @@ var updateTask = spec[updateTaskArgs, note.Edited]{
 	toolset: "tasks",
 	title:   "Update task",
 	description: "Complete, uncomplete or toggle one task (by `block`, or by `line` with the listing's `etag` as if_match or its `text`) as the Tasks plugin does: ✅ date added or removed; a 🔁 task gets its next occurrence. " +
-		"To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note. Returns {path, etag, changed}.",
+		"To add a task, append `- [ ] text 📅 YYYY-MM-DD` to a note.",
 	hints: hints{idempotent: false},
 	run: func(ctx context.Context, v Vault, a updateTaskArgs) (note.Edited, error) {
 		if (a.Line == 0) == (a.Block == "") {

@@ -248,6 +248,7 @@ var everyTool = []step{
 	{Tool: "obsidian_daily_note", Arguments: map[string]any{"operation": "append", "date": "2026-01-05", "content": "- planted"}, check: wantData("path", "2026-01-05.md")},
 	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
 		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -5,4 +5,4 @@\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n \n-- sprouted\n+- grown\n")},
+	{Tool: "obsidian_replace_in_vault", Arguments: map[string]any{"find": "- sprouted", "replace": "- grown", "folder": "Notes"}, check: wantData("notes", 1)},
 	{Tool: "obsidian_list_templates", Arguments: map[string]any{}, check: wantError(-32003, "FILE_NOT_FOUND", "no template folder")},
 	{Tool: "obsidian_list_tasks", Arguments: map[string]any{"status": "any"}, check: wantData("total", 0)},
 	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1, "text": "water the seeds"}, check: wantError(-32003, "FILE_NOT_FOUND", "no task at line 1")},

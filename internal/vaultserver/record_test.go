@@ -26,6 +26,7 @@ var writeCalls = []struct {
 	{"obsidian_prepend_to_note", map[string]any{"path": "Plan.md", "content": "prepended"}, []string{"Plan.md"}},
 	{"obsidian_patch_note", map[string]any{"path": "Plan.md", "operation": "append", "heading": "Risks", "content": "- rain"}, []string{"Plan.md"}},
 	{"obsidian_replace_in_note", map[string]any{"path": "Plan.md", "find": "rain", "replace": "snow"}, []string{"Plan.md"}},
+	{"obsidian_replace_in_vault", map[string]any{"find": "snow", "replace": "hail", "apply": true}, []string{"Plan.md"}},
 	{"obsidian_set_property", map[string]any{"path": "Plan.md", "key": "status", "value": "open"}, []string{"Plan.md"}},
 	{"obsidian_remove_property", map[string]any{"path": "Plan.md", "key": "status"}, []string{"Plan.md"}},
 	{"obsidian_update_tags", map[string]any{"path": "Plan.md", "add": []string{"work"}}, []string{"Plan.md"}},

@@ -96,7 +96,9 @@ func randomWrite(r *rand.Rand, files map[string]string, n int) (string, map[stri
 	}
 	p := pick(notes)
 	word := fmt.Sprintf("w%d", n)
-	switch r.IntN(19) {
+	switch r.IntN(20) {
+	case 19:
+		return "obsidian_replace_in_vault", map[string]any{"find": "wind", "replace": word, "apply": true}
 	case 0:
 		return "obsidian_create_note", map[string]any{"path": fmt.Sprintf("%sNew %d.md", []string{"", "Projects/", "Fresh/Deep/"}[r.IntN(3)], n), "content": "new " + word + "\n"}
 	case 1:
@@ -442,5 +444,66 @@ func TestUndoHeldToThePolicy(t *testing.T) {
 	}
 	if c := latest(t, s); c.ID != done.Change || c.Client != "obsidian-mcp history" || c.Undoes != renamed {
 		t.Errorf("the terminal's undo is recorded as %+v", c)
+	}
+}
+
+// TestReplaceInVaultUndone: a replace across notes is one change of many
+// parts, undone as one; code blocks and frontmatter are left alone; a
+// note changed since the dry run is not written over.
+func TestReplaceInVaultUndone(t *testing.T) {
+	t.Parallel()
+	s, f, _ := undoServer(t)
+	start := map[string]string{
+		"A.md":          "---\ncolour: red\n---\nThe colour is red.\n```\ncolour = 1\n```\n",
+		"Sub/B.md":      "colour and colour\n",
+		"Sub/Deep/C.md": "no match\n",
+	}
+	for p, c := range start {
+		f.WriteNote(p, c)
+	}
+	dry := decode(t, s.call("obsidian_replace_in_vault", map[string]any{"find": "colour", "replace": "color"}))
+	if dry.Error != nil {
+		t.Fatalf("dry run: %+v", dry.Error)
+	}
+	data := dry.Result.StructuredContent["data"].(map[string]any)
+	if data["dry_run"] != true || data["notes"] != float64(2) || data["replacements"] != float64(3) {
+		t.Fatalf("dry run: %v", data)
+	}
+	if got := tree(t, f.Vault); got["A.md"] != start["A.md"] {
+		t.Fatalf("the dry run wrote: %q", got["A.md"])
+	}
+	etags := map[string]any{}
+	for _, c := range data["changed"].([]any) {
+		c := c.(map[string]any)
+		etags[c["path"].(string)] = c["etag"]
+	}
+	// B changes after the dry run: the apply leaves it alone.
+	f.WriteNote("Sub/B.md", "colour and colour, and more\n")
+	res := decode(t, s.call("obsidian_replace_in_vault", map[string]any{"find": "colour", "replace": "color", "apply": true, "etags": etags}))
+	if res.Error != nil {
+		t.Fatalf("apply: %+v", res.Error)
+	}
+	applied := res.Result.StructuredContent["data"].(map[string]any)
+	if applied["notes"] != float64(1) || len(applied["failed"].([]any)) != 1 {
+		t.Fatalf("apply: %v", applied)
+	}
+	got := tree(t, f.Vault)
+	if got["A.md"] != "---\ncolour: red\n---\nThe color is red.\n```\ncolour = 1\n```\n" || got["Sub/B.md"] != "colour and colour, and more\n" {
+		t.Fatalf("after the apply: %q %q", got["A.md"], got["Sub/B.md"])
+	}
+	// Across the whole vault, then undone as one.
+	all := decode(t, s.call("obsidian_replace_in_vault", map[string]any{"find": "colour", "replace": "hue", "apply": true, "everywhere": true}))
+	if all.Error != nil || all.Result.StructuredContent["data"].(map[string]any)["notes"] != float64(2) {
+		t.Fatalf("the whole vault: %+v %+v", all.Error, all.Result)
+	}
+	c := latest(t, s)
+	if c.Tool != "obsidian_replace_in_vault" || len(c.Parts) != 2 {
+		t.Fatalf("recorded as %+v", c)
+	}
+	if _, err := undoCall(t, s, map[string]any{"id": c.ID}); err != nil {
+		t.Fatalf("undo: %+v", err)
+	}
+	if after := tree(t, f.Vault); !maps.Equal(after, got) {
+		t.Errorf("after the undo:\n%s", treeDiff(got, after))
 	}
 }
