@@ -22,7 +22,7 @@ var layoutGroups = []struct {
 }{
 	{"The commands: flags, configuration, doctor and wiring", []string{"cmd/", "internal/app", "internal/serve", "internal/settings", "internal/doctor", "internal/shutdown"}},
 	{"The server of one vault", []string{"internal/vaultserver"}},
-	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/"}},
+	{"The protocol core and the transports that carry it", []string{"internal/protocol", "internal/transport/", "internal/historypage"}},
 	{"Who may do what: one guard, OAuth", []string{"internal/auth"}},
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/historypage"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/mcphttp"
 )
@@ -26,6 +27,10 @@ func (g *Gateway) Handler() http.Handler {
 		if g.oauthOn() && (strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, metadataPrefix+"/") || authServer) {
 			a = open // a namespace checks its own tokens (serveMCP)
 		}
+		page := historypage.Is(r) && path != historypage.Path
+		if page {
+			a = open // the page holds no data: its calls carry the key
+		}
 		if !g.guard(w, r, a) {
 			return
 		}
@@ -33,6 +38,12 @@ func (g *Gateway) Handler() http.Handler {
 			return
 		}
 		switch {
+		case page:
+			if g.spaces[strings.TrimPrefix(path, historypage.Path+"/")] == nil {
+				g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+quoteName(strings.TrimPrefix(path, historypage.Path+"/")), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
+				return
+			}
+			historypage.Serve(w, r)
 		case authServer:
 			g.opts.AuthServer.ServeHTTP(w, r)
 		case strings.HasPrefix(path, metadataPrefix+"/"):

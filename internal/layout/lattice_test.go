@@ -58,7 +58,9 @@ internal/protocol < internal/transport/stdio, internal/transport/mcphttp, intern
 # it screens, and the faces that take tokens.
 internal/auth, internal/auth/oauth, internal/transport/mcphttp < internal/auth/bearer;
 internal/transport/mcphttp, internal/transport/bridgev1, internal/transport/envelope,
-internal/auth/bearer < internal/transport/httpapi;
+# The page of what was changed: a file the HTTP faces serve.
+NONE < internal/historypage;
+internal/auth/bearer, internal/historypage < internal/transport/httpapi;
 internal/transport/stdio, internal/transport/httpapi < TRANSPORT;
 
 # The vault's server: the engines behind the router, the tools, the

@@ -6,12 +6,16 @@ import (
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/historypage"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
 )
 
 // authorize lets a request through with what its credentials allow, or
 // refuses it (nil): from the headers alone, before any body is read.
 func (h *Server) authorize(w http.ResponseWriter, r *http.Request) *http.Request {
+	if historypage.Is(r) && r.URL.Path == historypage.Path {
+		return r // the page holds no data: its calls carry the key
+	}
 	o := h.opts.OAuth
 	if o == nil {
 		if ok, presented := h.opts.Key.Allows(r); !ok {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
+	"github.com/obsidian-mcp/obsidian-mcp/internal/historypage"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/protocol"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/bridgev1"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/envelope"
@@ -167,6 +168,7 @@ func (h *Server) Handler() http.Handler {
 	mux.HandleFunc("/health", env.ServeHealth)
 	mux.HandleFunc("/v1/health", env.ServeHealth)
 	mux.Handle(bridgev1.Prefix+"/", &bridgev1.Handler{Caller: h.caller, Version: h.opts.Version})
+	mux.HandleFunc("GET "+historypage.Path, historypage.Serve)
 	for _, p := range h.opts.AuthPaths {
 		mux.Handle(p, h.opts.AuthServer)
 	}
