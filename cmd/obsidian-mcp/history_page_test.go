@@ -118,11 +118,12 @@ func TestHistoryPageOnTheGateway(t *testing.T) {
 		t.Errorf("the page of a namespace that does not exist: %d", resp.StatusCode)
 	}
 	ctx := browse(t, browser)
-	var diff string
+	var diff, rows string
 	err := chromedp.Run(ctx, chromedp.Navigate(g.url+"/history/notes"),
 		chromedp.SetValue("#key", key, chromedp.ByID),
 		chromedp.Click(`#auth button[type="submit"]`, chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector("tr.change") !== null`, nil),
+		chromedp.Evaluate(`document.querySelector("#changes tbody").innerText`, &rows),
 		chromedp.Click("tr.change", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector("tr.detail pre") !== null`, nil),
 		chromedp.Evaluate(`document.querySelector("tr.detail pre").innerText`, &diff),
@@ -131,6 +132,10 @@ func TestHistoryPageOnTheGateway(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("the page: %v\n%s", err, g.stderr)
+	}
+	// The gateway's key checked the call: the record names it.
+	if !strings.Contains(rows, "the API key") {
+		t.Errorf("the change's client: %q", rows)
 	}
 	if !strings.Contains(diff, "+through the gateway") {
 		t.Errorf("the diff: %q", diff)

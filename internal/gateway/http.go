@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/auth"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/auth/bearer"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/historypage"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/transport/httpapi"
@@ -79,12 +80,17 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request, segs []string
 		g.refuse(w, http.StatusNotFound, "NAMESPACE_NOT_FOUND", "no namespace "+fmt.Sprintf("%q", segs[0]), "The namespaces are: "+strings.Join(g.Namespaces(), ", ")+" (names are case-sensitive).")
 		return
 	}
-	if ns.oauth != nil {
+	switch {
+	case ns.oauth != nil:
 		var refused *bearer.Refusal
 		if r, refused = ns.oauth.Authorize(r, g.opts.Key, g.logger); refused != nil {
 			refused.Write(w)
 			return
 		}
+	case g.opts.Key.Set():
+		// The key was checked (guard): the change record names it as the
+		// client's credentials, as serve does.
+		r = r.WithContext(auth.As(r.Context(), "the API key"))
 	}
 	ns.endpoint.ServeHTTP(w, r)
 }
