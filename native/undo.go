@@ -115,15 +115,9 @@ func (v *Engine) undoDelete(ctx context.Context, s changes.Step) (note.UndoStep,
 	defer done()
 	if s.From != "" && strings.HasPrefix(s.From, TrashDir+"/") {
 		if data, err := v.root.ReadFile(s.From); err == nil && bytes.Equal(data, s.Data) {
-			part, err := recordPart(ctx, note.PartMove, s.From, s.Path, nil, nil)
-			if err != nil {
-				return note.UndoStep{}, err
+			if moved, err := v.backFromTrash(ctx, s.From, s.Path, false); err != nil || moved {
+				return note.UndoStep{Op: "restore", Path: s.Path, From: s.From}, err
 			}
-			if err := v.rename(s.From, s.Path); err == nil {
-				part.Landed("")
-				return note.UndoStep{Op: "restore", Path: s.Path, From: s.From}, nil
-			}
-			part.Failed()
 		}
 	}
 	part, err := recordPart(ctx, note.PartCreate, s.Path, "", nil, s.Data)
@@ -196,15 +190,9 @@ func (v *Engine) undoMkdir(ctx context.Context, s changes.Step) (note.UndoStep, 
 func (v *Engine) undoRmdir(ctx context.Context, s changes.Step) (note.UndoStep, error) {
 	if s.From != "" && strings.HasPrefix(s.From, TrashDir+"/") {
 		if entries, err := fs.ReadDir(v.root.FS(), s.From); err == nil && len(entries) == 0 {
-			part, err := recordPart(ctx, note.PartMove, s.From+"/", s.Path+"/", nil, nil)
-			if err != nil {
-				return note.UndoStep{}, err
+			if moved, err := v.backFromTrash(ctx, s.From, s.Path, true); err != nil || moved {
+				return note.UndoStep{Op: "mkdir", Path: s.Path, From: s.From}, err
 			}
-			if err := v.moveDir(s.From, s.Path); err == nil {
-				part.Landed("")
-				return note.UndoStep{Op: "mkdir", Path: s.Path, From: s.From}, nil
-			}
-			part.Failed()
 		}
 	}
 	done, err := v.madeDirs(ctx, s.Path)
@@ -217,6 +205,26 @@ func (v *Engine) undoRmdir(ctx context.Context, s changes.Step) (note.UndoStep, 
 		return note.UndoStep{}, FileError(err, s.Path)
 	}
 	return note.UndoStep{Op: "mkdir", Path: s.Path}, nil
+}
+
+// backFromTrash moves what a change put in the trash (from) back to to,
+// recorded as a move; moved is false when it could not be moved (then the
+// caller makes it anew).
+func (v *Engine) backFromTrash(ctx context.Context, from, to string, folder bool) (moved bool, err error) {
+	move, rfrom, rto := v.rename, from, to
+	if folder {
+		move, rfrom, rto = v.moveDir, from+"/", to+"/"
+	}
+	part, err := recordPart(ctx, note.PartMove, rfrom, rto, nil, nil)
+	if err != nil {
+		return false, err
+	}
+	if err := move(from, to); err != nil {
+		part.Failed()
+		return false, nil
+	}
+	part.Landed("")
+	return true, nil
 }
 
 // undoError is err of an undo's write to p, as the tools say it.

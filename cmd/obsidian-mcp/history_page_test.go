@@ -45,16 +45,7 @@ func TestHistoryPage(t *testing.T) {
 	}
 
 	var rows, diff, after string
-	err := chromedp.Run(ctx,
-		chromedp.SetValue("#key", key, chromedp.ByID),
-		chromedp.Click(`#auth button[type="submit"]`, chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector("tr.change") !== null`, nil),
-		chromedp.Evaluate(`document.querySelector("#changes tbody").innerText`, &rows),
-		chromedp.Click("tr.change", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector("tr.detail pre") !== null`, nil),
-		chromedp.Evaluate(`document.querySelector("tr.detail pre").innerText`, &diff),
-		// The confirmation is the person's: answered yes here.
-		chromedp.Evaluate(`window.confirm = () => true; document.querySelector("tr.change button.undo").click(); true`, nil),
+	err := chromedp.Run(ctx, showChanges("", key, &rows), undoFirst(&diff),
 		chromedp.Poll(`document.getElementById("status").innerText.startsWith("Undone")`, nil),
 		chromedp.Evaluate(`document.querySelector("#changes tbody").innerText`, &after),
 	)
@@ -78,11 +69,8 @@ func TestHistoryPage(t *testing.T) {
 	ro := serve(t, []string{"--read-only"}, env...)
 	roBase := strings.TrimSuffix(ro.url, "/mcp")
 	var refused string
-	err = chromedp.Run(ctx, chromedp.Navigate(roBase+"/history"),
-		chromedp.SetValue("#key", key, chromedp.ByID),
-		chromedp.Click(`#auth button[type="submit"]`, chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector("tr.change") !== null`, nil),
-		chromedp.Evaluate(`window.confirm = () => true; document.querySelector("tr.change button.undo").click(); true`, nil),
+	var ignored, roDiff string
+	err = chromedp.Run(ctx, showChanges(roBase+"/history", key, &ignored), undoFirst(&roDiff),
 		chromedp.Poll(`document.getElementById("status").className === "error"`, nil),
 		chromedp.Evaluate(`document.getElementById("status").innerText`, &refused),
 	)
@@ -119,15 +107,7 @@ func TestHistoryPageOnTheGateway(t *testing.T) {
 	}
 	ctx := browse(t, browser)
 	var diff, rows string
-	err := chromedp.Run(ctx, chromedp.Navigate(g.url+"/history/notes"),
-		chromedp.SetValue("#key", key, chromedp.ByID),
-		chromedp.Click(`#auth button[type="submit"]`, chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector("tr.change") !== null`, nil),
-		chromedp.Evaluate(`document.querySelector("#changes tbody").innerText`, &rows),
-		chromedp.Click("tr.change", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector("tr.detail pre") !== null`, nil),
-		chromedp.Evaluate(`document.querySelector("tr.detail pre").innerText`, &diff),
-		chromedp.Evaluate(`window.confirm = () => true; document.querySelector("tr.change button.undo").click(); true`, nil),
+	err := chromedp.Run(ctx, showChanges(g.url+"/history/notes", key, &rows), undoFirst(&diff),
 		chromedp.Poll(`document.getElementById("status").innerText.startsWith("Undone")`, nil),
 	)
 	if err != nil {
@@ -142,5 +122,30 @@ func TestHistoryPageOnTheGateway(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(plan); string(data) != "# Plan\n" {
 		t.Errorf("after Undo the note is %q", data)
+	}
+}
+
+// showChanges opens the page at url (none: the page open already), gives
+// it the key, and waits for the changes: their rows' text in rows.
+func showChanges(url, key string, rows *string) chromedp.Tasks {
+	var tasks chromedp.Tasks
+	if url != "" {
+		tasks = append(tasks, chromedp.Navigate(url))
+	}
+	return append(tasks,
+		chromedp.SetValue("#key", key, chromedp.ByID),
+		chromedp.Click(`#auth button[type="submit"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector("tr.change") !== null`, nil),
+		chromedp.Evaluate(`document.querySelector("#changes tbody").innerText`, rows))
+}
+
+// undoFirst opens the first change's diff (its text in diff) and presses
+// its Undo button, the confirmation, which is the person's, answered yes.
+func undoFirst(diff *string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Click("tr.change", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector("tr.detail pre") !== null`, nil),
+		chromedp.Evaluate(`document.querySelector("tr.detail pre").innerText`, diff),
+		chromedp.Evaluate(`window.confirm = () => true; document.querySelector("tr.change button.undo").click(); true`, nil),
 	}
 }
