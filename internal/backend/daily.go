@@ -29,7 +29,16 @@ func (d daily) Daily(ctx context.Context, req note.DailyRequest) (note.Daily, er
 			return note.Daily{}, err
 		}
 	}
-	return serve(ctx, d.r, "daily", true, func(b side) (note.Daily, error) { return b.Daily.Daily(ctx, req) })
+	return serve(ctx, d.r, "daily", true, func(b side) (note.Daily, error) {
+		if req.Op == note.DailyRead || b.mode != CLI {
+			return b.Daily.Daily(ctx, req)
+		}
+		p, err := b.paths.PeriodPath(ctx, req.Date, req.Period)
+		if err != nil {
+			return b.Daily.Daily(ctx, req)
+		}
+		return recordedApp(ctx, d.r, b, note.PartEdit, note.ByPath(p), "", func() (note.Daily, error) { return b.Daily.Daily(ctx, req) })
+	})
 }
 
 // DailyPath implements PeriodPaths: where the daily note of date is, or

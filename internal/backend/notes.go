@@ -16,7 +16,12 @@ func (n notes) Create(ctx context.Context, req note.CreateRequest) (note.Created
 		return note.Created{}, err
 	}
 	return serve(ctx, r, "create", true, func(b side) (note.Created, error) {
+		w, err := r.watchApp(ctx, b, note.PartCreate, note.ByPath(req.Target()), "")
+		if err != nil {
+			return note.Created{}, err
+		}
 		res, err := b.Notes.Create(ctx, req)
+		w.done(err)
 		if b.mode == Native && err == nil && req.Open && r.App != nil && !r.appDown() {
 			// Written to the folder (the CLI could not carry it); the app
 			// still shows it. The note is written, so failing now would
@@ -43,7 +48,9 @@ func (n notes) Append(ctx context.Context, loc note.Locator, content string, inl
 	if err != nil {
 		return note.Written{}, err
 	}
-	return serve(ctx, n.r, "append", true, func(b side) (note.Written, error) { return b.Notes.Append(ctx, loc, content, inline) })
+	return serve(ctx, n.r, "append", true, func(b side) (note.Written, error) {
+		return recordedApp(ctx, n.r, b, note.PartEdit, loc, "", func() (note.Written, error) { return b.Notes.Append(ctx, loc, content, inline) })
+	})
 }
 
 func (n notes) Prepend(ctx context.Context, loc note.Locator, content string, inline bool) (note.Written, error) {
@@ -51,7 +58,9 @@ func (n notes) Prepend(ctx context.Context, loc note.Locator, content string, in
 	if err != nil {
 		return note.Written{}, err
 	}
-	return serve(ctx, n.r, "prepend", true, func(b side) (note.Written, error) { return b.Notes.Prepend(ctx, loc, content, inline) })
+	return serve(ctx, n.r, "prepend", true, func(b side) (note.Written, error) {
+		return recordedApp(ctx, n.r, b, note.PartEdit, loc, "", func() (note.Written, error) { return b.Notes.Prepend(ctx, loc, content, inline) })
+	})
 }
 
 func (n notes) Delete(ctx context.Context, loc note.Locator, permanent bool) (note.Deleted, error) {
@@ -59,7 +68,9 @@ func (n notes) Delete(ctx context.Context, loc note.Locator, permanent bool) (no
 	if err != nil {
 		return note.Deleted{}, err
 	}
-	return serve(ctx, n.r, "delete", true, func(b side) (note.Deleted, error) { return b.Notes.Delete(ctx, loc, permanent) })
+	return serve(ctx, n.r, "delete", true, func(b side) (note.Deleted, error) {
+		return recordedApp(ctx, n.r, b, note.PartDelete, loc, "", func() (note.Deleted, error) { return b.Notes.Delete(ctx, loc, permanent) })
+	})
 }
 
 // Move: the note must be one the server may change, and so must the
@@ -87,7 +98,15 @@ func (n notes) relocate(ctx context.Context, loc note.Locator, op string, target
 			return note.Moved{}, err
 		}
 	}
-	return serve(ctx, n.r, op, true, func(b side) (note.Moved, error) { return run(b, loc) })
+	return serve(ctx, n.r, op, true, func(b side) (note.Moved, error) {
+		to := ""
+		if b.mode == CLI {
+			if info, err := n.r.infoInFolder(ctx, loc); err == nil {
+				to = target(info.Path)
+			}
+		}
+		return recordedApp(ctx, n.r, b, note.PartMove, loc, to, func() (note.Moved, error) { return run(b, loc) })
+	})
 }
 
 // Open: only the app can show a note, so it never falls back. A name is

@@ -48,16 +48,18 @@ func (r *Record) List(f Filter) (Listing, error) {
 	if f.Before != "" && !validID(f.Before) {
 		return Listing{}, fmt.Errorf("%q is no change id", f.Before)
 	}
-	all, damaged, err := r.all()
-	if err != nil {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.refresh(r.rh); err != nil {
 		return Listing{}, err
 	}
-	out := Listing{Changes: []note.VaultChange{}, Damaged: damaged}
-	for _, c := range slices.Backward(all) {
-		if f.Before != "" && c.ID >= f.Before {
+	out := Listing{Changes: []note.VaultChange{}, Damaged: r.damaged}
+	// Newest first, from memory: only the changes chosen are copied.
+	for _, m := range slices.Backward(r.made()) {
+		if f.Before != "" && m.ID >= f.Before {
 			continue
 		}
-		c = f.visible(c)
+		c := f.visible(*m)
 		if len(c.Parts) == 0 || !f.chooses(c) {
 			continue
 		}

@@ -507,3 +507,59 @@ func TestReplaceInVaultUndone(t *testing.T) {
 		t.Errorf("after the undo:\n%s", treeDiff(got, after))
 	}
 }
+
+// TestAppWritesRecorded: with the app running (the fake obsidian), the
+// writes that go through it are recorded as the engine's are, from the
+// folder read before and after, and undone exactly: a note created, one
+// appended to, one deleted; and nothing is recorded for a write the app
+// refused.
+func TestAppWritesRecorded(t *testing.T) {
+	t.Parallel()
+	f := obsidiantest.Install(t, obsidiantest.Scenario{})
+	f.WriteNote("Plan.md", "# Plan\n")
+	f.WriteNote("Old.md", "old\n")
+	f.WriteNote("Draft.md", "draft\n")
+	cfg := testConfig(f)
+	cfg.VaultPath, cfg.ChangesDir = f.Vault, t.TempDir()
+	s := startServer(t, cfg)
+	s.initialize()
+	start := tree(t, f.Vault)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"obsidian_create_note", map[string]any{"path": "New.md", "content": "made through the app\n"}},
+		{"obsidian_append_to_note", map[string]any{"path": "Plan.md", "content": "appended through the app"}},
+		{"obsidian_delete_note", map[string]any{"path": "Old.md"}},
+		{"obsidian_rename_note", map[string]any{"path": "Draft.md", "new_name": "Final"}},
+	} {
+		if r := decode(t, s.call(c.tool, c.args)); r.Error != nil || r.Result.IsError {
+			t.Fatalf("%s: %+v", c.tool, r.Error)
+		}
+		if !strings.Contains(s.logs.String(), "backend=cli") {
+			t.Fatalf("%s was not served by the app:\n%s", c.tool, s.logs)
+		}
+	}
+	if r := decode(t, s.call("obsidian_append_to_note", map[string]any{"path": "Missing.md", "content": "x"})); r.Error == nil {
+		t.Fatal("an append to a missing note went through")
+	}
+	list := changesOf(t, s, map[string]any{"limit": 10})
+	var got []string
+	for _, c := range list {
+		for _, p := range c.Parts {
+			got = append(got, c.Tool+" "+p.Op+" "+p.Path)
+		}
+	}
+	want := []string{"obsidian_rename_note move Draft.md", "obsidian_delete_note delete Old.md", "obsidian_append_to_note edit Plan.md", "obsidian_create_note create New.md"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("recorded %q, want %q", got, want)
+	}
+	for _, c := range list {
+		if _, err := undoCall(t, s, map[string]any{"id": c.ID}); err != nil {
+			t.Fatalf("undo of %s: %+v", c.Tool, err)
+		}
+	}
+	if after := tree(t, f.Vault); !maps.Equal(after, start) {
+		t.Errorf("after the undos:\n%s", treeDiff(start, after))
+	}
+}
