@@ -61,11 +61,13 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 			return note.Created{}, errors.E(errors.FileExists, "%s is a folder; nothing was changed", target).With("path", target)
 		}
 		res.Overwrote = statErr == nil
-		dirs, err := v.madeDirs(ctx, note.Dir(real))
-		if err != nil {
-			return note.Created{}, err
-		}
-		defer dirs()
+	}
+	dirs, err := v.madeDirs(ctx, note.Dir(real))
+	if err != nil {
+		return note.Created{}, err
+	}
+	defer dirs()
+	if req.Overwrite {
 		var before []byte
 		op := note.PartCreate
 		if res.Overwrote {
@@ -81,11 +83,6 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 		err = atomicfile.Replace(v.root, real, data)
 		part.Done(err)
 	} else {
-		dirs, derr := v.madeDirs(ctx, note.Dir(real))
-		if derr != nil {
-			return note.Created{}, derr
-		}
-		defer dirs()
 		part, perr := recordPart(ctx, note.PartCreate, target, "", nil, data)
 		if perr != nil {
 			return note.Created{}, perr
@@ -183,25 +180,36 @@ func (v *Engine) Delete(ctx context.Context, loc note.Locator, permanent bool) (
 	if err != nil {
 		return note.Deleted{}, FileError(err, p)
 	}
-	part, err := recordPart(ctx, note.PartDelete, p, "", before, nil)
+	dest, err := v.remove(ctx, p, before, permanent)
 	if err != nil {
 		return note.Deleted{}, err
+	}
+	return note.Deleted{Path: p, Permanent: permanent, TrashPath: dest}, nil
+}
+
+// remove deletes the note at p, whose bytes are before (read for the
+// record), to the trash or for good, recorded as a part of ctx's change;
+// it returns where the trash put it. The write lock is held.
+func (v *Engine) remove(ctx context.Context, p string, before []byte, permanent bool) (string, error) {
+	part, err := recordPart(ctx, note.PartDelete, p, "", before, nil)
+	if err != nil {
+		return "", err
 	}
 	if permanent {
 		if err := v.root.Remove(p); err != nil {
 			part.Failed()
-			return note.Deleted{}, FileError(err, p)
+			return "", FileError(err, p)
 		}
 		part.Landed("")
-		return note.Deleted{Path: p, Permanent: true}, nil
+		return "", nil
 	}
 	dest, err := v.toTrash(p, v.rename)
 	if err != nil {
 		part.Failed()
-		return note.Deleted{}, err
+		return "", err
 	}
 	part.Landed(dest)
-	return note.Deleted{Path: p, TrashPath: dest}, nil
+	return dest, nil
 }
 
 // toTrash moves p into the vault's trash under a name free there, as

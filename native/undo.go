@@ -34,9 +34,7 @@ func (v *Engine) Undo(ctx context.Context, steps []changes.Step) ([]note.UndoSte
 			}
 			return done, err
 		}
-		if step.Op != "" {
-			done = append(done, step)
-		}
+		done = append(done, step)
 	}
 	return done, nil
 }
@@ -91,16 +89,10 @@ func (v *Engine) undoCreate(ctx context.Context, s changes.Step) (note.UndoStep,
 	if changes.Hash(before) != s.Expect {
 		return note.UndoStep{}, changedMeanwhile(s.Path)
 	}
-	part, err := recordPart(ctx, note.PartDelete, s.Path, "", before, nil)
+	dest, err := v.remove(ctx, s.Path, before, false)
 	if err != nil {
 		return note.UndoStep{}, err
 	}
-	dest, err := v.toTrash(s.Path, v.rename)
-	if err != nil {
-		part.Failed()
-		return note.UndoStep{}, err
-	}
-	part.Landed(dest)
 	return note.UndoStep{Op: "trash", Path: s.Path, Note: "moved to " + dest}, nil
 }
 

@@ -16,12 +16,7 @@ func (n notes) Create(ctx context.Context, req note.CreateRequest) (note.Created
 		return note.Created{}, err
 	}
 	return serve(ctx, r, "create", true, func(b side) (note.Created, error) {
-		w, err := r.watchApp(ctx, b, note.PartCreate, note.ByPath(req.Target()), "")
-		if err != nil {
-			return note.Created{}, err
-		}
-		res, err := b.Notes.Create(ctx, req)
-		w.done(err)
+		res, err := recordedApp(ctx, r, b, note.PartCreate, note.ByPath(req.Target()), "", func() (note.Created, error) { return b.Notes.Create(ctx, req) })
 		if b.mode == Native && err == nil && req.Open && r.App != nil && !r.appDown() {
 			// Written to the folder (the CLI could not carry it); the app
 			// still shows it. The note is written, so failing now would

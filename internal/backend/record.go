@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -26,7 +27,6 @@ import (
 // appWatch is one write through the app being recorded.
 type appWatch struct {
 	v     *native.Engine
-	op    string
 	parts []watched
 }
 
@@ -50,7 +50,7 @@ func (r *Router) watchApp(ctx context.Context, b side, op string, loc note.Locat
 	if b.mode != CLI || rec == nil || v == nil {
 		return nil, nil
 	}
-	w := &appWatch{v: v, op: op}
+	w := &appWatch{v: v}
 	p := loc.Path
 	if op != note.PartCreate {
 		info, err := v.FileInfo(ctx, loc)
@@ -141,13 +141,10 @@ func (w *appWatch) done(err error) {
 				p.part.Failed()
 			}
 		default:
+			// p.before is nil for a note that was not there.
 			now, there := w.read(ctx, p.path)
-			if there && (!p.exists || string(now) != string(p.before)) {
-				var before []byte
-				if p.exists {
-					before = p.before
-				}
-				p.part.Settle(before, now)
+			if there && (!p.exists || !bytes.Equal(now, p.before)) {
+				p.part.Settle(p.before, now)
 			} else {
 				p.part.Failed()
 			}

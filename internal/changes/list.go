@@ -3,12 +3,10 @@ package changes
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -50,7 +48,7 @@ func (r *Record) List(f Filter) (Listing, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.refresh(r.rh); err != nil {
+	if err := r.refresh(); err != nil {
 		return Listing{}, err
 	}
 	out := Listing{Changes: []note.VaultChange{}, Damaged: r.damaged}
@@ -76,10 +74,9 @@ func (r *Record) List(f Filter) (Listing, error) {
 // are damaged. Each segment's log is read once by this process, and then
 // only what it gained since.
 func (r *Record) all() ([]note.VaultChange, int, error) {
-	root := r.rh
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.refresh(root); err != nil {
+	if err := r.refresh(); err != nil {
 		return nil, 0, err
 	}
 	made := r.made()
@@ -146,7 +143,7 @@ func (r *Record) ToUndo(id, client string, n int, hidden func(string) bool) ([]n
 			}
 			return nil, fmt.Errorf("%s: %w by %s (undo %s to redo it)", id, ErrUndone, by, by)
 		}
-		if v := (Filter{Hidden: hidden}).visible(c); len(v.Parts) != len(c.Parts) {
+		if partlyHidden(c, hidden) {
 			return nil, fmt.Errorf("%s: %w", id, ErrHiddenParts)
 		}
 		return []note.VaultChange{c}, nil
@@ -159,7 +156,7 @@ func (r *Record) ToUndo(id, client string, n int, hidden func(string) bool) ([]n
 		if !strings.EqualFold(c.Client, client) || c.Undoes != "" || !effect(c.ID) {
 			continue
 		}
-		if v := (Filter{Hidden: hidden}).visible(c); len(v.Parts) != len(c.Parts) {
+		if partlyHidden(c, hidden) {
 			return nil, fmt.Errorf("%s: %w", c.ID, ErrHiddenParts)
 		}
 		out = append(out, c)
@@ -170,6 +167,11 @@ func (r *Record) ToUndo(id, client string, n int, hidden func(string) bool) ([]n
 // ErrHiddenParts is a change that touched notes the policy hides: it is
 // not undone in part.
 var ErrHiddenParts = errors.New("it touched notes this server may not show, so it cannot be undone from here")
+
+// partlyHidden is whether hidden hides any part of c.
+func partlyHidden(c note.VaultChange, hidden func(string) bool) bool {
+	return len(Filter{Hidden: hidden}.visible(c).Parts) != len(c.Parts)
+}
 
 func (f Filter) chooses(c note.VaultChange) bool {
 	switch {
@@ -213,7 +215,7 @@ func (r *Record) Get(id string, hidden func(string) bool) (note.VaultChange, err
 		return note.VaultChange{}, fmt.Errorf("%q is no change id (ids look like 20261128T175400.123456Z-a1b2c3): %w", id, ErrNoChange)
 	}
 	r.mu.Lock()
-	err := r.refresh(r.rh)
+	err := r.refresh()
 	var found *note.VaultChange
 	if e := r.entries[id]; e != nil && e.c != nil {
 		found = e.c
@@ -237,8 +239,8 @@ func (r *Record) Get(id string, hidden func(string) bool) (note.VaultChange, err
 // record is larger than nine tenths of MaxBytes. A segment whose process
 // is alive (its lock held), this process's own among them, is kept. r.mu
 // is held.
-func (r *Record) prune(root *os.Root) {
-	if err := r.refresh(root); err != nil {
+func (r *Record) prune() {
+	if err := r.refresh(); err != nil {
 		return
 	}
 	segs := make([]*segment, 0, len(r.segs))
@@ -263,7 +265,7 @@ func (r *Record) prune(root *os.Root) {
 		if r.own != nil && s.name == r.own.name || r.pendingIn(s.name) {
 			continue
 		}
-		if r.forget(root, s) {
+		if r.forget(s) {
 			size -= s.size
 		}
 	}
@@ -272,26 +274,15 @@ func (r *Record) prune(root *os.Root) {
 
 // forget removes a dead segment's files; it is kept when its process is
 // alive. r.mu is held.
-func (r *Record) forget(root *os.Root, s *segment) bool {
-	lf, err := root.OpenFile(logDir+"/"+s.name+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
+func (r *Record) forget(s *segment) bool {
+	lock, dead := r.deadLock(s.name)
+	if !dead {
 		return false
 	}
-	lock := statedir.LockOf(lf)
-	if ok, err := lock.TryLock(); err != nil || !ok {
-		_ = lf.Close()
-		return false
-	}
-	_ = root.Remove(logDir + "/" + s.name + ".log")
-	_ = root.Remove(logDir + "/" + s.name + ".dat")
-	_ = lf.Close()
-	_ = root.Remove(logDir + "/" + s.name + ".lock")
-	delete(r.segs, s.name)
-	for id, e := range r.entries {
-		if e.seg == s.name {
-			delete(r.entries, id)
-		}
-	}
-	r.sorted = nil
+	_ = r.rh.Remove(logDir + "/" + s.name + ".log")
+	_ = r.rh.Remove(logDir + "/" + s.name + ".dat")
+	_ = lock.Close()
+	_ = r.rh.Remove(logDir + "/" + s.name + ".lock")
+	r.dropSegment(s.name)
 	return true
 }

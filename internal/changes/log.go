@@ -108,7 +108,8 @@ const segmentAge = 24 * time.Hour
 // first part of a change, while no other is being made) a new one is
 // started when it is full or old, so that a change's lines and bytes are
 // always in one segment. r.mu is held.
-func (r *Record) writer(root *os.Root, fresh bool) (*own, error) {
+func (r *Record) writer(fresh bool) (*own, error) {
+	root := r.rh
 	if w := r.own; w != nil {
 		stale := r.now().Sub(w.started) > segmentAge || w.logSize+w.datSize > w.segLimit
 		if !stale || !fresh || r.active > 0 {
@@ -225,7 +226,7 @@ func (w *own) storeBlob(b blob) (event, bool, error) {
 // before them (each stored unless the segment has it); fresh as writer
 // says. r.mu is held.
 func (r *Record) write(fresh bool, blobs []blob, events ...event) error {
-	w, err := r.writer(r.rh, fresh)
+	w, err := r.writer(fresh)
 	if err != nil {
 		return err
 	}
@@ -246,8 +247,8 @@ func (r *Record) write(fresh bool, blobs []blob, events ...event) error {
 
 // refresh reads what the segments gained since the last look (this
 // process's own too), and forgets the segments removed; r.mu is held.
-func (r *Record) refresh(root *os.Root) error {
-	dir, err := root.Open(logDir)
+func (r *Record) refresh() error {
+	dir, err := r.rh.Open(logDir)
 	if err != nil {
 		return err
 	}
@@ -268,26 +269,48 @@ func (r *Record) refresh(root *os.Root) error {
 			s = &segment{name: name, blobs: map[string]blobAt{}}
 			r.segs[name] = s
 		}
-		if err := r.readSegment(root, s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := r.readSegment(s); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	for name := range r.segs {
 		if !present[name] {
-			delete(r.segs, name)
-			for id, e := range r.entries {
-				if e.seg == name {
-					delete(r.entries, id)
-				}
-			}
-			r.sorted = nil
+			r.dropSegment(name)
 		}
 	}
 	return nil
 }
 
+// dropSegment forgets a segment no longer there, and its changes; r.mu
+// is held.
+func (r *Record) dropSegment(name string) {
+	delete(r.segs, name)
+	for id, e := range r.entries {
+		if e.seg == name {
+			delete(r.entries, id)
+		}
+	}
+	r.sorted = nil
+}
+
+// deadLock takes the lock of segment name when its process is gone (the
+// system let the lock go): dead says so, and the lock is then held until
+// its file is closed. r.mu is held.
+func (r *Record) deadLock(name string) (lock *os.File, dead bool) {
+	lf, err := r.rh.OpenFile(logDir+"/"+name+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	if ok, err := statedir.LockOf(lf).TryLock(); err != nil || !ok {
+		_ = lf.Close() // alive: its changes are being made
+		return nil, false
+	}
+	return lf, true
+}
+
 // readSegment reads s's log from where it was left.
-func (r *Record) readSegment(root *os.Root, s *segment) error {
+func (r *Record) readSegment(s *segment) error {
+	root := r.rh
 	f, err := root.Open(logDir + "/" + s.name + ".log")
 	if err != nil {
 		return err
@@ -362,6 +385,10 @@ func (r *Record) entry(s *segment, id string) *entry {
 	return en
 }
 
+// unfinished is whether the change's process left it with parts recorded
+// and neither kept nor dropped.
+func (en *entry) unfinished() bool { return en.c == nil && !en.dropped && len(en.raw) > 0 }
+
 // parts are en's parts pending, read from their lines.
 func (en *entry) parts() (note.VaultChange, []note.ChangePart, bool) {
 	var head note.VaultChange
@@ -379,12 +406,11 @@ func (en *entry) parts() (note.VaultChange, []note.ChangePart, bool) {
 
 // apply is one event of segment s.
 func (r *Record) apply(s *segment, e event) {
-	get := func(id string) *entry { return r.entry(s, id) }
 	switch {
 	case e.T == "blob" && len(e.Hash) == 64:
 		s.blobs[e.Hash] = blobAt{off: e.Off, n: e.Len, gz: e.Gz}
 	case e.T == "change" && e.Change != nil && validID(e.Change.ID):
-		en := get(e.Change.ID)
+		en := r.entry(s, e.Change.ID)
 		c := *e.Change
 		en.c, en.raw, en.seg = &c, nil, s.name
 		r.sorted = nil
@@ -392,7 +418,7 @@ func (r *Record) apply(s *segment, e event) {
 			s.newest = c.Time
 		}
 	case e.T == "drop" && validID(e.ID):
-		get(e.ID).dropped = true
+		r.entry(s, e.ID).dropped = true
 	case e.T == "seal" && validID(e.Seg):
 		if sealed := r.segs[e.Seg]; sealed != nil {
 			sealed.sealed = true
@@ -405,13 +431,13 @@ func (r *Record) apply(s *segment, e event) {
 }
 
 // blob reads the bytes h from whichever segment holds them; r.mu is held.
-func (r *Record) blob(root *os.Root, h string) ([]byte, error) {
+func (r *Record) blob(h string) ([]byte, error) {
 	for _, s := range r.segs {
 		at, ok := s.blobs[h]
 		if !ok {
 			continue
 		}
-		f, err := root.Open(logDir + "/" + s.name + ".dat")
+		f, err := r.rh.Open(logDir + "/" + s.name + ".dat")
 		if err != nil {
 			continue
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
-	"github.com/obsidian-mcp/obsidian-mcp/native/statedir"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
@@ -271,16 +270,14 @@ func (p *Pending) End() note.VaultChange {
 	}
 	r.kept++
 	if l := r.limits; l.MaxBytes > 0 && r.size > l.MaxBytes || r.kept >= pruneEvery || r.now().Sub(r.lastPrune) > time.Hour {
-		r.prune(r.rh)
+		r.prune()
 	}
 	return p.c
 }
 
 func cutLanded(op string) (string, bool) {
-	if len(op) > len(landedMark) && op[:len(landedMark)] == landedMark {
-		return op[len(landedMark):], true
-	}
-	return "", false
+	rest, ok := strings.CutPrefix(op, landedMark)
+	return rest, ok && rest != ""
 }
 
 // settle decides, for every change a dead process left with parts
@@ -291,46 +288,38 @@ func cutLanded(op string) (string, bool) {
 // can be taken; the settled changes, with the bytes they name, and a seal
 // saying the segment is settled, go to this process's segment. r.mu is
 // held.
-func (r *Record) settle(root, vault *os.Root) {
+func (r *Record) settle(vault *os.Root) {
 	for _, s := range r.segs {
-		if s.sealed || r.own != nil && s.name == r.own.name {
+		if s.sealed || r.own != nil && s.name == r.own.name || !r.pendingIn(s.name) {
 			continue
 		}
-		if !r.pendingIn(s.name) {
-			continue
-		}
-		lf, err := root.OpenFile(logDir+"/"+s.name+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-		if err != nil {
-			continue
-		}
-		lock := statedir.LockOf(lf)
-		if ok, err := lock.TryLock(); err != nil || !ok {
-			_ = lf.Close() // alive: its changes are being made
+		lock, dead := r.deadLock(s.name)
+		if !dead {
 			continue
 		}
 		// Settled by another process since the last look?
-		if err := r.refresh(root); err == nil && !s.sealed {
-			r.settleSegment(root, vault, s)
+		if err := r.refresh(); err == nil && !s.sealed {
+			r.settleSegment(vault, s)
 		}
-		_ = lf.Close()
+		_ = lock.Close()
 	}
 }
 
 // pendingIn is whether segment seg left a change unfinished; r.mu is held.
 func (r *Record) pendingIn(seg string) bool {
 	for _, e := range r.entries {
-		if e.seg == seg && e.c == nil && !e.dropped && len(e.raw) > 0 {
+		if e.seg == seg && e.unfinished() {
 			return true
 		}
 	}
 	return false
 }
 
-func (r *Record) settleSegment(root, vault *os.Root, s *segment) {
+func (r *Record) settleSegment(vault *os.Root, s *segment) {
 	var events []event
 	var blobs []blob
 	for id, e := range r.entries {
-		if e.seg != s.name || e.c != nil || e.dropped || len(e.raw) == 0 {
+		if e.seg != s.name || !e.unfinished() {
 			continue
 		}
 		c, pending, ok := e.parts()
@@ -355,7 +344,7 @@ func (r *Record) settleSegment(root, vault *os.Root, s *segment) {
 				if h == "" {
 					continue
 				}
-				if data, err := r.blob(root, h); err == nil {
+				if data, err := r.blob(h); err == nil {
 					blobs = append(blobs, blob{data, h})
 				}
 			}
@@ -368,7 +357,7 @@ func (r *Record) settleSegment(root, vault *os.Root, s *segment) {
 	}
 	events = append(events, event{T: "seal", Seg: s.name})
 	if err := r.write(false, blobs, events...); err == nil {
-		_ = r.refresh(root)
+		_ = r.refresh()
 	}
 }
 

@@ -126,14 +126,14 @@ func Open(base, vaultDir string, vault *os.Root, limits Limits) (*Record, error)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.refresh(root); err != nil {
+	if err := r.refresh(); err != nil {
 		_ = root.Close()
 		return nil, fmt.Errorf("the change record %s: %w", r.dir, err)
 	}
 	if vault != nil {
-		r.settle(root, vault)
+		r.settle(vault)
 	}
-	r.prune(root)
+	r.prune()
 	return r, nil
 }
 
@@ -192,16 +192,15 @@ func (r *Record) Blob(h string) ([]byte, error) {
 	if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("%q is no content hash", h)
 	}
-	root := r.rh
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if data, err := r.blob(root, h); err == nil {
+	if data, err := r.blob(h); err == nil {
 		return data, nil
 	}
-	if err := r.refresh(root); err != nil {
+	if err := r.refresh(); err != nil {
 		return nil, err
 	}
-	return r.blob(root, h)
+	return r.blob(h)
 }
 
 // validID reports an id as newID makes them, so that no id names a path.
