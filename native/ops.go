@@ -76,9 +76,9 @@ func (v *Engine) Create(ctx context.Context, req note.CreateRequest) (note.Creat
 			}
 			op = note.PartEdit
 		}
-		part, err := recordPart(ctx, op, target, "", before, data)
-		if err != nil {
-			return note.Created{}, err
+		part, perr := recordPart(ctx, op, target, "", before, data)
+		if perr != nil {
+			return note.Created{}, perr
 		}
 		err = atomicfile.Replace(v.root, real, data)
 		part.Done(err)

@@ -72,3 +72,40 @@ func TestUnrecordableWriteRefused(t *testing.T) {
 		t.Errorf("a refused create made the note (%v)", err)
 	}
 }
+
+// TestFailedOverwriteSaysSo: an overwrite whose write fails reports the
+// failure, and its change keeps nothing (the error was lost once, to a
+// shadowed variable: the call answered success and wrote nothing).
+func TestFailedOverwriteSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "A.md"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	r, err := changes.Open(t.TempDir(), dir, nil, changes.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, rec := range []bool{false, true} {
+		ctx := context.Background()
+		var p *changes.Pending
+		if rec {
+			p = r.Begin("obsidian_create_note", "test")
+			ctx = changes.With(ctx, p)
+		}
+		// A.md is a file: nothing can be written below it.
+		_, err := v.Create(ctx, note.CreateRequest{Path: "A.md/B.md", Content: "x", Overwrite: true})
+		if err == nil {
+			t.Errorf("recorded=%v: an overwrite that wrote nothing answered success", rec)
+		}
+		if c := p.End(); c.ID != "" {
+			t.Errorf("a failed overwrite left a change: %+v", c)
+		}
+	}
+}
