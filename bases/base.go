@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/obsidian-mcp/obsidian-mcp/evalbudget"
 )
 
 // Base is a parsed .base file.
@@ -38,10 +40,7 @@ type Base struct {
 }
 
 // Budget is what one query may spend.
-type Budget struct {
-	Steps int64
-	Time  time.Duration
-}
+type Budget = evalbudget.Limits
 
 // View is one view of a base.
 type View struct {

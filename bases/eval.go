@@ -58,7 +58,7 @@ type env struct {
 // eval evaluates n; what an operator or a call computes is bounded in
 // size (checkSize).
 func (e *env) eval(n node) (any, error) {
-	if err := e.budget.spend(1); err != nil {
+	if err := e.budget.Spend(1); err != nil {
 		return nil, err
 	}
 	v, err := e.evalNode(n)
@@ -385,7 +385,7 @@ func (e *env) method(x any, name string, a []any) (any, error) {
 		f, _ := toNumber(x)
 		return numberMethod(f, name, a)
 	case []any:
-		if err := e.budget.spend(len(x)); err != nil {
+		if err := e.budget.Spend(len(x)); err != nil {
 			return nil, err
 		}
 		return listMethod(x, name, a, e.budget)

@@ -3,6 +3,8 @@ package bases
 import (
 	"regexp"
 	"strings"
+
+	"github.com/obsidian-mcp/obsidian-mcp/jsregex"
 )
 
 // regex is a regular expression literal of the Bases language (/:/g).
@@ -60,37 +62,4 @@ func (r *regex) replace(s, with string) string {
 	return string(out) + s[loc[1]:]
 }
 
-// jsTemplate is a JavaScript replacement ($1, $<name>, $$) in Go's
-// syntax (${1}, ${name}, $$): Go reads $1x as the group named "1x".
-func jsTemplate(with string) string {
-	var b strings.Builder
-	for i := 0; i < len(with); i++ {
-		c := with[i]
-		if c != '$' || i+1 == len(with) {
-			b.WriteByte(c)
-			continue
-		}
-		switch n := with[i+1]; {
-		case n == '$':
-			b.WriteString("$$")
-			i++
-		case n >= '0' && n <= '9':
-			j := i + 1
-			for j < len(with) && j < i+3 && with[j] >= '0' && with[j] <= '9' {
-				j++
-			}
-			b.WriteString("${" + with[i+1:j] + "}")
-			i = j - 1
-		case n == '<':
-			if end := strings.IndexByte(with[i:], '>'); end > 0 {
-				b.WriteString("${" + with[i+2:i+end] + "}")
-				i += end
-				continue
-			}
-			b.WriteString("$$")
-		default:
-			b.WriteString("$$") // a lone $ stands for itself
-		}
-	}
-	return b.String()
-}
+func jsTemplate(with string) string { return jsregex.Template(with) }

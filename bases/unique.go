@@ -20,7 +20,7 @@ func unique(l []any, b *budget) ([]any, error) {
 	var out []any
 	for i, v := range l {
 		if i%1024 == 1023 {
-			if err := b.spend(1024); err != nil {
+			if err := b.Spend(1024); err != nil {
 				return nil, err
 			}
 		}

@@ -19,13 +19,15 @@ import (
 // capitals are groups: placed like packages, imported by none.
 const lattice = `
 # NONE is nothing: the leaves stand on it.
-NONE < errors, yamltext, links;
+NONE < errors, yamltext, links, evalbudget, jsregex;
 
 # The domain: what a vault is made of. No engine, tool, face or server.
 errors, yamltext, links < note;
 note < metadata, policy, tasks, canvas;
-metadata, policy, tasks, canvas < bases, patch, prompts;
-bases, patch, prompts < DOMAIN;
+metadata, policy, tasks, canvas, evalbudget, jsregex < bases, patch, prompts;
+# Dataview's engine reads notes itself (its own view of their structure).
+links, evalbudget, jsregex < dataview;
+bases, patch, prompts, dataview < DOMAIN;
 
 # Files written whole, and the state folder: below the engines, beside
 # anything else that keeps a file. The change record, which every write
