@@ -338,3 +338,46 @@ func normTask(t *Object, depth int) *ordered {
 	o.set("children", kids)
 	return o
 }
+
+// Len is how many rows, items, tasks (or groups of them) or days the
+// answer holds; 1 for an inline value.
+func (r *Result) Len() int {
+	switch x := r.Values.(type) {
+	case [][]any:
+		return len(x)
+	case []any:
+		if r.Type == "inline" {
+			return 1
+		}
+		return len(x)
+	case []*Object:
+		return len(x)
+	case []group:
+		return len(x)
+	}
+	return 1
+}
+
+// Truncate keeps the first n rows (items, tasks or groups, days) and
+// writes the Markdown of those.
+func (r *Result) Truncate(n int) {
+	if n >= r.Len() || r.Type == "inline" {
+		return
+	}
+	switch x := r.Values.(type) {
+	case [][]any:
+		r.Values = x[:n]
+		r.Markdown = markdownTable(r.Headers, x[:n])
+	case []any:
+		r.Values = x[:n]
+		if r.Type == "list" {
+			r.Markdown = markdownList(x[:n])
+		}
+	case []*Object:
+		r.Values = x[:n]
+		r.Markdown = markdownTasks(x[:n], 0)
+	case []group:
+		r.Values = x[:n]
+		r.Markdown = markdownTasks(x[:n], 0)
+	}
+}

@@ -84,6 +84,19 @@ func (v *Vault) PutPage(p *PageMeta) {
 	v.derived.Store(nil)
 }
 
+// PutFile indexes a file that is no page, for links to resolve to.
+func (v *Vault) PutFile(path string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.files[path] {
+		v.files[path] = true
+		v.res.Add(path)
+	}
+	delete(v.pages, path)
+	v.gen++
+	v.derived.Store(nil)
+}
+
 // ParsePage reads a note as Dataview would, without indexing it.
 func (v *Vault) ParsePage(path, text string, st FileStat) *PageMeta {
 	return v.g.parsePage(path, text, st)

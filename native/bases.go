@@ -50,11 +50,8 @@ func (v *Engine) QueryBase(ctx context.Context, loc note.Locator, view string) (
 			continue // gone since it was listed
 		}
 		bf := bases.File{Path: f, Size: fi.Size(), Mtime: fi.ModTime(), Ctime: fi.ModTime()}
-		if fh, err := v.root.Open(f); err == nil {
-			if c := birthTime(fh, fi); !c.IsZero() && !c.After(bf.Mtime) {
-				bf.Ctime = c
-			}
-			fh.Close()
+		if c, _, ok := v.fileTimes(f); ok {
+			bf.Ctime = c
 		}
 		if n, ok := notes[f]; ok && note.IsMarkdown(f) {
 			bf.Props, bf.Links = n.meta.Properties, n.links

@@ -65,6 +65,9 @@ type Engine struct {
 	replay    replayLog       // what the recovery under way changed (recover.go)
 	list      listing
 	find      finder
+	dv        dataviewState
+	dvNow     func() time.Time // see WithDataviewClock
+	dvLoc     *time.Location
 }
 
 // Option configures Open.
@@ -79,6 +82,8 @@ type options struct {
 	patience  time.Duration
 	keyFile   string
 	record    func() *changes.Record
+	dvNow     func() time.Time
+	dvLoc     *time.Location
 }
 
 // WithChangeRecord gives the engine the vault's change record (record
@@ -122,7 +127,8 @@ func Open(dir string, opts ...Option) (*Engine, error) {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	v := &Engine{dir: dir, root: root, pol: policy.Watch(o.policy, dir), lock: newWriteLock(), logger: o.logger, onBuild: o.onBuild,
-		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}, record: o.record}
+		indexDir: o.indexDir, keepIndex: o.keepIndex, patience: o.patience, journal: &signer{file: o.keyFile}, record: o.record,
+		dvNow: o.dvNow, dvLoc: o.dvLoc}
 	// A save another program makes into a file an update just displaced
 	// is merged into the note under the write lock, as any edit is.
 	v.published.SetLock(func() (func(), error) {

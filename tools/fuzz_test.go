@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
+	"github.com/obsidian-mcp/obsidian-mcp/dataview"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -239,6 +240,13 @@ func (g *guard) QueryBase(ctx context.Context, l note.Locator, view string) (bas
 		g.t.Fatalf("bad base query reached the backend: %+v view %q", l, view)
 	}
 	return g.fakeBackend.QueryBase(ctx, l, view)
+}
+func (g *guard) QueryDataview(ctx context.Context, q note.DataviewQuery) (*dataview.Result, error) {
+	g.loc(q.Origin)
+	if q.Query == "" || len(q.Query) > 20000 {
+		g.t.Fatalf("bad dataview query reached the backend: %q", q.Query)
+	}
+	return g.fakeBackend.QueryDataview(ctx, q)
 }
 func (g *guard) Commands(ctx context.Context, filter string) ([]note.Command, error) {
 	g.reached = true

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
+	"github.com/obsidian-mcp/obsidian-mcp/dataview"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -419,4 +420,23 @@ func on(b any) Vault {
 	v := VaultOf(b)
 	v.Ask = Elicit{}
 	return v
+}
+
+// fakeDataview is Dataview's engine over two notes, at a fixed time.
+var fakeDataview = func() *dataview.Vault {
+	v := dataview.NewVault(dataview.Options{Location: time.UTC, Now: func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) }})
+	st := dataview.FileStat{Ctime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Mtime: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)}
+	v.Put("Books/Dune.md", "---\ntags: book\nrating: 5\n---\nauthor:: Frank Herbert\n", st)
+	v.Put("Books/Piranesi.md", "---\ntags: book\n---\nrating:: 4.5\n- [ ] lend it [due:: 2026-12-01]\n", st)
+	return v
+}()
+
+func (f *fakeBackend) QueryDataview(ctx context.Context, q note.DataviewQuery) (*dataview.Result, error) {
+	if err := f.record("QueryDataview %q inline=%v origin=%s", q.Query, q.Inline, q.Origin.Path); err != nil {
+		return nil, err
+	}
+	if q.Inline {
+		return fakeDataview.Inline(ctx, q.Query, q.Origin.Path, dataview.Limits{})
+	}
+	return fakeDataview.Query(ctx, q.Query, q.Origin.Path, dataview.Limits{})
 }

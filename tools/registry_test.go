@@ -59,6 +59,7 @@ var examples = map[string]string{
 	"obsidian_list_commands":         `{"filter":"editor:","limit":5,"cursor":""}`,
 	"obsidian_run_command":           `{"id":"editor:save-file"}`,
 	"obsidian_query_base":            `{"path":"Books.base","view":"Shelf","limit":5,"cursor":""}`,
+	"obsidian_query_dataview":        `{"query":"TABLE rating FROM #book SORT rating DESC","origin":"Home.md"}`,
 	"obsidian_read_attachment":       `{"path":"a.png"}`,
 	"obsidian_read_canvas":           `{"path":"B.canvas"}`,
 	"obsidian_edit_canvas":           `{"path":"B.canvas","create":true,"add":[{"type":"text","text":"x"}],"update":[],"remove":[],"if_match":"` + note.ETag([]byte("")) + `"}`,

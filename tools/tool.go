@@ -178,7 +178,7 @@ func registry() []entry {
 		searchNotes, listFiles, readNotes, getOutline, getProperties, getLinks, getBacklinks, listUnresolvedLinks,
 		listOrphans, listTags, listTaggedNotes, listProperties, patchNote, replaceInNote, setProperty, removeProperty,
 		updateTags, renameTag, dailyNote, listTemplates, listTasks, updateTask, readCanvas, editCanvas, readAttachment,
-		queryBase, listCommands, runCommand, folderTool, history, undo, replaceInVault,
+		queryBase, queryDataview, listCommands, runCommand, folderTool, history, undo, replaceInVault,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"context"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
+	"github.com/obsidian-mcp/obsidian-mcp/dataview"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/tasks"
@@ -119,6 +120,12 @@ type BaseQuerier interface {
 	QueryBase(ctx context.Context, loc note.Locator, view string) (bases.Result, error)
 }
 
+// DataviewQuerier answers Dataview queries (DQL) and inline
+// expressions, as the Dataview plugin does.
+type DataviewQuerier interface {
+	QueryDataview(ctx context.Context, q note.DataviewQuery) (*dataview.Result, error)
+}
+
 // Commander lists and runs the app's commands. Only the app has them; a
 // command acts on the whole vault, outside the folder policy.
 type Commander interface {
@@ -151,6 +158,8 @@ type Vault struct {
 	Tasks TaskLister
 	// Bases answers views of the vault's bases.
 	Bases BaseQuerier
+	// Dataview answers Dataview queries; nil without the vault folder.
+	Dataview DataviewQuerier
 	// Commands are the app's commands.
 	Commands Commander
 	// Ask confirms with the user what cannot be undone; nil when the
@@ -182,6 +191,7 @@ func VaultOf(b any) Vault {
 	v.Templates, _ = b.(TemplateLister)
 	v.Tasks, _ = b.(TaskLister)
 	v.Bases, _ = b.(BaseQuerier)
+	v.Dataview, _ = b.(DataviewQuerier)
 	v.Commands, _ = b.(Commander)
 	v.Tags, _ = b.(TagRenamer)
 	v.Folders, _ = b.(Folders)

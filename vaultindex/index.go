@@ -105,11 +105,13 @@ func fieldCount(tf uint32, f int) uint32 {
 }
 
 type doc struct {
-	path   string
-	stamp  Stamp
-	readAt time.Time
-	lens   [nFields]uint32
-	meta   *metadata.Note
+	path      string
+	stamp     Stamp
+	readAt    time.Time
+	lens      [nFields]uint32
+	meta      *metadata.Note
+	extra     any  // see WithExtra
+	madeExtra bool // extra is made (it may be nil)
 }
 
 // Index indexes one vault. Its methods are safe for concurrent use.
@@ -157,6 +159,8 @@ type Index struct {
 	linkIx  *links.Index
 	linkFor []string // the listing linkIx was built from
 	graph   *graph   // nil when it must be computed again
+
+	extra Extra // see WithExtra; nil: none
 }
 
 // Option configures New.
@@ -266,7 +270,7 @@ func (ix *Index) run(ctx context.Context, patience time.Duration, fn func(*note.
 func (ix *Index) add(pn *parsedNote) {
 	id := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, nil)
-	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta}
+	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta, extra: pn.extra, madeExtra: pn.madeExtra}
 	from := int32(0)
 	for l, term := range pn.terms {
 		var t uint32

@@ -50,14 +50,16 @@ func parallel(n int, fn func(int)) {
 // numbered locally, so that tokenizing allocates once per distinct word,
 // not once per word.
 type parsedNote struct {
-	path   string
-	gone   bool
-	stamp  Stamp
-	readAt time.Time
-	meta   *metadata.Note
-	local  *localTerms      // numbers the terms as they are met
-	terms  []string         // by local number
-	counts [][nFields]uint8 // by local number
+	path      string
+	gone      bool
+	stamp     Stamp
+	readAt    time.Time
+	meta      *metadata.Note
+	extra     any
+	madeExtra bool
+	local     *localTerms      // numbers the terms as they are met
+	terms     []string         // by local number
+	counts    [][nFields]uint8 // by local number
 	// seq is the body's terms by local number, in order, as the phrase
 	// check tokenizes it (no CJK unigrams): each term's positions.
 	seq []int32
@@ -100,6 +102,9 @@ func (ix *Index) read(p string) *parsedNote {
 		st.Size = -1
 	}
 	pn.stamp = st
+	if ix.extra != nil {
+		pn.extra, pn.madeExtra = ix.extra(p, data, st.Mod), true
+	}
 	if canvas.Is(p) {
 		data, pn.meta = canvasText(data)
 	} else {

@@ -103,6 +103,18 @@ func wantContent(content string) func(string, outcome) error {
 	}
 }
 
+// wantMarkdown wants a raw answer whose text is markdown and whose
+// structured values hold the first path.
+func wantMarkdown(markdown, firstPath string) func(string, outcome) error {
+	return func(_ string, o outcome) error {
+		if o.Result == nil || o.Result.IsError || len(o.Result.Content) == 0 || o.Result.Content[0].Text != markdown ||
+			o.Result.StructuredContent["markdown"] != markdown || !strings.Contains(fmt.Sprint(o.Result.StructuredContent["values"]), "path:"+firstPath) {
+			return fmt.Errorf("want the Markdown %q with %s, got %s", markdown, firstPath, o)
+		}
+		return nil
+	}
+}
+
 // wantImage wants the file's bytes as image content, after the text of
 // its facts.
 func wantImage(mime, raw string) func(string, outcome) error {
@@ -260,6 +272,7 @@ var everyTool = []step{
 	{Tool: "obsidian_create_note", Arguments: map[string]any{"path": "Notes/Garden.base", "content": "filters: 'file.hasTag(\"garden\")'\nviews:\n  - type: table\n    name: Beds\n"},
 		check: wantData("path", "Notes/Garden.base")},
 	{Tool: "obsidian_query_base", Arguments: map[string]any{"path": "Notes/Garden.base"}, check: wantAt("Notes/Seed.md", "rows", 0, "path")},
+	{Tool: "obsidian_query_dataview", Arguments: map[string]any{"query": "LIST FROM #garden WHERE status"}, check: wantMarkdown("- [[Notes/Seed.md|Seed]]\n", "Notes/Seed.md")},
 	{Tool: "obsidian_file_info", Arguments: map[string]any{"name": "Idea"}, check: wantData("size", len(idea))},
 	{Tool: "obsidian_open_note", Arguments: map[string]any{"path": "Inbox/Idea.md"}, check: wantData("path", "Inbox/Idea.md")},
 	{Tool: "obsidian_rename_note", Arguments: map[string]any{"path": "Inbox/Idea.md", "new_name": "Plan idea"}, check: wantData("to", "Inbox/Plan idea.md")},

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
+	"github.com/obsidian-mcp/obsidian-mcp/dataview"
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 	"github.com/obsidian-mcp/obsidian-mcp/vaultindex"
@@ -140,4 +141,23 @@ func (q basesQuery) QueryBase(ctx context.Context, loc note.Locator, view string
 	res.Rows = visible(ctx, q.r, res.Rows, func(r bases.Row) string { return r.Path })
 	res.Total = len(res.Rows)
 	return res, nil
+}
+
+// dataviewQuery implements tools.DataviewQuerier from the vault folder:
+// the app's Dataview is not asked (docs/cli.md says why). The origin is
+// held to the policy like a note read; the engine leaves hidden notes
+// out of the pages a query sees.
+type dataviewQuery struct{ r *Router }
+
+func (q dataviewQuery) QueryDataview(ctx context.Context, dq note.DataviewQuery) (*dataview.Result, error) {
+	if err := named(q.r.readPolicy(ctx), dq.Origin); err != nil {
+		return nil, err
+	}
+	return preferFolder(ctx, q.r, "dataview", func(b side) (*dataview.Result, error) {
+		if b.Dataview == nil {
+			return nil, errors.E(errors.Unsupported, "Dataview queries are answered from the vault folder, and the app did not say where it is").
+				WithHint("Give the server the vault folder (--vault-path), or start Obsidian so that it can say.")
+		}
+		return b.Dataview.QueryDataview(ctx, dq)
+	})
 }

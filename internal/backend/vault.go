@@ -32,6 +32,7 @@ func (r *Router) Vault() tools.Vault {
 		Edit:      edit{r},
 		Daily:     daily{r},
 		Bases:     basesQuery{r},
+		Dataview:  dataviewQuery{r},
 		Tags:      tagRenamer{r},
 		Tasks:     taskList{r},
 		Templates: templates{r},

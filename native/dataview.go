@@ -1,0 +1,135 @@
+package native
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/obsidian-mcp/obsidian-mcp/dataview"
+	"github.com/obsidian-mcp/obsidian-mcp/note"
+)
+
+// dataviewState is the engine's Dataview index: pages made from the
+// notes as the search index reads them (vaultindex.WithExtra), and the
+// vault's other files for links to resolve against.
+type dataviewState struct {
+	once  sync.Once
+	vault *dataview.Vault
+	mu    sync.Mutex
+	pages map[string]*dataview.PageMeta // what vault holds
+	files map[string]bool
+}
+
+// WithDataviewClock sets the clock and zone Dataview queries read
+// ("today", dates written without a zone): a test seam, so that answers
+// recorded at a fixed time can be replayed. By default the real clock and
+// the machine's zone.
+func WithDataviewClock(now func() time.Time, loc *time.Location) Option {
+	return func(o *options) { o.dvNow, o.dvLoc = now, loc }
+}
+
+func (v *Engine) dataview() *dataview.Vault {
+	v.dv.once.Do(func() {
+		v.dv.vault = dataview.NewVault(dataview.Options{Location: v.dvLoc, Now: v.dvNow})
+		v.dv.pages, v.dv.files = map[string]*dataview.PageMeta{}, map[string]bool{}
+	})
+	return v.dv.vault
+}
+
+// dataviewPage is the search index's extra for a note: its Dataview page.
+func (v *Engine) dataviewPage(p string, data []byte, mod time.Time) any {
+	if !dataview.IsMarkdown(p) {
+		return nil
+	}
+	st := dataview.FileStat{Mtime: mod, Ctime: mod, Size: int64(len(data))}
+	if c, _, ok := v.fileTimes(p); ok {
+		st.Ctime = c
+	}
+	return v.dataview().ParsePage(p, string(data), st)
+}
+
+// fileTimes are a file's creation time (its modification time where the
+// system keeps none) and modification time, read through the jail.
+func (v *Engine) fileTimes(p string) (ctime, mtime time.Time, ok bool) {
+	fi, err := v.root.Stat(p)
+	if err != nil {
+		return time.Time{}, time.Time{}, false
+	}
+	ctime, mtime = fi.ModTime(), fi.ModTime()
+	if fh, err := v.root.Open(p); err == nil {
+		if c := birthTime(fh, fi); !c.IsZero() && !c.After(mtime) {
+			ctime = c
+		}
+		fh.Close()
+	}
+	return ctime, mtime, true
+}
+
+// syncDataview brings the Dataview index up to the search index's notes
+// and the vault's files.
+func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
+	dv := v.dataview()
+	files, err := v.Files()
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]*dataview.PageMeta{}
+	if err := v.index().EachExtra(ctx, func(p string, x any) {
+		if pm, ok := x.(*dataview.PageMeta); ok {
+			current[p] = pm
+		}
+	}); err != nil {
+		return nil, err
+	}
+	s := &v.dv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		listed[f] = true
+		pm := current[f]
+		switch {
+		case pm != nil && s.pages[f] != pm:
+			dv.PutPage(pm)
+			s.pages[f], s.files[f] = pm, true
+		case pm == nil && !s.files[f]:
+			dv.PutFile(f)
+			s.files[f] = true
+		case pm == nil && s.pages[f] != nil: // no longer a page
+			dv.Remove(f)
+			dv.PutFile(f)
+			delete(s.pages, f)
+		}
+	}
+	for f := range s.files {
+		if !listed[f] {
+			dv.Remove(f)
+			delete(s.files, f)
+			delete(s.pages, f)
+		}
+	}
+	return dv, nil
+}
+
+// QueryDataview answers a DQL query, or an inline expression (the text
+// after "= "), from the page at origin ("" for none), over the visible
+// notes of the vault.
+func (v *Engine) QueryDataview(ctx context.Context, q note.DataviewQuery) (*dataview.Result, error) {
+	dv, err := v.syncDataview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	origin := ""
+	if q.Origin != (note.Locator{}) {
+		if origin, err = v.locate(ctx, q.Origin); err != nil {
+			return nil, err
+		}
+	}
+	var res *dataview.Result
+	if q.Inline {
+		res, err = dv.Inline(ctx, q.Query, origin, dataview.Limits{})
+	} else {
+		res, err = dv.Query(ctx, q.Query, origin, dataview.Limits{})
+	}
+	return res, err
+}

@@ -1,0 +1,53 @@
+package vaultindex
+
+import (
+	"context"
+	"time"
+)
+
+// Extra is what another reader of notes makes of each one, from the
+// bytes the index reads anyway (Dataview's page of a note): computed as
+// the note is read, kept beside it, dropped with it. A snapshot does not
+// keep it; a note loaded from one has it made on first use (EachExtra),
+// from one more read of that note.
+type Extra func(path string, data []byte, mod time.Time) any
+
+// WithExtra makes fn each note's extra.
+func WithExtra(fn Extra) Option { return func(ix *Index) { ix.extra = fn } }
+
+// EachExtra calls fn with every note's extra, in path order, on an
+// up-to-date index. A note whose extra is not made yet (it came from a
+// snapshot) is read for it first, those notes on every core at once.
+func (ix *Index) EachExtra(ctx context.Context, fn func(path string, extra any)) error {
+	if ix.extra == nil {
+		return nil
+	}
+	return ix.view(ctx, func() error {
+		ids := ix.sortedIDs()
+		var missing []uint32
+		for _, id := range ids {
+			if !ix.docs[id].madeExtra {
+				missing = append(missing, id)
+			}
+		}
+		made := make([]any, len(missing))
+		parallel(len(missing), func(i int) {
+			d := ix.docs[missing[i]]
+			if data, err := ix.src.ReadFile(d.path); err == nil {
+				made[i] = ix.extra(d.path, data, d.stamp.Mod)
+			}
+		})
+		for i, id := range missing {
+			ix.docs[id].extra, ix.docs[id].madeExtra = made[i], true
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if d := ix.docs[id]; d.extra != nil {
+				fn(d.path, d.extra)
+			}
+		}
+		return nil
+	})
+}
