@@ -18,6 +18,10 @@ const (
 	DefaultTime  = 10 * time.Second
 )
 
+// MaxRows bounds the rows a query holds at once (FLATTEN makes them),
+// unless Options say otherwise.
+const MaxRows = 1_000_000
+
 // QueryError is a query Dataview refuses while running it (a bad LIMIT,
 // every row failing, a FROM that names no file).
 type QueryError struct{ Msg string }
@@ -59,7 +63,7 @@ func (s *snapshot) context(origin string, meter *evalbudget.Meter) *Context {
 	}
 	g := NewObject()
 	g.Set("this", this)
-	return &Context{links: &linkHandler{s, origin}, globals: g, g: s.v.g, meter: meter}
+	return &Context{links: &linkHandler{s, origin}, globals: g, g: s.v.g, meter: meter, maxRows: s.v.maxRows}
 }
 
 type linkHandler struct {
@@ -335,8 +339,11 @@ func stepFlatten(c *Context, st step, rows []row) stepOut {
 		if err := c.meter.Spend(len(vals)); err != nil {
 			return err
 		}
+		if len(o.rows)+len(vals) > c.maxRows {
+			return &evalbudget.Stopped{Why: fmt.Sprintf("the query made more than %d rows", c.maxRows)}
+		}
 		for _, x := range vals {
-			d := r.data.clone()
+			d := r.data.overlay()
 			d.Set(st.named.name, x)
 			o.rows = append(o.rows, row{id: r.id, data: d})
 		}
@@ -467,12 +474,18 @@ rowsLoop:
 	return out, kept, nil
 }
 
-// graceSteps is what the final extraction may spend when the query's own
+// partialRows is how many rows a partial answer keeps.
+const partialRows = 10_000
+
+// grace is what the final extraction may spend when the query's own
 // budget ran out (so that a partial answer still shows its rows).
 var grace = Limits{Steps: 2_000_000, Time: time.Second}
 
 // Query runs a DQL query from the page at origin ("" for none).
 func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Result, error) {
+	if err := checkBounds(text); err != nil {
+		return nil, err
+	}
 	parsed, perr := parseAll(v.g.query, text)
 	if perr != nil {
 		return nil, perr
@@ -502,8 +515,11 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	}
 	res := &Result{Type: q.header.kind}
 	if stop != nil {
+		// A partial answer shows its first rows, extracted on a small
+		// budget of its own.
 		res.Partial, res.Stopped = true, stop.why
 		c.meter = evalbudget.New(ctx, grace, grace)
+		rows = rows[:min(len(rows), partialRows)]
 	}
 	switch q.header.kind {
 	case "task":
@@ -519,7 +535,7 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	}
 	if err != nil && !isStop(err) {
 		return nil, err
-	} else if err != nil {
+	} else if err != nil && !res.Partial {
 		res.Partial, res.Stopped = true, err.Error()
 	}
 	return res, nil
@@ -660,6 +676,9 @@ func groupTasks(m idMeaning, rows []*Object) any {
 // Inline evaluates an inline expression (the text after "= ") on the
 // page at origin.
 func (v *Vault) Inline(ctx context.Context, expr, origin string, lim Limits) (*Result, error) {
+	if err := checkBounds(expr); err != nil {
+		return nil, err
+	}
 	parsed, perr := parseAll(v.g.field, expr)
 	if perr != nil {
 		return nil, perr

@@ -27,6 +27,7 @@ type Context struct {
 	g       *grammar
 	meter   *evalbudget.Meter
 	depth   int
+	maxRows int
 }
 
 // maxCallDepth bounds lambdas calling lambdas (a query cannot recurse,

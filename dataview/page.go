@@ -689,3 +689,76 @@ func (g *grammar) parseLists(path string, lines []string, md *mdCache, byLine ma
 	}
 	return out, literals
 }
+
+// InlineField is one inline field of a note, where it is written.
+type InlineField struct {
+	Key string
+	// Value is typed as Dataview types it (number, date, link, list…).
+	Value any
+	Line  int    // 1-based
+	Form  string // "line" (Key:: value), "[]", "()", or "emoji" (a task's 📅 and the like)
+	Task  bool   // written on a task, whose field it is rather than the page's
+}
+
+// ReadInlineFields lists a note's inline fields as Dataview reads them:
+// the lines and list items it reads them from, in the note's order.
+func ReadInlineFields(text string, loc *time.Location) []InlineField {
+	g := newGrammar(loc, time.Now)
+	md := buildCache(text)
+	lines := strings.Split(text, "\n")
+	var out []InlineField
+	add := func(f inlineField, line int, task bool) {
+		form := "line"
+		switch f.wrapping {
+		case "[":
+			form = "[]"
+		case "(":
+			form = "()"
+		case "emoji-shorthand":
+			form = "emoji"
+		}
+		out = append(out, InlineField{Key: f.key, Value: g.parseInlineValue(f.value), Line: line + 1, Form: form, Task: task})
+	}
+	skip := map[int]bool{}
+	for _, raw := range md.listItems {
+		it := g.listItem("", lines, md, raw, nil)
+		if it == nil {
+			continue
+		}
+		for i := 0; i < it.lineCount; i++ {
+			skip[it.line+i] = true
+		}
+		parts := strings.Split(it.text, "\n")
+		noNL := strings.Join(parts, " ")
+		fs := extractInlineFields(noNL, true)
+		for _, f := range fs {
+			add(f, it.line, it.task != nil)
+		}
+		if it.task == nil && len(fs) == 0 {
+			if f, ok := extractFullLineField(noNL); ok {
+				add(f, it.line, false)
+			}
+		}
+	}
+	for _, s := range md.sections {
+		if s.kind == "list" || s.kind == "ruling" {
+			continue
+		}
+		for ln := s.pos.startLine; ln <= s.pos.endLine && ln < len(lines); ln++ {
+			line := lines[ln]
+			if skip[ln] || len(line) > 32768 || !strings.Contains(line, "::") {
+				continue
+			}
+			line = strings.TrimSpace(line)
+			if fs := extractInlineFields(line, false); len(fs) > 0 {
+				for _, f := range fs {
+					add(f, ln, false)
+				}
+			} else if f, ok := extractFullLineField(line); ok {
+				add(f, ln, false)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b InlineField) int { return a.Line - b.Line })
+	return out
+}

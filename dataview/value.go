@@ -94,18 +94,24 @@ func (l *Link) equals(o *Link) bool {
 }
 
 // Object is a JavaScript object: keys in JavaScript's order (integer keys
-// ascending first, then the rest as inserted).
+// ascending first, then the rest as inserted). An object may lie over a
+// base (overlay): it reads through to it and keeps only what is set on
+// it, so that FLATTEN's thousand rows of one page share the page.
 type Object struct {
-	keys []string
+	keys []string // own keys not in base, in order
 	vals map[string]any
+	base *Object
 }
 
 // NewObject makes an empty object.
 func NewObject() *Object { return &Object{vals: map[string]any{}} }
 
+// overlay is a copy of o that costs what is set on it.
+func (o *Object) overlay() *Object { return &Object{vals: map[string]any{}, base: o} }
+
 // Set puts a key, keeping the order of an existing one.
 func (o *Object) Set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
+	if _, ok := o.vals[k]; !ok && (o.base == nil || !o.base.Has(k)) {
 		o.keys = append(o.keys, k)
 		if isArrayIndex(k) {
 			o.sortIndexKeys()
@@ -115,16 +121,39 @@ func (o *Object) Set(k string, v any) {
 }
 
 // Get reads a key: nil and false when it is not there.
-func (o *Object) Get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+func (o *Object) Get(k string) (any, bool) {
+	for ; o != nil; o = o.base {
+		if v, ok := o.vals[k]; ok {
+			return v, ok
+		}
+	}
+	return nil, false
+}
 
 // Has says whether k is a key.
-func (o *Object) Has(k string) bool { _, ok := o.vals[k]; return ok }
+func (o *Object) Has(k string) bool { _, ok := o.Get(k); return ok }
 
 // Keys are the keys in order.
-func (o *Object) Keys() []string { return o.keys }
+func (o *Object) Keys() []string {
+	if o.base == nil {
+		return o.keys
+	}
+	keys := append(slices.Clone(o.base.Keys()), o.keys...)
+	if slices.ContainsFunc(o.keys, isArrayIndex) {
+		c := &Object{keys: keys}
+		c.sortIndexKeys()
+		keys = c.keys
+	}
+	return keys
+}
 
 // Len is the number of keys.
-func (o *Object) Len() int { return len(o.keys) }
+func (o *Object) Len() int {
+	if o.base == nil {
+		return len(o.keys)
+	}
+	return o.base.Len() + len(o.keys)
+}
 
 func (o *Object) sortIndexKeys() {
 	var idx, rest []string
@@ -152,10 +181,12 @@ func isArrayIndex(k string) bool {
 	return err == nil && n < math.MaxUint32
 }
 
+// clone is a flat copy of o.
 func (o *Object) clone() *Object {
-	c := &Object{keys: slices.Clone(o.keys), vals: make(map[string]any, len(o.vals))}
-	for k, v := range o.vals {
-		c.vals[k] = v
+	keys := o.Keys()
+	c := &Object{keys: slices.Clone(keys), vals: make(map[string]any, len(keys))}
+	for _, k := range keys {
+		c.vals[k], _ = o.Get(k)
 	}
 	return c
 }
@@ -236,8 +267,8 @@ func deepCopy(v any) any {
 		}
 		return out
 	case *Object:
-		c := &Object{keys: slices.Clone(v.keys), vals: make(map[string]any, len(v.vals))}
-		for k, x := range v.vals {
+		c := v.clone()
+		for k, x := range c.vals {
 			c.vals[k] = deepCopy(x)
 		}
 		return c
@@ -336,14 +367,16 @@ func compareLinks(x, y *Link, norm func(string) string) int {
 }
 
 func compareObjects(x, y *Object) int {
-	k1, k2 := slices.Clone(x.keys), slices.Clone(y.keys)
+	k1, k2 := slices.Clone(x.Keys()), slices.Clone(y.Keys())
 	slices.Sort(k1) // JavaScript's default sort: UTF-16 code units
 	slices.Sort(k2)
 	if c := compareValues(stringsAny(k1), stringsAny(k2), nil); c != 0 {
 		return c
 	}
 	for _, k := range k1 {
-		if c := compareValues(x.vals[k], y.vals[k], nil); c != 0 {
+		xv, _ := x.Get(k)
+		yv, _ := y.Get(k)
+		if c := compareValues(xv, yv, nil); c != 0 {
 			return c
 		}
 	}

@@ -23,6 +23,7 @@ type Vault struct {
 	// for one generation.
 	gen     uint64
 	derived atomic.Pointer[derived]
+	maxRows int
 	dmu     sync.Mutex // one derive at a time, under the read lock
 }
 
@@ -32,6 +33,8 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock "today" and "now" read; tests fix it.
 	Now func() time.Time
+	// MaxRows bounds the rows a query holds at once; 0 is MaxRows.
+	MaxRows int
 }
 
 // NewVault makes an empty index.
@@ -42,7 +45,10 @@ func NewVault(o Options) *Vault {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Vault{g: newGrammar(o.Location, o.Now), pages: map[string]*PageMeta{}, files: map[string]bool{}, res: links.NewIndex(nil)}
+	if o.MaxRows <= 0 {
+		o.MaxRows = MaxRows
+	}
+	return &Vault{maxRows: o.MaxRows, g: newGrammar(o.Location, o.Now), pages: map[string]*PageMeta{}, files: map[string]bool{}, res: links.NewIndex(nil)}
 }
 
 // IsMarkdown says whether Dataview reads a file as a page.

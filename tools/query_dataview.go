@@ -13,8 +13,8 @@ import (
 )
 
 type queryDataviewArgs struct {
-	Query  string `json:"query" jsonschema:"A DQL query (a dataview block's text), or =expression for an inline query." validate:"required,max=20000"`
-	Origin string `json:"origin,omitempty" jsonschema:"Note the query runs from (this, [[]])." validate:"omitempty,notepath"`
+	Query  string `json:"query" jsonschema:"A dataview block's text, or =expression." validate:"required,max=16384"`
+	Origin string `json:"origin,omitempty" jsonschema:"The note it runs from (this)." validate:"omitempty,notepath"`
 }
 
 // dataviewAnswer is a query's answer in Dataview's normalised form.
@@ -36,8 +36,7 @@ var queryDataview = spec[queryDataviewArgs, dataviewAnswer]{
 	name:    "obsidian_query_dataview",
 	toolset: "read",
 	title:   "Query Dataview",
-	description: "Run a Dataview query (DQL: TABLE, LIST, TASK, CALENDAR with FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT) or an inline =expression, " +
-		"as the Dataview plugin answers it, over notes' properties and inline fields (key:: value). Answers the table Dataview shows, as Markdown and as JSON.",
+	description: "Run a Dataview query (TABLE/LIST/TASK/CALENDAR, FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT) or =expression over properties and inline fields (key:: value), as Dataview answers: Markdown and JSON.",
 	hints: hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a queryDataviewArgs) (dataviewAnswer, error) {
 		q, err := dataviewQuery(a.Query)
@@ -87,7 +86,10 @@ func dataviewQuery(text string) (note.DataviewQuery, error) {
 func dataviewError(err error) error {
 	var pe *dataview.ParseError
 	var qe *dataview.QueryError
+	var be *dataview.BoundError
 	switch {
+	case stderrors.As(err, &be):
+		return errors.InvalidFields(errors.Field{Field: "query", Message: be.Msg})
 	case stderrors.As(err, &pe):
 		return errors.InvalidFields(errors.Field{Field: "query", Message: fmt.Sprintf("does not parse as Dataview reads it: %v", pe)})
 	case stderrors.As(err, &qe):

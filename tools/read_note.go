@@ -16,6 +16,8 @@ type readNoteArgs struct {
 	Section string `json:"section,omitempty" jsonschema:"Only this section: a heading path such as Plan > Risks, or a unique heading." validate:"omitempty,max=500,nocontrols,excluded_with=Lines"`
 	Lines   string `json:"lines,omitempty" jsonschema:"Only these lines: 10-20, 10- or 10." validate:"omitempty,linerange"`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"A cut read's next_cursor, to read on." validate:"omitempty,max=300,excluded_with=Section Lines"`
+	// Dataview shows a dashboard note as a person sees it in Obsidian.
+	Dataview bool `json:"dataview,omitempty" jsonschema:"Answer Dataview queries in place (dashboards)." validate:"excluded_with=Cursor"`
 }
 
 // maxRead bounds the text one read returns (see maxAnswer); a longer note
@@ -34,6 +36,9 @@ type readResult struct {
 	// NextCursor continues a truncated read where it stopped, inside a
 	// line if need be: the pages put together are the part byte for byte.
 	NextCursor string `json:"next_cursor,omitempty" jsonschema:"when truncated: pass as cursor to read on from exactly where this part stopped"`
+	// Queries is how many Dataview queries were evaluated in the text
+	// (with dataview).
+	Queries int `json:"dataview_queries,omitempty" jsonschema:"with dataview: how many queries were answered in place; the content is then not the note's exact text"`
 }
 
 type lineRange struct {
@@ -56,7 +61,16 @@ var readNote = spec[readNoteArgs, readResult]{
 		if a.Cursor != "" {
 			return readOn(c, a.Cursor)
 		}
-		return readPart(c, a.Section, a.Lines)
+		r, err := readPart(c, a.Section, a.Lines)
+		if err != nil || !a.Dataview {
+			return r, err
+		}
+		if v.Dataview == nil {
+			return readResult{}, errors.E(errors.Unsupported, "Dataview queries are answered from the vault folder, which this server does not have").
+				WithHint("Read the note without dataview, or give the server the vault folder (--vault-path).")
+		}
+		r.Content, r.Queries = renderDataview(ctx, v, c.Path, r.Content)
+		return r, nil
 	},
 	raw:    true,
 	text:   func(r readResult) string { return r.Content },
@@ -73,6 +87,9 @@ func readNotice(r readResult) string {
 	}
 	if r.Lines != (lineRange{}) {
 		about += fmt.Sprintf(", lines %d-%d of %d", r.Lines.Start, r.Lines.End, r.Lines.Total)
+	}
+	if r.Queries > 0 {
+		about += fmt.Sprintf("; %d Dataview queries shown answered, each block's query kept in a %%%% comment: the note's own text has the queries", r.Queries)
 	}
 	if !r.Truncated {
 		return about + "]"

@@ -129,3 +129,31 @@ func TestReadNoteCursorRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNoteDataview: with dataview, a dashboard reads as Obsidian
+// shows it: each block's answer under a comment keeping its query, each
+// inline query its value, a script left as written and said not run.
+func TestReadNoteDataview(t *testing.T) {
+	t.Parallel()
+	dash := "# Books\n\nBest: `= [[Books/Dune]].author` and `$= dv.current()`\n\n```dataview\nLIST FROM #book\n```\n\n```dataviewjs\ndv.list([1])\n```\n\n```js\n`= not a query`\n```\n\n```dataview\nTABLE FROM WHERE\n```\n"
+	rendered := "# Books\n\nBest: Frank Herbert and `$= dv.current()`\n\n%% dataview\nLIST FROM #book\n%%\n- [[Books/Dune.md|Dune]]\n- [[Books/Piranesi.md|Piranesi]]\n\n" +
+		"```dataviewjs\ndv.list([1])\n```\n%% dataviewjs: not run (a script runs JavaScript in Obsidian) %%\n\n```js\n`= not a query`\n```\n\n" +
+		"%% dataview\nTABLE FROM WHERE\n%%\n> Dataview: the query does not parse: line 1, column 12: expected one of '!', '(', '-', 'csv(', 'outgoing(', file link, string, tag ('#hello/stuff'), got \"WHERE\"\n"
+	fb := &fakeBackend{content: dash}
+	st := findTool(t, "obsidian_read_note", fb)
+	res, err := call(t, st, `{"path":"Dash.md","dataview":true}`)
+	if err != nil || res.IsError {
+		t.Fatalf("error: %v %v", err, res)
+	}
+	r := res.StructuredContent.(readResult)
+	if r.Content != rendered || r.Queries != 3 {
+		t.Errorf("content (%d queries):\n%s\nwant (3)\n%s", r.Queries, r.Content, rendered)
+	}
+	if notice := res.Content[1].(mcp.TextContent).Text; !strings.Contains(notice, "3 Dataview queries shown answered") {
+		t.Errorf("notice %q", notice)
+	}
+	plain, err := call(t, st, `{"path":"Dash.md"}`)
+	if err != nil || plain.StructuredContent.(readResult).Content != dash {
+		t.Errorf("without dataview the exact text is read: %v", err)
+	}
+}
