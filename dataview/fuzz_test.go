@@ -67,7 +67,7 @@ func TestBounded(t *testing.T) {
 	lim := Limits{Steps: 2_000_000, Time: 5 * time.Second}
 	for _, c := range []struct {
 		name, q, want string
-		inline       bool
+		inline        bool
 	}{
 		{"deep nesting", "LIST " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200), "nests more than 100 deep", false},
 		{"a long query", "LIST WHERE " + strings.Repeat("n = 1 OR ", 3000) + "true", "over the limit of", false},

@@ -33,11 +33,11 @@ type dataviewAnswer struct {
 }
 
 var queryDataview = spec[queryDataviewArgs, dataviewAnswer]{
-	name:    "obsidian_query_dataview",
-	toolset: "read",
-	title:   "Query Dataview",
+	name:        "obsidian_query_dataview",
+	toolset:     "read",
+	title:       "Query Dataview",
 	description: "Run a Dataview query (TABLE/LIST/TASK/CALENDAR, FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT) or =expression over properties and inline fields (key:: value), as Dataview answers: Markdown and JSON.",
-	hints: hints{readOnly: true, idempotent: true},
+	hints:       hints{readOnly: true, idempotent: true},
 	run: func(ctx context.Context, v Vault, a queryDataviewArgs) (dataviewAnswer, error) {
 		q, err := dataviewQuery(a.Query)
 		if err != nil {
