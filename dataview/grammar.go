@@ -1,6 +1,7 @@
 package dataview
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,16 +68,16 @@ var dateShorthands = []string{"now", "today", "yesterday", "tomorrow", "sow", "s
 // keywords cannot be variables (row.x reaches a field of that name).
 var keywords = []string{"FROM", "WHERE", "LIMIT", "GROUP", "FLATTEN"}
 
-// byLength orders alternatives longest first, as Dataview does, so that
-// "min" is not read as "m".
+// byLength matches one of words, longest first, as Dataview's
+// alternatives do, so that "min" is not read as "m": one regular
+// expression, whose alternation is tried in order as Parsimmon's alt is.
 func byLength(words []string) *parser {
 	ws := slices.Clone(words)
 	slices.SortStableFunc(ws, func(a, b string) int { return len(b) - len(a) })
-	ps := make([]*parser, len(ws))
 	for i, w := range ws {
-		ps[i] = str(w)
+		ws[i] = regexp.QuoteMeta(w)
 	}
-	return alt(ps...)
+	return rx(strings.Join(ws, "|"), 0)
 }
 
 func keys[V any](m map[string]V) []string {
@@ -102,6 +103,8 @@ type grammar struct {
 	query                                                   *parser
 	// parts of the query language, which tests read alone
 	queryType, comment, namedField, sortField *parser
+	// names shares the short texts pages keep.
+	names interner
 }
 
 func newGrammar(loc *time.Location, now func() time.Time) *grammar {

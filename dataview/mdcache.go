@@ -582,7 +582,17 @@ func setBlockID(item *mdListItem, text string) {
 
 // maskInline blanks code spans, %%comments%% and <!-- --> on a line,
 // keeping columns.
+var (
+	commentRe     = regexp.MustCompile(`%%.*?%%`)
+	htmlCommentRe = regexp.MustCompile(`<!--.*?-->`)
+)
+
+func blankOut(m string) string { return strings.Repeat(" ", len(m)) }
+
 func maskInline(line string) string {
+	if !strings.ContainsAny(line, "`%<") {
+		return line
+	}
 	out := []byte(line)
 	for i := 0; i < len(line); {
 		if line[i] != '`' {
@@ -620,9 +630,12 @@ func maskInline(line string) string {
 		}
 	}
 	s := string(out)
-	blank := func(m string) string { return strings.Repeat(" ", len(m)) }
-	s = regexp.MustCompile(`%%.*?%%`).ReplaceAllStringFunc(s, blank)
-	s = regexp.MustCompile(`<!--.*?-->`).ReplaceAllStringFunc(s, blank)
+	if strings.Contains(s, "%%") {
+		s = commentRe.ReplaceAllStringFunc(s, blankOut)
+	}
+	if strings.Contains(s, "<!--") {
+		s = htmlCommentRe.ReplaceAllStringFunc(s, blankOut)
+	}
 	return s
 }
 
@@ -662,7 +675,12 @@ func (b *mdBuilder) scanInline() {
 			link mdLink
 		}
 		var fs []found
-		for _, m := range wikiRe.FindAllStringSubmatchIndex(s, -1) {
+		hasWiki := strings.Contains(s, "[[")
+		var wikis, mds [][]int
+		if hasWiki {
+			wikis = wikiRe.FindAllStringSubmatchIndex(s, -1)
+		}
+		for _, m := range wikis {
 			target, alias, has := splitWiki(s[m[4]:m[5]])
 			d := alias
 			if !has {
@@ -670,9 +688,14 @@ func (b *mdBuilder) scanInline() {
 			}
 			fs = append(fs, found{m[0], mdLink{link: target, display: d, line: il.line, embed: m[3] > m[2]}})
 		}
-		blank := func(x string) string { return strings.Repeat(" ", len(x)) }
-		s = wikiRe.ReplaceAllStringFunc(s, blank)
-		for _, m := range mdLinkRe.FindAllStringSubmatchIndex(s, -1) {
+		if hasWiki {
+			s = wikiRe.ReplaceAllStringFunc(s, blankOut)
+		}
+		hasMD := strings.Contains(s, "](")
+		if hasMD {
+			mds = mdLinkRe.FindAllStringSubmatchIndex(s, -1)
+		}
+		for _, m := range mds {
 			target := s[m[6]:m[7]]
 			if strings.HasPrefix(target, "<") {
 				target = target[1 : len(target)-1]
@@ -685,13 +708,17 @@ func (b *mdBuilder) scanInline() {
 			}
 			fs = append(fs, found{m[0], mdLink{link: target, display: s[m[4]:m[5]], line: il.line, embed: m[3] > m[2]}})
 		}
-		s = mdLinkRe.ReplaceAllStringFunc(s, blank)
+		if hasMD {
+			s = mdLinkRe.ReplaceAllStringFunc(s, blankOut)
+		}
 		slices.SortStableFunc(fs, func(x, y found) int { return x.idx - y.idx })
 		for _, f := range fs {
 			b.c.links = append(b.c.links, f.link)
 		}
-		for _, t := range lineTags(s) {
-			b.c.tags = append(b.c.tags, mdTag{t, il.line})
+		if strings.Contains(s, "#") {
+			for _, t := range lineTags(s) {
+				b.c.tags = append(b.c.tags, mdTag{t, il.line})
+			}
 		}
 	}
 }

@@ -6,34 +6,59 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // fieldMap is a key → values map that keeps its keys' insertion order,
-// as Dataview's Map does.
+// as Dataview's Map does. A note has few fields: slices searched in
+// order cost far less memory than a map per note (and per list item).
 type fieldMap struct {
 	keys []string
-	vals map[string][]any
+	vals [][]any
 }
 
-func newFieldMap() *fieldMap { return &fieldMap{vals: map[string][]any{}} }
+func newFieldMap() *fieldMap { return &fieldMap{} }
+
+func (m *fieldMap) index(k string) int { return slices.Index(m.keys, k) }
 
 func (m *fieldMap) add(k string, v ...any) {
-	if _, ok := m.vals[k]; !ok {
+	i := m.index(k)
+	if i < 0 {
 		m.keys = append(m.keys, k)
+		m.vals = append(m.vals, nil)
+		i = len(m.keys) - 1
 	}
-	m.vals[k] = append(m.vals[k], v...)
+	m.vals[i] = append(m.vals[i], v...)
+}
+
+// get is k's values, nil when k is not a key.
+func (m *fieldMap) get(k string) ([]any, bool) {
+	if m == nil {
+		return nil, false
+	}
+	if i := m.index(k); i >= 0 {
+		return m.vals[i], true
+	}
+	return nil, false
 }
 
 func (m *fieldMap) merge(o *fieldMap) {
-	for _, k := range o.keys {
-		m.add(k, o.vals[k]...)
+	for i, k := range o.keys {
+		m.add(k, o.vals[i]...)
 	}
 }
 
-func (m *fieldMap) has(k string) bool { _, ok := m.vals[k]; return ok }
+func (m *fieldMap) has(k string) bool { return m.index(k) >= 0 }
+
+func (m *fieldMap) len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.keys)
+}
 
 // ListItem is one list item or task of a page, as Dataview keeps it.
 type ListItem struct {
@@ -67,7 +92,7 @@ type PageMeta struct {
 	Size        int64
 	day         *time.Time
 	fields      []string // final field keys in order
-	fieldVals   map[string]any
+	fieldVals   []any    // their values
 	tags        []string // exact tags, with #
 	aliases     []string
 	links       []*Link // frontmatter links first (nFM of them), then body links, then embeds
@@ -160,6 +185,7 @@ func (g *grammar) parsePage(path, text string, st FileStat) *PageMeta {
 	p.lists = lists
 	p.fields, p.fieldVals = finalizeFields(fields)
 	p.day = g.findDate(path, fields)
+	g.detach(p)
 	return p
 }
 
@@ -373,28 +399,27 @@ func extractAliases(fm *Object) []string {
 
 // finalizeFields adds each key's canonical form and squashes lists of
 // one value.
-func finalizeFields(fields *fieldMap) ([]string, map[string]any) {
+func finalizeFields(fields *fieldMap) ([]string, []any) {
 	norm := newFieldMap()
-	for _, k := range fields.keys {
+	for i, k := range fields.keys {
 		nk := canonicalVarName(k)
 		if nk == "" || fields.has(nk) {
 			continue
 		}
-		norm.add(nk, fields.vals[k]...)
+		norm.add(nk, fields.vals[i]...)
 	}
 	all := newFieldMap()
 	all.merge(fields)
 	all.merge(norm)
-	out := make(map[string]any, len(all.keys))
-	for _, k := range all.keys {
-		vs := all.vals[k]
+	out := make([]any, len(all.keys))
+	for i, vs := range all.vals {
 		if len(vs) == 1 {
-			out[k] = vs[0]
+			out[i] = vs[0]
 		} else {
-			out[k] = slices.Clone(vs)
+			out[i] = slices.Clone(vs)
 		}
 	}
-	return all.keys, out
+	return slices.Clip(all.keys), out
 }
 
 // findDate is a page's day: a date or day field holding a date, else a
@@ -404,7 +429,7 @@ func (g *grammar) findDate(path string, fields *fieldMap) *time.Time {
 		if l := strings.ToLower(k); l != "date" && l != "day" {
 			continue
 		}
-		if vs := fields.vals[k]; len(vs) > 0 {
+		if vs, _ := fields.get(k); len(vs) > 0 {
 			if d, ok := vs[0].(time.Time); ok {
 				return &d
 			}
@@ -626,7 +651,7 @@ func (g *grammar) listItem(path string, lines []string, md *mdCache, raw *mdList
 	it := &ListItem{
 		symbol: m[1], link: closest, section: section, text: withNL, tags: g.itemTags(noNL),
 		line: raw.pos.startLine, lineCount: raw.pos.endLine - raw.pos.startLine + 1, list: listLine,
-		links: links, pos: raw.pos, parent: -1, blockID: raw.id, fields: newFieldMap(),
+		links: links, pos: raw.pos, parent: -1, blockID: raw.id,
 	}
 	if raw.parent >= 0 && raw.parent != it.line {
 		it.parent = raw.parent
@@ -636,12 +661,18 @@ func (g *grammar) listItem(path string, lines []string, md *mdCache, raw *mdList
 		done := s == "X" || s == "x"
 		it.task = &taskInfo{status: s, checked: s != "" && s != " ", completed: done, fullyCompleted: done}
 	}
-	for _, f := range extractInlineFields(noNL, true) {
-		it.fields.add(f.key, g.parseInlineValue(f.value))
+	addField := func(k string, v any) {
+		if it.fields == nil {
+			it.fields = newFieldMap()
+		}
+		it.fields.add(k, v)
 	}
-	if raw.task == nil && len(it.fields.keys) == 0 {
+	for _, f := range extractInlineFields(noNL, true) {
+		addField(f.key, g.parseInlineValue(f.value))
+	}
+	if raw.task == nil && it.fields.len() == 0 {
 		if f, ok := extractFullLineField(noNL); ok {
-			it.fields.add(f.key, g.parseInlineValue(f.value))
+			addField(f.key, g.parseInlineValue(f.value))
 		}
 	}
 	return it
@@ -670,7 +701,9 @@ func (g *grammar) parseLists(path string, lines []string, md *mdCache, byLine ma
 			p.children = append(p.children, it.line)
 		}
 		if it.task == nil {
-			literals.merge(it.fields)
+			if it.fields != nil {
+				literals.merge(it.fields)
+			}
 			continue
 		}
 		// A task is fully completed when it and every task below it are.
@@ -761,4 +794,109 @@ func ReadInlineFields(text string, loc *time.Location) []InlineField {
 	}
 	slices.SortStableFunc(out, func(a, b InlineField) int { return a.Line - b.Line })
 	return out
+}
+
+// interner hands out one copy of each short text the pages keep (keys,
+// link targets, tags, statuses): a vault repeats them thousands of times.
+// It forgets everything past maxInterned, as pages come and go.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const (
+	maxInterned   = 500_000
+	maxInternSize = 96 // longer texts are copied, not shared
+)
+
+func (in *interner) get(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxInternSize {
+		return strings.Clone(s)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if c, ok := in.m[s]; ok {
+		return c
+	}
+	if in.m == nil || len(in.m) >= maxInterned {
+		in.m = map[string]string{}
+	}
+	c := strings.Clone(s)
+	in.m[c] = c
+	return c
+}
+
+// detach copies every text a page keeps out of the note's text, which
+// would otherwise stay in memory whole for one substring of it, sharing
+// the short ones with other pages.
+func (g *grammar) detach(p *PageMeta) {
+	in := &g.names
+	p.Path = in.get(p.Path)
+	for i, l := range p.links {
+		p.links[i] = g.detachLink(l)
+	}
+	internAll(in, p.tags)
+	internAll(in, p.aliases)
+	internAll(in, p.fields)
+	for i, v := range p.fieldVals {
+		p.fieldVals[i] = g.detachValue(v)
+	}
+	p.frontmatter = g.detachValue(p.frontmatter).(*Object)
+	for _, it := range p.lists {
+		it.symbol, it.text, it.blockID = in.get(it.symbol), strings.Clone(it.text), in.get(it.blockID)
+		it.link, it.section = g.detachLink(it.link), g.detachLink(it.section)
+		if it.task != nil {
+			it.task.status = in.get(it.task.status)
+		}
+		internAll(in, it.tags)
+		for i, l := range it.links {
+			it.links[i] = g.detachLink(l)
+		}
+		if it.fields != nil {
+			internAll(in, it.fields.keys)
+			for _, vs := range it.fields.vals {
+				for i, v := range vs {
+					vs[i] = g.detachValue(v)
+				}
+			}
+		}
+	}
+}
+
+func internAll(in *interner, ss []string) {
+	for i, s := range ss {
+		ss[i] = in.get(s)
+	}
+}
+
+func (g *grammar) detachLink(l *Link) *Link {
+	c := *l
+	c.Path, c.Display, c.Subpath = g.names.get(l.Path), g.names.get(l.Display), g.names.get(l.Subpath)
+	return &c
+}
+
+func (g *grammar) detachValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return g.names.get(x)
+	case *Link:
+		return g.detachLink(x)
+	case []any:
+		for i, e := range x {
+			x[i] = g.detachValue(e)
+		}
+		return x
+	case *Object:
+		o := &Object{keys: make([]string, len(x.keys)), vals: make([]any, len(x.vals))}
+		for i, k := range x.keys {
+			o.keys[i] = g.names.get(k)
+			o.vals[i] = g.detachValue(x.vals[i])
+		}
+		o.reindex()
+		return o
+	}
+	return v
 }

@@ -94,37 +94,88 @@ func (l *Link) equals(o *Link) bool {
 }
 
 // Object is a JavaScript object: keys in JavaScript's order (integer keys
-// ascending first, then the rest as inserted). An object may lie over a
-// base (overlay): it reads through to it and keeps only what is set on
-// it, so that FLATTEN's thousand rows of one page share the page.
+// ascending first, then the rest as inserted). Its keys and values are
+// slices, searched in order (a page's objects have a few dozen keys at
+// most; a map each would cost more memory than the page), with an index
+// made once an object grows large. An object may lie over a base
+// (overlay): it reads through to it and keeps only what is set on it, so
+// that FLATTEN's thousand rows of one page share the page.
 type Object struct {
-	keys []string // own keys not in base, in order
-	vals map[string]any
-	base *Object
+	keys  []string       // own keys, in order; with a base, only those not in it
+	vals  []any          // by key
+	shade map[string]any // values set on an overlay for keys of its base
+	index map[string]int // key → position, for large objects
+	base  *Object
 }
 
+// indexAt is when an object's keys get an index.
+const indexAt = 48
+
 // NewObject makes an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
+func NewObject() *Object { return &Object{} }
 
 // overlay is a copy of o that costs what is set on it.
-func (o *Object) overlay() *Object { return &Object{vals: map[string]any{}, base: o} }
+func (o *Object) overlay() *Object { return &Object{base: o} }
+
+func (o *Object) own(k string) int {
+	if o.index != nil {
+		if i, ok := o.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, x := range o.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
 
 // Set puts a key, keeping the order of an existing one.
 func (o *Object) Set(k string, v any) {
-	if _, ok := o.vals[k]; !ok && (o.base == nil || !o.base.Has(k)) {
-		o.keys = append(o.keys, k)
-		if isArrayIndex(k) {
-			o.sortIndexKeys()
-		}
+	if i := o.own(k); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.vals[k] = v
+	if o.base != nil && o.base.Has(k) {
+		if o.shade == nil {
+			o.shade = map[string]any{}
+		}
+		o.shade[k] = v
+		return
+	}
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	if o.index != nil {
+		o.index[k] = len(o.keys) - 1
+	} else if len(o.keys) >= indexAt {
+		o.reindex()
+	}
+	if isArrayIndex(k) {
+		o.sortIndexKeys()
+	}
+}
+
+func (o *Object) reindex() {
+	if len(o.keys) < indexAt {
+		o.index = nil
+		return
+	}
+	o.index = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.index[k] = i
+	}
 }
 
 // Get reads a key: nil and false when it is not there.
 func (o *Object) Get(k string) (any, bool) {
 	for ; o != nil; o = o.base {
-		if v, ok := o.vals[k]; ok {
-			return v, ok
+		if i := o.own(k); i >= 0 {
+			return o.vals[i], true
+		}
+		if v, ok := o.shade[k]; ok {
+			return v, true
 		}
 	}
 	return nil, false
@@ -140,7 +191,7 @@ func (o *Object) Keys() []string {
 	}
 	keys := append(slices.Clone(o.base.Keys()), o.keys...)
 	if slices.ContainsFunc(o.keys, isArrayIndex) {
-		c := &Object{keys: keys}
+		c := &Object{keys: keys, vals: make([]any, len(keys))}
 		c.sortIndexKeys()
 		keys = c.keys
 	}
@@ -155,21 +206,32 @@ func (o *Object) Len() int {
 	return o.base.Len() + len(o.keys)
 }
 
+// sortIndexKeys puts the integer keys first, ascending, as JavaScript
+// orders them.
 func (o *Object) sortIndexKeys() {
-	var idx, rest []string
-	for _, k := range o.keys {
+	type kv struct {
+		k string
+		v any
+	}
+	var idx, rest []kv
+	for i, k := range o.keys {
 		if isArrayIndex(k) {
-			idx = append(idx, k)
+			idx = append(idx, kv{k, o.vals[i]})
 		} else {
-			rest = append(rest, k)
+			rest = append(rest, kv{k, o.vals[i]})
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b string) int {
-		x, _ := strconv.ParseUint(a, 10, 32)
-		y, _ := strconv.ParseUint(b, 10, 32)
+	slices.SortStableFunc(idx, func(a, b kv) int {
+		x, _ := strconv.ParseUint(a.k, 10, 32)
+		y, _ := strconv.ParseUint(b.k, 10, 32)
 		return int(int64(x) - int64(y))
 	})
-	o.keys = append(idx, rest...)
+	for i, e := range append(idx, rest...) {
+		o.keys[i], o.vals[i] = e.k, e.v
+	}
+	if o.index != nil {
+		o.reindex()
+	}
 }
 
 // isArrayIndex is JavaScript's test for a key ordered as an integer.
@@ -184,10 +246,11 @@ func isArrayIndex(k string) bool {
 // clone is a flat copy of o.
 func (o *Object) clone() *Object {
 	keys := o.Keys()
-	c := &Object{keys: slices.Clone(keys), vals: make(map[string]any, len(keys))}
-	for _, k := range keys {
-		c.vals[k], _ = o.Get(k)
+	c := &Object{keys: slices.Clone(keys), vals: make([]any, len(keys))}
+	for i, k := range keys {
+		c.vals[i], _ = o.Get(k)
 	}
+	c.reindex()
 	return c
 }
 
@@ -268,8 +331,8 @@ func deepCopy(v any) any {
 		return out
 	case *Object:
 		c := v.clone()
-		for k, x := range c.vals {
-			c.vals[k] = deepCopy(x)
+		for i, x := range c.vals {
+			c.vals[i] = deepCopy(x)
 		}
 		return c
 	}

@@ -354,11 +354,11 @@ func (s *snapshot) serialize(p *PageMeta) *Object {
 	}
 	o := NewObject()
 	o.Set("file", f)
-	for _, k := range p.fields {
+	for i, k := range p.fields {
 		if k == "file" {
 			continue
 		}
-		o.Set(k, s.canonValue(p.fieldVals[k], p.Path))
+		o.Set(k, s.canonValue(p.fieldVals[i], p.Path))
 	}
 	return o
 }
@@ -441,7 +441,7 @@ func (s *snapshot) serializeItem(p *PageMeta, it *ListItem, get func(int) *Objec
 	o.Set("path", p.Path)
 	o.Set("children", children)
 	o.Set("task", it.task != nil)
-	o.Set("annotated", len(it.fields.keys) > 0)
+	o.Set("annotated", it.fields.len() > 0)
 	pos := NewObject()
 	pos.Set("start", posObject(it.pos.startLine, it.pos.startCol))
 	pos.Set("end", posObject(it.pos.endLine, it.pos.endCol))
@@ -455,11 +455,11 @@ func (s *snapshot) serializeItem(p *PageMeta, it *ListItem, get func(int) *Objec
 	if it.blockID != "" {
 		o.Set("blockId", it.blockID)
 	}
-	for _, k := range it.fields.keys {
+	for i, k := range keysOf(it.fields) {
 		if o.Has(k) {
 			continue
 		}
-		vs := it.fields.vals[k]
+		vs := it.fields.vals[i]
 		if len(vs) == 1 {
 			o.Set(k, s.canonValue(vs[0], p.Path))
 		} else {
@@ -473,7 +473,7 @@ func (s *snapshot) serializeItem(p *PageMeta, it *ListItem, get func(int) *Objec
 		o.Set("fullyCompleted", t.fullyCompleted)
 		first := func(keys ...string) any {
 			for _, k := range keys {
-				if vs, ok := it.fields.vals[k]; ok {
+				if vs, ok := it.fields.get(k); ok {
 					return vs[0]
 				}
 			}
@@ -495,6 +495,13 @@ func (s *snapshot) serializeItem(p *PageMeta, it *ListItem, get func(int) *Objec
 		}
 	}
 	return o
+}
+
+func keysOf(m *fieldMap) []string {
+	if m == nil {
+		return nil
+	}
+	return m.keys
 }
 
 // truthyJS2 is JavaScript's truthiness of any value (objects are true).

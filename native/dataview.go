@@ -18,6 +18,10 @@ type dataviewState struct {
 	mu    sync.Mutex
 	pages map[string]*dataview.PageMeta // what vault holds
 	files map[string]bool
+	// version and listed are the index's version and the file listing
+	// the vault was last brought up to.
+	version uint64
+	listed  []string
 }
 
 // WithDataviewClock sets the clock and zone Dataview queries read
@@ -73,17 +77,31 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	current := map[string]*dataview.PageMeta{}
-	if err := v.index().EachExtra(ctx, func(p string, x any) {
-		if pm, ok := x.(*dataview.PageMeta); ok {
-			current[p] = pm
-		}
-	}); err != nil {
-		return nil, err
-	}
 	s := &v.dv
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var current map[string]*dataview.PageMeta
+	version, err := v.index().EachExtra(ctx, s.version, func(p string, x any) {
+		if current == nil {
+			current = map[string]*dataview.PageMeta{}
+		}
+		if pm, ok := x.(*dataview.PageMeta); ok {
+			current[p] = pm
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if version == s.version && sameListing(files, s.listed) {
+		return dv, nil // nothing changed since the last query
+	}
+	if current == nil && version != s.version {
+		current = map[string]*dataview.PageMeta{}
+	}
+	if current == nil { // the notes are as they were: only the listing changed
+		current = s.pages
+	}
+	s.version, s.listed = version, files
 	listed := make(map[string]bool, len(files))
 	for _, f := range files {
 		listed[f] = true
@@ -109,6 +127,12 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 		}
 	}
 	return dv, nil
+}
+
+// sameListing says whether two listings are the same (Files hands out
+// the same slice while nothing changed).
+func sameListing(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // QueryDataview answers a DQL query, or an inline expression (the text

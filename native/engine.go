@@ -68,6 +68,7 @@ type Engine struct {
 	dv        dataviewState
 	dvNow     func() time.Time // see WithDataviewClock
 	dvLoc     *time.Location
+	dvOff     bool // no Dataview pages made (measurements of the index alone)
 }
 
 // Option configures Open.

@@ -22,7 +22,10 @@ type finder struct {
 func (v *Engine) index() *vaultindex.Index {
 	v.find.once.Do(func() {
 		v.find.w = startWatcher(v.dir)
-		opts := []vaultindex.Option{vaultindex.WithLogger(v.logger), vaultindex.WithExtra(v.dataviewPage)}
+		opts := []vaultindex.Option{vaultindex.WithLogger(v.logger)}
+		if !v.dvOff {
+			opts = append(opts, vaultindex.WithExtra(v.dataviewPage))
+		}
 		if v.patience > 0 {
 			opts = append(opts, vaultindex.WithPatience(v.patience))
 		}

@@ -16,13 +16,21 @@ type Extra func(path string, data []byte, mod time.Time) any
 func WithExtra(fn Extra) Option { return func(ix *Index) { ix.extra = fn } }
 
 // EachExtra calls fn with every note's extra, in path order, on an
-// up-to-date index. A note whose extra is not made yet (it came from a
-// snapshot) is read for it first, those notes on every core at once.
-func (ix *Index) EachExtra(ctx context.Context, fn func(path string, extra any)) error {
+// up-to-date index, unless no note was added or taken out since the
+// version the caller had (since; 0 for none): it returns the version
+// the calls were made at. A note whose extra is not made yet (it came
+// from a snapshot) is read for it first, those notes on every core at
+// once.
+func (ix *Index) EachExtra(ctx context.Context, since uint64, fn func(path string, extra any)) (uint64, error) {
 	if ix.extra == nil {
-		return nil
+		return 0, nil
 	}
-	return ix.view(ctx, func() error {
+	var version uint64
+	err := ix.view(ctx, func() error {
+		version = ix.changes + 1 // never 0
+		if version == since {
+			return nil
+		}
 		ids := ix.sortedIDs()
 		var missing []uint32
 		for _, id := range ids {
@@ -50,4 +58,5 @@ func (ix *Index) EachExtra(ctx context.Context, fn func(path string, extra any))
 		}
 		return nil
 	})
+	return version, err
 }

@@ -161,6 +161,9 @@ type Index struct {
 	graph   *graph   // nil when it must be computed again
 
 	extra Extra // see WithExtra; nil: none
+	// changes counts the notes added and taken out (and snapshots
+	// loaded): what EachExtra's caller compares to skip a walk.
+	changes uint64
 }
 
 // Option configures New.
@@ -295,6 +298,7 @@ func (ix *Index) add(pn *parsedNote) {
 	}
 	ix.byPath[pn.path] = id
 	ix.count++
+	ix.changes++
 	ix.graph = nil
 }
 
@@ -340,6 +344,7 @@ func (ix *Index) remove(ids []uint32) {
 		ix.docs[id] = nil
 		ix.dead++
 		ix.count--
+		ix.changes++
 	}
 	if len(ids) > 0 {
 		ix.graph = nil

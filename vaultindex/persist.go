@@ -184,6 +184,7 @@ func (ix *Index) load() {
 // install makes a decoded snapshot the index.
 func (ix *Index) install(l *loaded) {
 	ix.docs = l.docs
+	ix.changes++
 	ix.dead = 0
 	ix.termText = l.termText
 	ix.postings = l.postings

@@ -101,10 +101,20 @@ func GenerateLarge(dir string, n int, seed uint64) (Stats, error) {
 	return generate(dir, n, seed, profile{minWords: 35, spanWords: 60, largeEvery: 500})
 }
 
+// GenerateDataview writes the vault Generate writes, each note with
+// Dataview's inline fields too (a rating, a due date and a mood in the
+// three forms) and a task list with fields and emoji dates: the notes
+// Dataview queries read.
+func GenerateDataview(dir string, n int, seed uint64) (Stats, error) {
+	return generate(dir, n, seed, profile{minWords: 12, spanWords: 40, dataview: true})
+}
+
 // profile shapes the generated notes: paragraphs of minWords to
-// minWords+spanWords words, and every largeEvery-th note large.
+// minWords+spanWords words, every largeEvery-th note large, and with
+// dataview inline fields and tasks.
 type profile struct {
 	minWords, spanWords, largeEvery int
+	dataview                        bool
 }
 
 func generate(dir string, n int, seed uint64, pr profile) (Stats, error) {
@@ -129,10 +139,16 @@ func generate(dir string, n int, seed uint64, pr profile) (Stats, error) {
 	folder := func(i int) string {
 		return fmt.Sprintf("%s/%s", strings.ToUpper(tags[i%len(tags)][:1])+tags[i%len(tags)][1:], fmt.Sprintf("%02d", i%7))
 	}
+	// The fields have a source of their own: the rest of the vault is
+	// the same with them or without.
+	fr := rand.New(rand.NewPCG(seed+1, uint64(n)))
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "---\ntitle: %s\ntags: [%s, %s]\ncreated: 2026-%02d-%02d\nstatus: %s\n---\n\n# %s\n\n",
 			title(i), tags[r.IntN(len(tags))], tags[r.IntN(len(tags))], 1+i%12, 1+i%28, statuses[r.IntN(len(statuses))], title(i))
+		if pr.dataview {
+			fields(&b, fr, i)
+		}
 		if i%100 == 7 {
 			for range 20 + r.IntN(40) {
 				b.WriteString(japanese[r.IntN(len(japanese))])
@@ -190,6 +206,22 @@ func generate(dir string, n int, seed uint64, pr profile) (Stats, error) {
 		return st, err
 	}
 	return st, age(dir)
+}
+
+// fields appends Dataview's inline fields in their three forms, and
+// tasks with fields and emoji dates.
+func fields(b *strings.Builder, r *rand.Rand, i int) {
+	moods := []string{"calm", "busy", "tired", "glad"}
+	fmt.Fprintf(b, "rating:: %d\nhours:: %d.%d\nReviewed on [due:: 2026-%02d-%02d] feeling (mood:: %s).\n\n",
+		1+r.IntN(5), r.IntN(40), r.IntN(10), 1+r.IntN(12), 1+r.IntN(28), moods[r.IntN(len(moods))])
+	for range 1 + r.IntN(3) {
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(b, "- [x] done %d ✅ 2026-%02d-%02d\n", i, 1+r.IntN(12), 1+r.IntN(28))
+		} else {
+			fmt.Fprintf(b, "- [ ] todo %d [priority:: %d] 📅 2026-%02d-%02d\n", i, 1+r.IntN(3), 1+r.IntN(12), 1+r.IntN(28))
+		}
+	}
+	b.WriteString("\n")
 }
 
 // large appends about size bytes of a pasted log: timestamped lines.
