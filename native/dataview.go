@@ -73,15 +73,12 @@ func (v *Engine) fileTimes(p string) (ctime, mtime time.Time, ok bool) {
 // and the vault's files.
 func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	dv := v.dataview()
-	files, err := v.Files()
-	if err != nil {
-		return nil, err
-	}
 	s := &v.dv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var current map[string]*dataview.PageMeta
-	version, err := v.index().EachExtra(ctx, s.version, func(p string, x any) {
+	// The index's own listing: one walk of the folders serves both.
+	version, files, err := v.index().EachExtra(ctx, s.version, func(p string, x any) {
 		if current == nil {
 			current = map[string]*dataview.PageMeta{}
 		}
@@ -91,6 +88,11 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if files == nil { // the index has no listing of its own yet
+		if files, err = v.Files(); err != nil {
+			return nil, err
+		}
 	}
 	if version == s.version && sameListing(files, s.listed) {
 		return dv, nil // nothing changed since the last query

@@ -18,7 +18,7 @@ import (
 // with WHERE, SORT and LIMIT, and a whole-vault TABLE with GROUP BY.
 var dataviewBenchQueries = []struct{ name, q string }{
 	{"folder WHERE SORT LIMIT", `TABLE rating, due FROM "Garden/03" WHERE rating >= 3 SORT due DESC LIMIT 20`},
-	{"tag WHERE SORT LIMIT", `LIST FROM #recipe WHERE mood = "calm" SORT rating DESC, file.name LIMIT 20`},
+	{"tag WHERE SORT LIMIT", `LIST FROM #reading WHERE mood = "calm" SORT rating DESC, file.name LIMIT 20`},
 	{"whole vault GROUP BY", `TABLE length(rows) AS notes, sum(rows.rating) AS ratings FROM "" GROUP BY status`},
 }
 

@@ -18,16 +18,18 @@ func WithExtra(fn Extra) Option { return func(ix *Index) { ix.extra = fn } }
 // EachExtra calls fn with every note's extra, in path order, on an
 // up-to-date index, unless no note was added or taken out since the
 // version the caller had (since; 0 for none): it returns the version
-// the calls were made at. A note whose extra is not made yet (it came
+// the calls were made at, and the vault's listing the index was brought
+// up to (the Source's slice: the same one while nothing changed). A note whose extra is not made yet (it came
 // from a snapshot) is read for it first, those notes on every core at
 // once.
-func (ix *Index) EachExtra(ctx context.Context, since uint64, fn func(path string, extra any)) (uint64, error) {
+func (ix *Index) EachExtra(ctx context.Context, since uint64, fn func(path string, extra any)) (uint64, []string, error) {
 	if ix.extra == nil {
-		return 0, nil
+		return 0, nil, nil
 	}
 	var version uint64
+	var files []string
 	err := ix.view(ctx, func() error {
-		version = ix.changes + 1 // never 0
+		version, files = ix.changes+1, ix.linkFor // never 0
 		if version == since {
 			return nil
 		}
@@ -58,5 +60,5 @@ func (ix *Index) EachExtra(ctx context.Context, since uint64, fn func(path strin
 		}
 		return nil
 	})
-	return version, err
+	return version, files, err
 }

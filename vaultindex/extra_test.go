@@ -29,7 +29,10 @@ func TestExtra(t *testing.T) {
 	walk := func(since uint64) (uint64, map[string]any) {
 		t.Helper()
 		got := map[string]any{}
-		v, err := ix.EachExtra(ctx, since, func(p string, x any) { got[p] = x })
+		v, files, err := ix.EachExtra(ctx, since, func(p string, x any) { got[p] = x })
+		if len(files) != 3 {
+			t.Errorf("listing %v", files)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +57,7 @@ func TestExtra(t *testing.T) {
 	loaded := New(src, WithStore(st, "vault"), WithExtra(upper))
 	defer loaded.Close()
 	got = map[string]any{}
-	if _, err := loaded.EachExtra(ctx, 0, func(p string, x any) { got[p] = x }); err != nil {
+	if _, _, err := loaded.EachExtra(ctx, 0, func(p string, x any) { got[p] = x }); err != nil {
 		t.Fatal(err)
 	}
 	if got["a.md"] != "ALEPH" || got["b.md"] != "BETA" || made.Load() != 3 || src.reads != 3 {

@@ -86,7 +86,7 @@ errors < internal/testenv, internal/hostile, internal/leasetest, internal/vaultg
          internal/conformance;
 native < internal/obsidiantest < internal/obsidiantest/fakecli;
 internal/obsidiantest, internal/vaultgen < scripts/benchrun;
-native, internal/vaultgen < scripts/relevance, scripts/httpload;
+native, internal/vaultgen < scripts/relevance, scripts/httpload, scripts/dataviewbench;
 errors < scripts/benchrun/floor, scripts/bundlecheck, scripts/installcheck;
 `
 
