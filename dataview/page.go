@@ -99,6 +99,40 @@ type PageMeta struct {
 	nFM         int
 	lists       []*ListItem
 	frontmatter *Object
+	// src, when set, is the compact page the links, tags, frontmatter
+	// and lists are decoded from, each when first asked for.
+	src                         *Page
+	loc                         *time.Location
+	gotHead, gotFront, gotLists bool
+}
+
+func (p *PageMeta) head() {
+	if p.src != nil && !p.gotHead {
+		p.links, p.nFM, p.tags = p.src.head()
+		p.gotHead = true
+	}
+}
+
+// Links are the page's links: frontmatter's, body's, embeds.
+func (p *PageMeta) Links() []*Link { p.head(); return p.links }
+
+// Tags are the page's tags as written, with #.
+func (p *PageMeta) Tags() []string { p.head(); return p.tags }
+
+// Lists are the page's list items.
+func (p *PageMeta) Lists() []*ListItem {
+	if p.src != nil && !p.gotLists {
+		p.lists, p.gotLists = p.src.listsOf(p.loc), true
+	}
+	return p.lists
+}
+
+// Frontmatter is the frontmatter as YAML gave it.
+func (p *PageMeta) Frontmatter() *Object {
+	if p.src != nil && !p.gotFront {
+		p.frontmatter, p.gotFront = p.src.frontOf(p.loc), true
+	}
+	return p.frontmatter
 }
 
 // FileStat is what the vault says of a file besides its text.

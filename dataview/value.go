@@ -106,6 +106,25 @@ type Object struct {
 	shade map[string]any // values set on an overlay for keys of its base
 	index map[string]int // key → position, for large objects
 	base  *Object
+	// fill makes a value when it is first read (a page's values are made
+	// only for the keys a query reads); unmade values hold unmade.
+	fill func(k string) any
+}
+
+// unmade marks a value of a lazy object not made yet.
+type unmadeT struct{}
+
+var unmade any = unmadeT{}
+
+// lazyObject is an object of known keys whose values fill makes on
+// first read.
+func lazyObject(keys []string, fill func(k string) any) *Object {
+	o := &Object{keys: keys, vals: make([]any, len(keys)), fill: fill}
+	for i := range o.vals {
+		o.vals[i] = unmade
+	}
+	o.reindex()
+	return o
 }
 
 // indexAt is when an object's keys get an index.
@@ -172,6 +191,9 @@ func (o *Object) reindex() {
 func (o *Object) Get(k string) (any, bool) {
 	for ; o != nil; o = o.base {
 		if i := o.own(k); i >= 0 {
+			if o.vals[i] == unmade {
+				o.vals[i] = o.fill(k)
+			}
 			return o.vals[i], true
 		}
 		if v, ok := o.shade[k]; ok {

@@ -16,7 +16,7 @@ import (
 type Vault struct {
 	mu    sync.RWMutex
 	g     *grammar
-	pages map[string]*PageMeta
+	pages map[string]*Page
 	files map[string]bool // every file, Markdown or not
 	res   *links.Index
 	// gen counts changes; serialised pages and the link maps are kept
@@ -48,7 +48,7 @@ func NewVault(o Options) *Vault {
 	if o.MaxRows <= 0 {
 		o.MaxRows = MaxRows
 	}
-	return &Vault{maxRows: o.MaxRows, g: newGrammar(o.Location, o.Now), pages: map[string]*PageMeta{}, files: map[string]bool{}, res: links.NewIndex(nil)}
+	return &Vault{maxRows: o.MaxRows, g: newGrammar(o.Location, o.Now), pages: map[string]*Page{}, files: map[string]bool{}, res: links.NewIndex(nil)}
 }
 
 // IsMarkdown says whether Dataview reads a file as a page.
@@ -57,9 +57,9 @@ func IsMarkdown(path string) bool { return strings.HasSuffix(path, ".md") }
 // Put indexes a file: a Markdown file's text is read into a page; any
 // other file only takes part in link resolution.
 func (v *Vault) Put(path string, text string, st FileStat) {
-	var p *PageMeta
+	var p *Page
 	if IsMarkdown(path) {
-		p = v.g.parsePage(path, text, st)
+		p = v.ParsePage(path, text, st)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -78,7 +78,7 @@ func (v *Vault) Put(path string, text string, st FileStat) {
 
 // PutPage indexes a page read elsewhere (ParsePage), so that the reading
 // can happen outside the lock.
-func (v *Vault) PutPage(p *PageMeta) {
+func (v *Vault) PutPage(p *Page) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.files[p.Path] {
@@ -104,8 +104,8 @@ func (v *Vault) PutFile(path string) {
 }
 
 // ParsePage reads a note as Dataview would, without indexing it.
-func (v *Vault) ParsePage(path, text string, st FileStat) *PageMeta {
-	return v.g.parsePage(path, text, st)
+func (v *Vault) ParsePage(path, text string, st FileStat) *Page {
+	return encodePage(v.g.parsePage(path, text, st), v.g.loc)
 }
 
 // Remove forgets a file.
@@ -131,8 +131,6 @@ type derived struct {
 	inverse  map[string][]string // link path (resolved, or as written) → linking pages
 	incoming map[string][]string // file → pages whose resolved links reach it
 	tags     map[string][]string // lower-case tag (and parents) → pages
-	mu       sync.Mutex
-	objects  map[string]*Object
 }
 
 // walkLess orders paths as a depth-first walk that lists each folder's
@@ -171,7 +169,7 @@ func (v *Vault) derive() *derived {
 	if d := v.derived.Load(); d != nil {
 		return d
 	}
-	d := &derived{resolved: map[string][]string{}, inverse: map[string][]string{}, incoming: map[string][]string{}, tags: map[string][]string{}, objects: map[string]*Object{}}
+	d := &derived{resolved: map[string][]string{}, inverse: map[string][]string{}, incoming: map[string][]string{}, tags: map[string][]string{}}
 	for f := range v.files {
 		d.files = append(d.files, f)
 	}
@@ -182,10 +180,10 @@ func (v *Vault) derive() *derived {
 		}
 	}
 	for _, path := range d.order {
-		p := v.pages[path]
+		links, nFM, tags := v.pages[path].head()
 		var seenRes, seenInv, seenTag orderedSet
 		// resolvedLinks: links, then embeds, then frontmatter links.
-		for _, l := range orderedForResolution(p) {
+		for _, l := range orderedForResolution(links, nFM) {
 			if dest := v.resolve(l.Path, path); dest != "" {
 				seenRes.add(dest)
 			}
@@ -194,7 +192,7 @@ func (v *Vault) derive() *derived {
 		for _, dest := range seenRes.list {
 			d.incoming[dest] = append(d.incoming[dest], path)
 		}
-		for _, l := range p.links {
+		for _, l := range links {
 			key := l.Path
 			if dest := v.resolve(l.Path, path); dest != "" {
 				key = dest
@@ -204,7 +202,7 @@ func (v *Vault) derive() *derived {
 		for _, k := range seenInv.list {
 			d.inverse[k] = append(d.inverse[k], path)
 		}
-		for _, t := range p.tags {
+		for _, t := range tags {
 			for _, s := range subtags(t) {
 				seenTag.add(strings.ToLower(s))
 			}
@@ -219,10 +217,9 @@ func (v *Vault) derive() *derived {
 
 // orderedForResolution lists a page's links as Obsidian's resolvedLinks
 // counts them: body links, embeds, then frontmatter links.
-func orderedForResolution(p *PageMeta) []*Link {
+func orderedForResolution(links []*Link, nFM int) []*Link {
 	var body, embeds, fm []*Link
-	nFM := p.nFM
-	for i, l := range p.links {
+	for i, l := range links {
 		switch {
 		case i < nFM:
 			fm = append(fm, l)
@@ -235,34 +232,31 @@ func orderedForResolution(p *PageMeta) []*Link {
 	return append(append(body, embeds...), fm...)
 }
 
-// snapshot is one read of the vault for one query.
+// snapshot is one read of the vault for one query: the pages it has
+// decoded are kept for it alone (nothing an evaluation does changes
+// them), so that no query leaves them in memory.
 type snapshot struct {
-	v *Vault
-	d *derived
+	v       *Vault
+	d       *derived
+	objects map[string]*Object
 }
 
 func (v *Vault) read() (*snapshot, func()) {
 	v.mu.RLock()
-	return &snapshot{v, v.derive()}, v.mu.RUnlock
+	return &snapshot{v: v, d: v.derive(), objects: map[string]*Object{}}, v.mu.RUnlock
 }
 
-// page is a page serialised for a query (cached for the generation:
-// nothing an evaluation does changes it).
+// page is a page decoded and serialised for the query.
 func (s *snapshot) page(path string) *Object {
-	s.d.mu.Lock()
-	o, ok := s.d.objects[path]
-	s.d.mu.Unlock()
-	if ok {
+	if o, ok := s.objects[path]; ok {
 		return o
 	}
 	p := s.v.pages[path]
 	if p == nil {
 		return nil
 	}
-	o = s.serialize(p)
-	s.d.mu.Lock()
-	s.d.objects[path] = o
-	s.d.mu.Unlock()
+	o := s.serialize(p.meta(s.v.g.loc))
+	s.objects[path] = o
 	return o
 }
 
@@ -304,63 +298,103 @@ func (s *snapshot) canonLinks(ls []*Link, from string) []any {
 	return out
 }
 
-// serialize is PageMetadata.serialize: file.* and the page's fields.
+// fileKeys are file.*'s keys, in Dataview's order.
+var fileKeys = []string{"path", "folder", "name", "link", "outlinks", "inlinks", "etags", "tags", "aliases", "lists",
+	"tasks", "ctime", "cday", "mtime", "mday", "size", "starred", "frontmatter", "ext"}
+
+// serialize is PageMetadata.serialize: file.* and the page's fields,
+// each made when a query first reads it.
 func (s *snapshot) serialize(p *PageMeta) *Object {
-	f := NewObject()
-	f.Set("path", p.Path)
-	f.Set("folder", parentFolder(p.Path))
-	f.Set("name", fileTitle(p.Path))
-	f.Set("link", FileLink(p.Path))
-	f.Set("outlinks", s.canonLinks(p.links, p.Path))
-	var in []any
-	for _, src := range s.d.inverse[p.Path] {
-		in = append(in, FileLink(src))
-	}
-	if in == nil {
-		in = []any{}
-	}
-	f.Set("inlinks", in)
-	f.Set("etags", stringsAny(p.tags))
-	var full orderedSet
-	for _, t := range p.tags {
-		for _, st := range subtags(t) {
-			full.add(st)
-		}
-	}
-	f.Set("tags", stringsAny(full.list))
-	f.Set("aliases", stringsAny(p.aliases))
-	items := s.serializeItems(p)
-	lists := make([]any, 0, len(p.lists))
-	tasks := []any{}
-	for _, it := range p.lists {
-		o := items[it.line]
-		lists = append(lists, o)
-		if it.task != nil {
-			tasks = append(tasks, o)
-		}
-	}
-	f.Set("lists", lists)
-	f.Set("tasks", tasks)
-	f.Set("ctime", p.Ctime)
-	f.Set("cday", stripTime(p.Ctime, s.v.g.loc))
-	f.Set("mtime", p.Mtime)
-	f.Set("mday", stripTime(p.Mtime, s.v.g.loc))
-	f.Set("size", float64(p.Size))
-	f.Set("starred", false)
-	f.Set("frontmatter", deepCopy(withoutPosition(p.frontmatter)))
-	f.Set("ext", extension(p.Path))
-	if p.day != nil {
-		f.Set("day", *p.day)
-	}
-	o := NewObject()
-	o.Set("file", f)
+	keys := []string{"file"}
+	at := map[string]int{}
 	for i, k := range p.fields {
-		if k == "file" {
-			continue
+		if k != "file" {
+			at[k] = i
+			keys = append(keys, k)
 		}
-		o.Set(k, s.canonValue(p.fieldVals[i], p.Path))
 	}
-	return o
+	return lazyObject(keys, func(k string) any {
+		if k == "file" {
+			return s.fileObject(p)
+		}
+		return s.canonValue(p.fieldVals[at[k]], p.Path)
+	})
+}
+
+// fileObject is file.*.
+func (s *snapshot) fileObject(p *PageMeta) *Object {
+	keys := fileKeys
+	if p.day != nil {
+		keys = append(slices.Clone(fileKeys), "day")
+	}
+	var items map[int]*Object
+	listsOf := func(tasksOnly bool) any {
+		if items == nil {
+			items = s.serializeItems(p)
+		}
+		out := make([]any, 0, len(p.Lists()))
+		for _, it := range p.Lists() {
+			if !tasksOnly || it.task != nil {
+				out = append(out, items[it.line])
+			}
+		}
+		return out
+	}
+	return lazyObject(slices.Clone(keys), func(k string) any {
+		switch k {
+		case "path":
+			return p.Path
+		case "folder":
+			return parentFolder(p.Path)
+		case "name":
+			return fileTitle(p.Path)
+		case "link":
+			return FileLink(p.Path)
+		case "outlinks":
+			return s.canonLinks(p.Links(), p.Path)
+		case "inlinks":
+			in := []any{}
+			for _, src := range s.d.inverse[p.Path] {
+				in = append(in, FileLink(src))
+			}
+			return in
+		case "etags":
+			return stringsAny(p.Tags())
+		case "tags":
+			var full orderedSet
+			for _, t := range p.Tags() {
+				for _, st := range subtags(t) {
+					full.add(st)
+				}
+			}
+			return stringsAny(full.list)
+		case "aliases":
+			return stringsAny(p.aliases)
+		case "lists":
+			return listsOf(false)
+		case "tasks":
+			return listsOf(true)
+		case "ctime":
+			return p.Ctime
+		case "cday":
+			return stripTime(p.Ctime, s.v.g.loc)
+		case "mtime":
+			return p.Mtime
+		case "mday":
+			return stripTime(p.Mtime, s.v.g.loc)
+		case "size":
+			return float64(p.Size)
+		case "starred":
+			return false
+		case "frontmatter":
+			return deepCopy(withoutPosition(p.Frontmatter()))
+		case "ext":
+			return extension(p.Path)
+		case "day":
+			return *p.day
+		}
+		return nil
+	})
 }
 
 func withoutPosition(o *Object) *Object {
@@ -385,7 +419,7 @@ func stripTime(t time.Time, loc *time.Location) time.Time {
 // item once, its children the same objects.
 func (s *snapshot) serializeItems(p *PageMeta) map[int]*Object {
 	byLine := map[int]*ListItem{}
-	for _, it := range p.lists {
+	for _, it := range p.Lists() {
 		byLine[it.line] = it
 	}
 	done := map[int]*Object{}
@@ -404,7 +438,7 @@ func (s *snapshot) serializeItems(p *PageMeta) map[int]*Object {
 		done[line] = o
 		return o
 	}
-	for _, it := range p.lists {
+	for _, it := range p.Lists() {
 		get(it.line)
 	}
 	return done

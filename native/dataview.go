@@ -16,7 +16,7 @@ type dataviewState struct {
 	once  sync.Once
 	vault *dataview.Vault
 	mu    sync.Mutex
-	pages map[string]*dataview.PageMeta // what vault holds
+	pages map[string]*dataview.Page // what vault holds
 	files map[string]bool
 	// version and listed are the index's version and the file listing
 	// the vault was last brought up to.
@@ -35,7 +35,7 @@ func WithDataviewClock(now func() time.Time, loc *time.Location) Option {
 func (v *Engine) dataview() *dataview.Vault {
 	v.dv.once.Do(func() {
 		v.dv.vault = dataview.NewVault(dataview.Options{Location: v.dvLoc, Now: v.dvNow})
-		v.dv.pages, v.dv.files = map[string]*dataview.PageMeta{}, map[string]bool{}
+		v.dv.pages, v.dv.files = map[string]*dataview.Page{}, map[string]bool{}
 	})
 	return v.dv.vault
 }
@@ -76,13 +76,13 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	s := &v.dv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var current map[string]*dataview.PageMeta
+	var current map[string]*dataview.Page
 	// The index's own listing: one walk of the folders serves both.
 	version, files, err := v.index().EachExtra(ctx, s.version, func(p string, x any) {
 		if current == nil {
-			current = map[string]*dataview.PageMeta{}
+			current = map[string]*dataview.Page{}
 		}
-		if pm, ok := x.(*dataview.PageMeta); ok {
+		if pm, ok := x.(*dataview.Page); ok {
 			current[p] = pm
 		}
 	})
@@ -98,7 +98,7 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 		return dv, nil // nothing changed since the last query
 	}
 	if current == nil && version != s.version {
-		current = map[string]*dataview.PageMeta{}
+		current = map[string]*dataview.Page{}
 	}
 	if current == nil { // the notes are as they were: only the listing changed
 		current = s.pages

@@ -1,0 +1,489 @@
+package dataview
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Page is one note as Dataview reads it, kept compact: its metadata
+// encoded in one byte slice (what the vault holds for every note; a
+// parsed page of pointers, maps and boxed values costs ten times the
+// memory), decoded when a query reads it. The links and tags come first,
+// so that what the pages say of each other is read without the rest.
+type Page struct {
+	Path string
+	blob []byte
+}
+
+// Size is the bytes the page keeps.
+func (p *Page) Size() int { return len(p.blob) }
+
+// Value tags.
+const (
+	tNull = iota
+	tFalse
+	tTrue
+	tInt
+	tFloat
+	tString
+	tDate
+	tDuration
+	tLink
+	tList
+	tObject
+)
+
+// Zones of a date.
+const (
+	zLocal = iota
+	zUTC
+	zFixed
+	zNamed
+)
+
+type enc struct{ b []byte }
+
+func (e *enc) u(n uint64) { e.b = binary.AppendUvarint(e.b, n) }
+func (e *enc) i(n int64)  { e.b = binary.AppendVarint(e.b, n) }
+func (e *enc) n(n int)    { e.u(uint64(n)) }
+
+func (e *enc) s(s string) {
+	e.n(len(s))
+	e.b = append(e.b, s...)
+}
+
+func (e *enc) strs(ss []string) {
+	e.n(len(ss))
+	for _, s := range ss {
+		e.s(s)
+	}
+}
+
+func (e *enc) link(l *Link) {
+	flags := byte(0)
+	if l.Embed {
+		flags = 1
+	}
+	switch l.Type {
+	case "header":
+		flags |= 2
+	case "block":
+		flags |= 4
+	}
+	e.b = append(e.b, flags)
+	e.s(l.Path)
+	e.s(l.Display)
+	e.s(l.Subpath)
+}
+
+func (e *enc) links(ls []*Link) {
+	e.n(len(ls))
+	for _, l := range ls {
+		e.link(l)
+	}
+}
+
+func (e *enc) date(t time.Time, loc *time.Location) {
+	e.i(t.UnixMilli())
+	switch l := t.Location(); {
+	case l == loc:
+		e.b = append(e.b, zLocal)
+	case l == utcZone:
+		e.b = append(e.b, zUTC)
+	case strings.HasPrefix(l.String(), "UTC"):
+		_, off := t.Zone()
+		e.b = append(e.b, zFixed)
+		e.i(int64(off))
+	default:
+		e.b = append(e.b, zNamed)
+		e.s(l.String())
+	}
+}
+
+func (e *enc) value(v any, loc *time.Location) {
+	switch x := v.(type) {
+	case nil:
+		e.b = append(e.b, tNull)
+	case bool:
+		if x {
+			e.b = append(e.b, tTrue)
+		} else {
+			e.b = append(e.b, tFalse)
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 && !(x == 0 && math.Signbit(x)) {
+			e.b = append(e.b, tInt)
+			e.i(int64(x))
+		} else {
+			e.b = append(e.b, tFloat)
+			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(x))
+		}
+	case string:
+		e.b = append(e.b, tString)
+		e.s(x)
+	case time.Time:
+		e.b = append(e.b, tDate)
+		e.date(x, loc)
+	case Duration:
+		e.b = append(e.b, tDuration)
+		e.u(uint64(x.has))
+		for u := range nUnits {
+			if x.set(u) {
+				e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(x.v[u]))
+			}
+		}
+	case *Link:
+		e.b = append(e.b, tLink)
+		e.link(x)
+	case []any:
+		e.b = append(e.b, tList)
+		e.n(len(x))
+		for _, y := range x {
+			e.value(y, loc)
+		}
+	case *Object:
+		e.b = append(e.b, tObject)
+		keys := x.Keys()
+		e.n(len(keys))
+		for _, k := range keys {
+			y, _ := x.Get(k)
+			e.s(k)
+			e.value(y, loc)
+		}
+	default:
+		e.b = append(e.b, tNull)
+	}
+}
+
+func (e *enc) fields(m *fieldMap, loc *time.Location) {
+	e.n(m.len())
+	if m == nil {
+		return
+	}
+	for i, k := range m.keys {
+		e.s(k)
+		e.n(len(m.vals[i]))
+		for _, v := range m.vals[i] {
+			e.value(v, loc)
+		}
+	}
+}
+
+// Sections of a page's bytes, each decoded only when a query reads it:
+// the links and tags, the file's facts and fields, the frontmatter, the
+// list items. A header of four offsets says where each starts.
+const (
+	secHead = iota
+	secFields
+	secFront
+	secLists
+	nSections
+	headerSize = 4 * nSections
+)
+
+// encodePage writes a page's metadata.
+func encodePage(p *PageMeta, loc *time.Location) *Page {
+	e := &enc{b: make([]byte, headerSize, 256)}
+	mark := func(sec int) { binary.LittleEndian.PutUint32(e.b[4*sec:], uint32(len(e.b))) }
+	mark(secHead)
+	e.n(p.nFM)
+	e.links(p.links)
+	e.strs(p.tags)
+	mark(secFields)
+	e.i(p.Ctime.UnixMilli())
+	e.i(p.Mtime.UnixMilli())
+	e.i(p.Size)
+	if p.day != nil {
+		e.b = append(e.b, 1)
+		e.date(*p.day, loc)
+	} else {
+		e.b = append(e.b, 0)
+	}
+	e.strs(p.aliases)
+	e.n(len(p.fields))
+	for i, k := range p.fields {
+		e.s(k)
+		e.value(p.fieldVals[i], loc)
+	}
+	mark(secFront)
+	e.value(p.frontmatter, loc)
+	mark(secLists)
+	e.n(len(p.lists))
+	for _, it := range p.lists {
+		e.s(it.symbol)
+		e.link(it.link)
+		e.link(it.section)
+		e.s(it.text)
+		e.strs(it.tags)
+		e.n(it.line)
+		e.n(it.lineCount)
+		e.i(int64(it.list))
+		e.links(it.links)
+		e.n(it.pos.startLine)
+		e.n(it.pos.startCol)
+		e.n(it.pos.endLine)
+		e.n(it.pos.endCol)
+		e.i(int64(it.parent))
+		e.n(len(it.children))
+		for _, c := range it.children {
+			e.n(c)
+		}
+		e.s(it.blockID)
+		e.fields(it.fields, loc)
+		if t := it.task; t != nil {
+			flags := byte(1)
+			for i, b := range []bool{t.checked, t.completed, t.fullyCompleted} {
+				if b {
+					flags |= 2 << i
+				}
+			}
+			e.b = append(e.b, flags)
+			e.s(t.status)
+		} else {
+			e.b = append(e.b, 0)
+		}
+	}
+	return &Page{Path: p.Path, blob: append([]byte(nil), e.b...)}
+}
+
+type dec struct {
+	b   []byte
+	i   int
+	loc *time.Location
+}
+
+func (d *dec) u() uint64 {
+	n, w := binary.Uvarint(d.b[d.i:])
+	d.i += w
+	return n
+}
+
+func (d *dec) v() int64 {
+	n, w := binary.Varint(d.b[d.i:])
+	d.i += w
+	return n
+}
+
+func (d *dec) n() int { return int(d.u()) }
+
+func (d *dec) byte() byte {
+	c := d.b[d.i]
+	d.i++
+	return c
+}
+
+func (d *dec) s() string {
+	n := d.n()
+	s := string(d.b[d.i : d.i+n])
+	d.i += n
+	return s
+}
+
+func (d *dec) strs() []string {
+	n := d.n()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.s()
+	}
+	return out
+}
+
+func (d *dec) link() *Link {
+	flags := d.byte()
+	l := &Link{Embed: flags&1 != 0, Type: "file"}
+	switch {
+	case flags&2 != 0:
+		l.Type = "header"
+	case flags&4 != 0:
+		l.Type = "block"
+	}
+	l.Path, l.Display, l.Subpath = d.s(), d.s(), d.s()
+	return l
+}
+
+func (d *dec) links() []*Link {
+	n := d.n()
+	if n == 0 {
+		return nil
+	}
+	out := make([]*Link, n)
+	for i := range out {
+		out[i] = d.link()
+	}
+	return out
+}
+
+// zones keeps the named zones dates are read in, loaded once.
+var zones sync.Map
+
+func namedZone(name string) *time.Location {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	zones.Store(name, l)
+	return l
+}
+
+func (d *dec) date() time.Time {
+	t := time.UnixMilli(d.v())
+	switch d.byte() {
+	case zUTC:
+		return t.In(utcZone)
+	case zFixed:
+		off := int(d.v())
+		return t.In(time.FixedZone(offsetName(off), off))
+	case zNamed:
+		return t.In(namedZone(d.s()))
+	}
+	return t.In(d.loc)
+}
+
+func (d *dec) float() float64 {
+	f := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
+	d.i += 8
+	return f
+}
+
+func (d *dec) value() any {
+	switch d.byte() {
+	case tFalse:
+		return false
+	case tTrue:
+		return true
+	case tInt:
+		return float64(d.v())
+	case tFloat:
+		return d.float()
+	case tString:
+		return d.s()
+	case tDate:
+		return d.date()
+	case tDuration:
+		var x Duration
+		x.has = uint16(d.u())
+		for u := range nUnits {
+			if x.set(u) {
+				x.v[u] = d.float()
+			}
+		}
+		return x
+	case tLink:
+		return d.link()
+	case tList:
+		n := d.n()
+		out := make([]any, n)
+		for i := range out {
+			out[i] = d.value()
+		}
+		return out
+	case tObject:
+		n := d.n()
+		o := &Object{keys: make([]string, n), vals: make([]any, n)}
+		for i := range n {
+			o.keys[i] = d.s()
+			o.vals[i] = d.value()
+		}
+		o.reindex()
+		return o
+	}
+	return nil
+}
+
+func (d *dec) fields() *fieldMap {
+	n := d.n()
+	if n == 0 {
+		return nil
+	}
+	m := &fieldMap{keys: make([]string, n), vals: make([][]any, n)}
+	for i := range n {
+		m.keys[i] = d.s()
+		vs := make([]any, d.n())
+		for j := range vs {
+			vs[j] = d.value()
+		}
+		m.vals[i] = vs
+	}
+	return m
+}
+
+func (p *Page) at(sec int, loc *time.Location) *dec {
+	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc}
+}
+
+// head reads what derive needs: the links (nFM of them from the
+// frontmatter first) and the tags.
+func (p *Page) head() (links []*Link, nFM int, tags []string) {
+	d := p.at(secHead, nil)
+	nFM = d.n()
+	links = d.links()
+	tags = d.strs()
+	return links, nFM, tags
+}
+
+// meta decodes the page's facts and fields; its links, tags,
+// frontmatter and list items are decoded when first asked for
+// (PageMeta's accessors).
+func (p *Page) meta(loc *time.Location) *PageMeta {
+	d := p.at(secFields, loc)
+	m := &PageMeta{Path: p.Path, src: p, loc: loc}
+	m.Ctime = time.UnixMilli(d.v()).In(loc)
+	m.Mtime = time.UnixMilli(d.v()).In(loc)
+	m.Size = d.v()
+	if d.byte() == 1 {
+		day := d.date()
+		m.day = &day
+	}
+	m.aliases = d.strs()
+	nf := d.n()
+	m.fields, m.fieldVals = make([]string, nf), make([]any, nf)
+	for i := range nf {
+		m.fields[i] = d.s()
+		m.fieldVals[i] = d.value()
+	}
+	return m
+}
+
+// frontOf decodes the frontmatter.
+func (p *Page) frontOf(loc *time.Location) *Object {
+	o, _ := p.at(secFront, loc).value().(*Object)
+	if o == nil {
+		o = NewObject()
+	}
+	return o
+}
+
+// listsOf decodes the list items.
+func (p *Page) listsOf(loc *time.Location) []*ListItem {
+	d := p.at(secLists, loc)
+	lists := make([]*ListItem, d.n())
+	for i := range lists {
+		it := &ListItem{symbol: d.s(), link: d.link(), section: d.link(), text: d.s(), tags: d.strs()}
+		it.line, it.lineCount, it.list = d.n(), d.n(), int(d.v())
+		it.links = d.links()
+		it.pos = mdPos{d.n(), d.n(), d.n(), d.n()}
+		it.parent = int(d.v())
+		if nc := d.n(); nc > 0 {
+			it.children = make([]int, nc)
+			for j := range it.children {
+				it.children[j] = d.n()
+			}
+		}
+		it.blockID = d.s()
+		it.fields = d.fields()
+		if flags := d.byte(); flags&1 != 0 {
+			it.task = &taskInfo{checked: flags&2 != 0, completed: flags&4 != 0, fullyCompleted: flags&8 != 0, status: d.s()}
+		}
+		lists[i] = it
+	}
+	return lists
+}
