@@ -194,25 +194,7 @@ func (g *grammar) parsePage(path, text string, st FileStat) *PageMeta {
 			skip[it.line+i] = true
 		}
 	}
-	for _, s := range md.sections {
-		if s.kind == "list" || s.kind == "ruling" {
-			continue
-		}
-		for ln := s.pos.startLine; ln <= s.pos.endLine && ln < len(lines); ln++ {
-			line := lines[ln]
-			if skip[ln] || len(line) > 32768 || !strings.Contains(line, "::") {
-				continue
-			}
-			line = strings.TrimSpace(line)
-			if fs := extractInlineFields(line, false); len(fs) > 0 {
-				for _, f := range fs {
-					mdFields.add(f.key, g.parseInlineValue(f.value))
-				}
-			} else if f, ok := extractFullLineField(line); ok {
-				mdFields.add(f.key, g.parseInlineValue(f.value))
-			}
-		}
-	}
+	lineFields(md, lines, skip, func(f inlineField, _ int) { mdFields.add(f.key, g.parseInlineValue(f.value)) })
 	fields.merge(mdFields)
 	p.tags = tagSet.list
 	p.aliases = aliasSet.list
@@ -757,6 +739,30 @@ func (g *grammar) parseLists(path string, lines []string, md *mdCache, byLine ma
 	return out, literals
 }
 
+// lineFields finds the fields of the lines Dataview reads outside list
+// items (skip): the bracketed ones of a line, else the line as Key:: value.
+func lineFields(md *mdCache, lines []string, skip map[int]bool, found func(f inlineField, line int)) {
+	for _, s := range md.sections {
+		if s.kind == "list" || s.kind == "ruling" {
+			continue
+		}
+		for ln := s.pos.startLine; ln <= s.pos.endLine && ln < len(lines); ln++ {
+			line := lines[ln]
+			if skip[ln] || len(line) > 32768 || !strings.Contains(line, "::") {
+				continue
+			}
+			line = strings.TrimSpace(line)
+			if fs := extractInlineFields(line, false); len(fs) > 0 {
+				for _, f := range fs {
+					found(f, ln)
+				}
+			} else if f, ok := extractFullLineField(line); ok {
+				found(f, ln)
+			}
+		}
+	}
+}
+
 // InlineField is one inline field of a note, where it is written.
 type InlineField struct {
 	Key string
@@ -807,25 +813,7 @@ func ReadInlineFields(text string, loc *time.Location) []InlineField {
 			}
 		}
 	}
-	for _, s := range md.sections {
-		if s.kind == "list" || s.kind == "ruling" {
-			continue
-		}
-		for ln := s.pos.startLine; ln <= s.pos.endLine && ln < len(lines); ln++ {
-			line := lines[ln]
-			if skip[ln] || len(line) > 32768 || !strings.Contains(line, "::") {
-				continue
-			}
-			line = strings.TrimSpace(line)
-			if fs := extractInlineFields(line, false); len(fs) > 0 {
-				for _, f := range fs {
-					add(f, ln, false)
-				}
-			} else if f, ok := extractFullLineField(line); ok {
-				add(f, ln, false)
-			}
-		}
-	}
+	lineFields(md, lines, skip, func(f inlineField, ln int) { add(f, ln, false) })
 	slices.SortStableFunc(out, func(a, b InlineField) int { return a.Line - b.Line })
 	return out
 }

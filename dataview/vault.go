@@ -305,11 +305,10 @@ var fileKeys = []string{"path", "folder", "name", "link", "outlinks", "inlinks",
 // serialize is PageMetadata.serialize: file.* and the page's fields,
 // each made when a query first reads it.
 func (s *snapshot) serialize(p *PageMeta) *Object {
-	keys := []string{"file"}
-	at := map[string]int{}
-	for i, k := range p.fields {
+	keys := make([]string, 1, len(p.fields)+1)
+	keys[0] = "file"
+	for _, k := range p.fields {
 		if k != "file" {
-			at[k] = i
 			keys = append(keys, k)
 		}
 	}
@@ -317,7 +316,7 @@ func (s *snapshot) serialize(p *PageMeta) *Object {
 		if k == "file" {
 			return s.fileObject(p)
 		}
-		return s.canonValue(p.fieldVals[at[k]], p.Path)
+		return s.canonValue(p.fieldVals[slices.Index(p.fields, k)], p.Path)
 	})
 }
 

@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"strings"
+	"encoding/json"
 	"testing"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -38,20 +38,6 @@ func TestQueryDataview(t *testing.T) {
 }
 
 func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	b, _ := json.Marshal(s)
+	return string(b)
 }
