@@ -3,10 +3,12 @@ package native
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,4 +176,49 @@ func copyVault(t *testing.T, fsys fs.FS, dir string) *dataview.Vault {
 	}
 	writeFiles(t, dir, files)
 	return dv
+}
+
+// TestDataviewConcurrent: queries from several calls at once, while
+// notes change, each answer whole (run with -race in CI).
+func TestDataviewConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("N/%02d.md", i)] = fmt.Sprintf("---\ntags: n\n---\nk:: %d\n- [ ] t%d [due:: 2026-12-%02d]\n", i, i, 1+i%28)
+	}
+	writeFiles(t, dir, files)
+	v, err := Open(dir, WithDataviewClock(func() time.Time { return dvNow }, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 15 {
+				q := []string{`TABLE k FROM #n SORT k DESC`, `TASK WHERE due`, `LIST FROM "N" GROUP BY k > 20`}[(i+w)%3]
+				res, err := v.QueryDataview(ctx, note.DataviewQuery{Query: q})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.Len() == 0 {
+					errs <- fmt.Errorf("%s: no rows", q)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 10 {
+		writeFiles(t, dir, map[string]string{fmt.Sprintf("N/%02d.md", i): fmt.Sprintf("#n\nk:: %d\n", 100+i)})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
