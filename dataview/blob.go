@@ -253,6 +253,9 @@ type dec struct {
 	b   []byte
 	i   int
 	loc *time.Location
+	// names shares the short texts decoded for one query (keys, link
+	// targets): one string each, however many pages repeat it.
+	names map[string]string
 }
 
 func (d *dec) u() uint64 {
@@ -277,8 +280,19 @@ func (d *dec) byte() byte {
 
 func (d *dec) s() string {
 	n := d.n()
-	s := string(d.b[d.i : d.i+n])
+	b := d.b[d.i : d.i+n]
 	d.i += n
+	if n == 0 {
+		return ""
+	}
+	if d.names == nil || n > 64 {
+		return string(b)
+	}
+	if s, ok := d.names[string(b)]; ok { // no copy made for the lookup
+		return s
+	}
+	s := string(b)
+	d.names[s] = s
 	return s
 }
 
@@ -416,14 +430,14 @@ func (d *dec) fields() *fieldMap {
 	return m
 }
 
-func (p *Page) at(sec int, loc *time.Location) *dec {
-	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc}
+func (p *Page) at(sec int, loc *time.Location, names map[string]string) *dec {
+	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names}
 }
 
 // head reads what derive needs: the links (nFM of them from the
 // frontmatter first) and the tags.
 func (p *Page) head() (links []*Link, nFM int, tags []string) {
-	d := p.at(secHead, nil)
+	d := p.at(secHead, nil, nil)
 	nFM = d.n()
 	links = d.links()
 	tags = d.strs()
@@ -433,9 +447,9 @@ func (p *Page) head() (links []*Link, nFM int, tags []string) {
 // meta decodes the page's facts and fields; its links, tags,
 // frontmatter and list items are decoded when first asked for
 // (PageMeta's accessors).
-func (p *Page) meta(loc *time.Location) *PageMeta {
-	d := p.at(secFields, loc)
-	m := &PageMeta{Path: p.Path, src: p, loc: loc}
+func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
+	d := p.at(secFields, loc, names)
+	m := &PageMeta{Path: p.Path, src: p, loc: loc, names: names}
 	m.Ctime = time.UnixMilli(d.v()).In(loc)
 	m.Mtime = time.UnixMilli(d.v()).In(loc)
 	m.Size = d.v()
@@ -454,8 +468,8 @@ func (p *Page) meta(loc *time.Location) *PageMeta {
 }
 
 // frontOf decodes the frontmatter.
-func (p *Page) frontOf(loc *time.Location) *Object {
-	o, _ := p.at(secFront, loc).value().(*Object)
+func (p *Page) frontOf(loc *time.Location, names map[string]string) *Object {
+	o, _ := p.at(secFront, loc, names).value().(*Object)
 	if o == nil {
 		o = NewObject()
 	}
@@ -463,8 +477,8 @@ func (p *Page) frontOf(loc *time.Location) *Object {
 }
 
 // listsOf decodes the list items.
-func (p *Page) listsOf(loc *time.Location) []*ListItem {
-	d := p.at(secLists, loc)
+func (p *Page) listsOf(loc *time.Location, names map[string]string) []*ListItem {
+	d := p.at(secLists, loc, names)
 	lists := make([]*ListItem, d.n())
 	for i := range lists {
 		it := &ListItem{symbol: d.s(), link: d.link(), section: d.link(), text: d.s(), tags: d.strs()}

@@ -33,7 +33,7 @@ func TestPageRoundTrip(t *testing.T) {
 	}
 	for p, text := range texts {
 		m := g.parsePage(p, text, FileStat{Ctime: fixedCtime, Mtime: fixedMtime, Size: int64(len(text))})
-		back := encodePage(m, g.loc).meta(g.loc)
+		back := encodePage(m, g.loc).meta(g.loc, map[string]string{})
 		if !reflect.DeepEqual(dumpMeta(m), dumpMeta(back)) {
 			t.Errorf("%s:\nparsed  %s\ndecoded %s", p, dumpMeta(m), dumpMeta(back))
 		}

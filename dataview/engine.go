@@ -553,14 +553,23 @@ func (s *snapshot) taskRows(paths []string) []row {
 		f, _ := page.Get("file")
 		tasks, _ := f.(*Object).Get("tasks")
 		for _, t := range tasks.([]any) {
-			tc := deepCopy(t).(*Object)
+			// The task's fields, then its page's that it has not: read
+			// through to both (Dataview copies; nothing here changes
+			// either).
+			task := t.(*Object)
+			keys := slices.Clone(task.Keys())
 			for _, k := range page.Keys() {
-				if !tc.Has(k) {
-					x, _ := page.Get(k)
-					tc.Set(k, x)
+				if !task.Has(k) {
+					keys = append(keys, k)
 				}
 			}
-			rows = append(rows, row{id: p, data: tc})
+			rows = append(rows, row{id: p, data: lazyObject(keys, func(k string) any {
+				if v, ok := task.Get(k); ok {
+					return v
+				}
+				v, _ := page.Get(k)
+				return v
+			})})
 		}
 	}
 	return rows

@@ -103,6 +103,7 @@ type PageMeta struct {
 	// and lists are decoded from, each when first asked for.
 	src                         *Page
 	loc                         *time.Location
+	names                       map[string]string
 	gotHead, gotFront, gotLists bool
 }
 
@@ -122,7 +123,7 @@ func (p *PageMeta) Tags() []string { p.head(); return p.tags }
 // Lists are the page's list items.
 func (p *PageMeta) Lists() []*ListItem {
 	if p.src != nil && !p.gotLists {
-		p.lists, p.gotLists = p.src.listsOf(p.loc), true
+		p.lists, p.gotLists = p.src.listsOf(p.loc, p.names), true
 	}
 	return p.lists
 }
@@ -130,7 +131,7 @@ func (p *PageMeta) Lists() []*ListItem {
 // Frontmatter is the frontmatter as YAML gave it.
 func (p *PageMeta) Frontmatter() *Object {
 	if p.src != nil && !p.gotFront {
-		p.frontmatter, p.gotFront = p.src.frontOf(p.loc), true
+		p.frontmatter, p.gotFront = p.src.frontOf(p.loc, p.names), true
 	}
 	return p.frontmatter
 }

@@ -239,11 +239,12 @@ type snapshot struct {
 	v       *Vault
 	d       *derived
 	objects map[string]*Object
+	names   map[string]string // short texts decoded, shared (see dec)
 }
 
 func (v *Vault) read() (*snapshot, func()) {
 	v.mu.RLock()
-	return &snapshot{v: v, d: v.derive(), objects: map[string]*Object{}}, v.mu.RUnlock
+	return &snapshot{v: v, d: v.derive(), objects: map[string]*Object{}, names: map[string]string{}}, v.mu.RUnlock
 }
 
 // page is a page decoded and serialised for the query.
@@ -255,7 +256,7 @@ func (s *snapshot) page(path string) *Object {
 	if p == nil {
 		return nil
 	}
-	o := s.serialize(p.meta(s.v.g.loc))
+	o := s.serialize(p.meta(s.v.g.loc, s.names))
 	s.objects[path] = o
 	return o
 }
