@@ -9,7 +9,7 @@ import (
 func TestCompile(t *testing.T) {
 	for _, c := range []struct {
 		pattern, flags, text string
-		match              bool
+		match                bool
 	}{
 		{`\w+`, "", "m3me", true},
 		{`^a.c$`, "s", "a\nc", true},
