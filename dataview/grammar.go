@@ -103,8 +103,6 @@ type grammar struct {
 	query                                                   *parser
 	// parts of the query language, which tests read alone
 	queryType, comment, namedField, sortField *parser
-	// names shares the short texts pages keep.
-	names interner
 }
 
 func newGrammar(loc *time.Location, now func() time.Time) *grammar {

@@ -237,8 +237,32 @@ func (b *mdBuilder) parseBlocks(entries []mdEntry, top bool) {
 	}
 }
 
+// lead is a line's first byte after its indentation (0 for none).
+func lead(s string) byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\t' {
+			return s[i]
+		}
+	}
+	return 0
+}
+
+// mayBe says whether a line can open a block of its kind, by its first
+// byte: the regular expressions run only where one can match.
+func mayFence(s string) bool   { c := lead(s); return c == '`' || c == '~' }
+func mayHeading(s string) bool { return lead(s) == '#' }
+func mayRule(s string) bool    { c := lead(s); return c == '-' || c == '*' || c == '_' }
+func mayQuote(s string) bool   { return lead(s) == '>' }
+func mayList(s string) bool {
+	c := lead(s)
+	return c == '-' || c == '*' || c == '+' || (c >= '0' && c <= '9')
+}
+
 func fencedBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
 	e := entries[i]
+	if !mayFence(e.text) {
+		return 0, false
+	}
 	fm := fenceRe.FindStringSubmatch(e.text)
 	if fm == nil || (fm[2][0] == '`' && strings.Contains(fm[3], "`")) {
 		return 0, false
@@ -299,6 +323,9 @@ func htmlCommentBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bo
 
 func headingBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
 	e := entries[i]
+	if !mayHeading(e.text) {
+		return 0, false
+	}
 	hm := headingRe.FindStringSubmatch(e.text)
 	if hm == nil {
 		return 0, false
@@ -312,7 +339,7 @@ func headingBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) 
 }
 
 func ruleBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
-	if !hrRe.MatchString(entries[i].text) {
+	if !mayRule(entries[i].text) || !hrRe.MatchString(entries[i].text) {
 		return 0, false
 	}
 	if top {
@@ -322,7 +349,7 @@ func ruleBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
 }
 
 func quoteBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
-	if !quoteRe.MatchString(entries[i].text) {
+	if !mayQuote(entries[i].text) || !quoteRe.MatchString(entries[i].text) {
 		return 0, false
 	}
 	j := i
@@ -344,7 +371,7 @@ func quoteBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
 }
 
 func listBlock(b *mdBuilder, entries []mdEntry, i int, top bool) (int, bool) {
-	if t := entries[i].text; !listRe.MatchString(t) || hrRe.MatchString(t) {
+	if t := entries[i].text; !mayList(t) || !listRe.MatchString(t) || hrRe.MatchString(t) {
 		return 0, false
 	}
 	return b.parseList(entries, i, top), true
@@ -395,7 +422,8 @@ func (b *mdBuilder) paragraph(entries []mdEntry, i int, top bool) int {
 		if isBlank(tj) {
 			break
 		}
-		if !isTable && setextRe.MatchString(tj) {
+		c := lead(tj)
+		if !isTable && (c == '=' || c == '-') && setextRe.MatchString(tj) {
 			setext = j
 			setextLevel = 2
 			if strings.TrimSpace(tj)[0] == '=' {
@@ -403,8 +431,12 @@ func (b *mdBuilder) paragraph(entries []mdEntry, i int, top bool) int {
 			}
 			break
 		}
-		if fenceRe.MatchString(tj) || headingRe.MatchString(tj) || quoteRe.MatchString(tj) || hrRe.MatchString(tj) {
+		if (mayFence(tj) && fenceRe.MatchString(tj)) || (c == '#' && headingRe.MatchString(tj)) || c == '>' && quoteRe.MatchString(tj) || (mayRule(tj) && hrRe.MatchString(tj)) {
 			break
+		}
+		if !mayList(tj) {
+			j++
+			continue
 		}
 		if lj := listRe.FindStringSubmatch(tj); lj != nil && !isTable && strings.TrimSpace(lj[4]) != "" && indentCols(tj) < 4 {
 			if lj[2][0] >= '0' && lj[2][0] <= '9' {
@@ -437,7 +469,7 @@ func (b *mdBuilder) paragraph(entries []mdEntry, i int, top bool) int {
 		kind := "paragraph"
 		if isTable {
 			kind = "table"
-		} else if regexp.MustCompile(`^\[\^[^\]]+\]:`).MatchString(t) {
+		} else if strings.HasPrefix(t, "[^") && footnoteRe.MatchString(t) {
 			kind = "footnoteDefinition"
 		}
 		b.addSection(kind, e.line, entries[end].line)
@@ -583,11 +615,55 @@ func setBlockID(item *mdListItem, text string) {
 // maskInline blanks code spans, %%comments%% and <!-- --> on a line,
 // keeping columns.
 var (
+	footnoteRe    = regexp.MustCompile(`^\[\^[^\]]+\]:`)
 	commentRe     = regexp.MustCompile(`%%.*?%%`)
 	htmlCommentRe = regexp.MustCompile(`<!--.*?-->`)
 )
 
 func blankOut(m string) string { return strings.Repeat(" ", len(m)) }
+
+// findWikilinks finds what (!?)\[\[([^\[\]]*?)\]\] matches, as
+// FindAllStringSubmatchIndex gives it, without a regular expression:
+// [[, then no bracket up to ]].
+func findWikilinks(s string) [][]int {
+	var out [][]int
+	end := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '[' || s[i+1] != '[' {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && s[j] != '[' && s[j] != ']' {
+			j++
+		}
+		if j+1 >= len(s) || s[j] != ']' || s[j+1] != ']' {
+			continue
+		}
+		start, bang := i, -1
+		if i > end && i > 0 && s[i-1] == '!' {
+			start, bang = i-1, i-1
+		}
+		m := []int{start, j + 2, start, start, i + 2, j}
+		if bang >= 0 {
+			m[3] = bang + 1
+		}
+		out = append(out, m)
+		end = j + 2
+		i = j + 1
+	}
+	return out
+}
+
+// blankSpans blanks the matches found (each m[0]:m[1]), keeping columns.
+func blankSpans(s string, ms [][]int) string {
+	b := []byte(s)
+	for _, m := range ms {
+		for i := m[0]; i < m[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
 
 func maskInline(line string) string {
 	if !strings.ContainsAny(line, "`%<") {
@@ -678,7 +754,7 @@ func (b *mdBuilder) scanInline() {
 		hasWiki := strings.Contains(s, "[[")
 		var wikis, mds [][]int
 		if hasWiki {
-			wikis = wikiRe.FindAllStringSubmatchIndex(s, -1)
+			wikis = findWikilinks(s)
 		}
 		for _, m := range wikis {
 			target, alias, has := splitWiki(s[m[4]:m[5]])
@@ -688,8 +764,8 @@ func (b *mdBuilder) scanInline() {
 			}
 			fs = append(fs, found{m[0], mdLink{link: target, display: d, line: il.line, embed: m[3] > m[2]}})
 		}
-		if hasWiki {
-			s = wikiRe.ReplaceAllStringFunc(s, blankOut)
+		if len(wikis) > 0 {
+			s = blankSpans(s, wikis)
 		}
 		hasMD := strings.Contains(s, "](")
 		if hasMD {
@@ -708,8 +784,8 @@ func (b *mdBuilder) scanInline() {
 			}
 			fs = append(fs, found{m[0], mdLink{link: target, display: s[m[4]:m[5]], line: il.line, embed: m[3] > m[2]}})
 		}
-		if hasMD {
-			s = mdLinkRe.ReplaceAllStringFunc(s, blankOut)
+		if len(mds) > 0 {
+			s = blankSpans(s, mds)
 		}
 		slices.SortStableFunc(fs, func(x, y found) int { return x.idx - y.idx })
 		for _, f := range fs {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -202,7 +201,6 @@ func (g *grammar) parsePage(path, text string, st FileStat) *PageMeta {
 	p.lists = lists
 	p.fields, p.fieldVals = finalizeFields(fields)
 	p.day = g.findDate(path, fields)
-	g.detach(p)
 	return p
 }
 
@@ -547,7 +545,7 @@ func extractInlineFields(line string, taskFields bool) []inlineField {
 			i = f.end + j
 		}
 	}
-	if taskFields {
+	if taskFields && hasNonASCII(line) { // the markers are emoji
 		for _, e := range emojiTaskFields {
 			if m := e.re.FindStringSubmatchIndex(line); m != nil {
 				fs = append(fs, inlineField{key: e.key, value: line[m[2]:m[3]], start: m[0], startValue: m[0] + 1, end: m[1], wrapping: "emoji-shorthand"})
@@ -562,6 +560,15 @@ func extractInlineFields(line string, taskFields bool) []inlineField {
 		}
 	}
 	return out
+}
+
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 var fullLineKeyPrefix = regexp.MustCompile(`^[^0-9\w\p{L}]*`)
@@ -604,11 +611,31 @@ func (g *grammar) parseInlineValue(v string) any {
 	if strings.TrimSpace(v) == "" {
 		return nil
 	}
+	// Fast paths, each giving what the grammar gives: text no typed
+	// value can start with, a plain number, a plain day.
+	if !strings.ContainsRune(`0123456789-"#![tfTFn`, rune(v[0])) {
+		return v
+	}
+	if plainNumber.MatchString(v) {
+		f, _ := strconv.ParseFloat(v, 64)
+		return f
+	}
+	if plainDay.MatchString(v) {
+		if t, ok := dateFromParts(g.loc, atoiDigits(v[:4]), atoiDigits(v[5:7]), atoiDigits(v[8:10]), 0, 0, 0, 0); ok {
+			return t
+		}
+		return v
+	}
 	if x, err := parseAll(g.inlineField, v); err == nil {
 		return x
 	}
 	return v
 }
+
+var (
+	plainNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+	plainDay    = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+)
 
 var listItemRe = regexp.MustCompile(`^[\s>]*(\d+\.|\d+\)|\*|-|\+)\s*(\[.?\])?\s*(.*)$`)
 var potentialTag = regexp.MustCompile(`#[^\s,;.:!?'"` + "`" + `()\[\]{}]+`)
@@ -817,109 +844,4 @@ func ReadInlineFields(text string, loc *time.Location) []InlineField {
 	lineFields(md, lines, skip, func(f inlineField, ln int) { add(f, ln, false) })
 	slices.SortStableFunc(out, func(a, b InlineField) int { return a.Line - b.Line })
 	return out
-}
-
-// interner hands out one copy of each short text the pages keep (keys,
-// link targets, tags, statuses): a vault repeats them thousands of times.
-// It forgets everything past maxInterned, as pages come and go.
-type interner struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-const (
-	maxInterned   = 500_000
-	maxInternSize = 96 // longer texts are copied, not shared
-)
-
-func (in *interner) get(s string) string {
-	if s == "" {
-		return ""
-	}
-	if len(s) > maxInternSize {
-		return strings.Clone(s)
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if c, ok := in.m[s]; ok {
-		return c
-	}
-	if in.m == nil || len(in.m) >= maxInterned {
-		in.m = map[string]string{}
-	}
-	c := strings.Clone(s)
-	in.m[c] = c
-	return c
-}
-
-// detach copies every text a page keeps out of the note's text, which
-// would otherwise stay in memory whole for one substring of it, sharing
-// the short ones with other pages.
-func (g *grammar) detach(p *PageMeta) {
-	in := &g.names
-	p.Path = in.get(p.Path)
-	for i, l := range p.links {
-		p.links[i] = g.detachLink(l)
-	}
-	internAll(in, p.tags)
-	internAll(in, p.aliases)
-	internAll(in, p.fields)
-	for i, v := range p.fieldVals {
-		p.fieldVals[i] = g.detachValue(v)
-	}
-	p.frontmatter = g.detachValue(p.frontmatter).(*Object)
-	for _, it := range p.lists {
-		it.symbol, it.text, it.blockID = in.get(it.symbol), strings.Clone(it.text), in.get(it.blockID)
-		it.link, it.section = g.detachLink(it.link), g.detachLink(it.section)
-		if it.task != nil {
-			it.task.status = in.get(it.task.status)
-		}
-		internAll(in, it.tags)
-		for i, l := range it.links {
-			it.links[i] = g.detachLink(l)
-		}
-		if it.fields != nil {
-			internAll(in, it.fields.keys)
-			for _, vs := range it.fields.vals {
-				for i, v := range vs {
-					vs[i] = g.detachValue(v)
-				}
-			}
-		}
-	}
-}
-
-func internAll(in *interner, ss []string) {
-	for i, s := range ss {
-		ss[i] = in.get(s)
-	}
-}
-
-func (g *grammar) detachLink(l *Link) *Link {
-	c := *l
-	c.Path, c.Display, c.Subpath = g.names.get(l.Path), g.names.get(l.Display), g.names.get(l.Subpath)
-	return &c
-}
-
-func (g *grammar) detachValue(v any) any {
-	switch x := v.(type) {
-	case string:
-		return g.names.get(x)
-	case *Link:
-		return g.detachLink(x)
-	case []any:
-		for i, e := range x {
-			x[i] = g.detachValue(e)
-		}
-		return x
-	case *Object:
-		o := &Object{keys: make([]string, len(x.keys)), vals: make([]any, len(x.vals))}
-		for i, k := range x.keys {
-			o.keys[i] = g.names.get(k)
-			o.vals[i] = g.detachValue(x.vals[i])
-		}
-		o.reindex()
-		return o
-	}
-	return v
 }

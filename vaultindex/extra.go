@@ -6,10 +6,11 @@ import (
 )
 
 // Extra is what another reader of notes makes of each one, from the
-// bytes the index reads anyway (Dataview's page of a note): computed as
-// the note is read, kept beside it, dropped with it. A snapshot does not
-// keep it; a note loaded from one has it made on first use (EachExtra),
-// from one more read of that note.
+// bytes the index reads anyway (Dataview's page of a note): kept beside
+// the note, dropped with it. It costs nothing until it is first asked
+// for (EachExtra): then the notes already indexed are read for it once,
+// on every core, and from then on each note read makes its extra in the
+// same read. A snapshot does not keep it.
 type Extra func(path string, data []byte, mod time.Time) any
 
 // WithExtra makes fn each note's extra.
@@ -26,6 +27,7 @@ func (ix *Index) EachExtra(ctx context.Context, since uint64, fn func(path strin
 	if ix.extra == nil {
 		return 0, nil, nil
 	}
+	ix.extraOn.Store(true)
 	var version uint64
 	var files []string
 	err := ix.view(ctx, func() error {

@@ -38,16 +38,24 @@ func TestExtra(t *testing.T) {
 		}
 		return v, got
 	}
+	if _, err := ix.Tags(ctx); err != nil { // the index built: no extra made yet
+		t.Fatal(err)
+	}
+	if made.Load() != 0 {
+		t.Errorf("%d extras made before any was asked for", made.Load())
+	}
+	reads := src.reads
 	v1, got := walk(0)
-	if len(got) != 2 || got["a.md"] != "ALPHA" || got["b.md"] != "BETA" || made.Load() != 3 {
-		t.Fatalf("first walk %v (%d made)", got, made.Load())
+	if len(got) != 2 || got["a.md"] != "ALPHA" || got["b.md"] != "BETA" || made.Load() != 3 || src.reads != reads+3 {
+		t.Fatalf("first walk %v (%d made, %d reads)", got, made.Load(), src.reads-reads)
 	}
 	if v2, again := walk(v1); v2 != v1 || len(again) != 0 {
 		t.Errorf("nothing changed, yet walked again: %v (version %d, then %d)", again, v1, v2)
 	}
 	src.write("a.md", "aleph")
+	reads = src.reads
 	v3, got := walk(v1)
-	if v3 == v1 || got["a.md"] != "ALEPH" || made.Load() != 4 {
+	if v3 == v1 || got["a.md"] != "ALEPH" || made.Load() != 4 || src.reads != reads+1 { // one read serves both
 		t.Errorf("after an edit: %v, version %d → %d, %d made", got, v1, v3, made.Load())
 	}
 

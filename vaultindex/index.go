@@ -160,7 +160,8 @@ type Index struct {
 	linkFor []string // the listing linkIx was built from
 	graph   *graph   // nil when it must be computed again
 
-	extra Extra // see WithExtra; nil: none
+	extra   Extra       // see WithExtra; nil: none
+	extraOn atomic.Bool // extras are asked for: reads make them
 	// changes counts the notes added and taken out (and snapshots
 	// loaded): what EachExtra's caller compares to skip a walk.
 	changes uint64

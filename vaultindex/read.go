@@ -102,7 +102,7 @@ func (ix *Index) read(p string) *parsedNote {
 		st.Size = -1
 	}
 	pn.stamp = st
-	if ix.extra != nil {
+	if ix.extra != nil && ix.extraOn.Load() {
 		pn.extra, pn.madeExtra = ix.extra(p, data, st.Mod), true
 	}
 	if canvas.Is(p) {
