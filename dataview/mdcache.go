@@ -410,6 +410,27 @@ func trailingHashes(s string) string {
 	return onlyHashes.ReplaceAllString(s, "")
 }
 
+// interrupts says whether a line ends the paragraph above it: a fence,
+// heading, quote or rule, or a list item with text (an ordered one only
+// when it starts at 1).
+func interrupts(tj string, isTable bool) bool {
+	c := lead(tj)
+	if (mayFence(tj) && fenceRe.MatchString(tj)) || (c == '#' && headingRe.MatchString(tj)) || c == '>' && quoteRe.MatchString(tj) || (mayRule(tj) && hrRe.MatchString(tj)) {
+		return true
+	}
+	if !mayList(tj) || isTable {
+		return false
+	}
+	lj := listRe.FindStringSubmatch(tj)
+	if lj == nil || strings.TrimSpace(lj[4]) == "" || indentCols(tj) >= 4 {
+		return false
+	}
+	if lj[2][0] >= '0' && lj[2][0] <= '9' {
+		return atoiDigits(lj[2][:len(lj[2])-1]) == 1
+	}
+	return true
+}
+
 func (b *mdBuilder) paragraph(entries []mdEntry, i int, top bool) int {
 	n := len(entries)
 	e := entries[i]
@@ -431,21 +452,8 @@ func (b *mdBuilder) paragraph(entries []mdEntry, i int, top bool) int {
 			}
 			break
 		}
-		if (mayFence(tj) && fenceRe.MatchString(tj)) || (c == '#' && headingRe.MatchString(tj)) || c == '>' && quoteRe.MatchString(tj) || (mayRule(tj) && hrRe.MatchString(tj)) {
+		if interrupts(tj, isTable) {
 			break
-		}
-		if !mayList(tj) {
-			j++
-			continue
-		}
-		if lj := listRe.FindStringSubmatch(tj); lj != nil && !isTable && strings.TrimSpace(lj[4]) != "" && indentCols(tj) < 4 {
-			if lj[2][0] >= '0' && lj[2][0] <= '9' {
-				if atoiDigits(lj[2][:len(lj[2])-1]) == 1 {
-					break
-				}
-			} else {
-				break
-			}
 		}
 		j++
 	}
