@@ -14,14 +14,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// dataviewBenchQueries are the queries measured: a folder and a tag
-// with WHERE, SORT and LIMIT, and a whole-vault TABLE with GROUP BY.
-var dataviewBenchQueries = []struct{ name, q string }{
-	{"folder WHERE SORT LIMIT", `TABLE rating, due FROM "Garden/03" WHERE rating >= 3 SORT due DESC LIMIT 20`},
-	{"tag WHERE SORT LIMIT", `LIST FROM #reading WHERE mood = "calm" SORT rating DESC, file.name LIMIT 20`},
-	{"whole vault GROUP BY", `TABLE length(rows) AS notes, sum(rows.rating) AS ratings FROM "" GROUP BY status`},
-}
-
 func rss() float64 {
 	b, _ := os.ReadFile("/proc/self/status")
 	for _, l := range strings.Split(string(b), "\n") {
@@ -76,14 +68,14 @@ func BenchmarkDataview(b *testing.B) {
 			}
 			heap["index with pages"] = heapMB()
 			start := time.Now()
-			if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: dataviewBenchQueries[0].q}); err != nil {
+			if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: vaultgen.DataviewQueries()[0].Query}); err != nil {
 				b.Fatal(err)
 			}
 			first := time.Since(start)
-			for _, q := range dataviewBenchQueries {
-				b.Run(fmt.Sprintf("%d/%s", n, q.name), func(b *testing.B) {
+			for _, q := range vaultgen.DataviewQueries() {
+				b.Run(fmt.Sprintf("%d/%s", n, q.Name), func(b *testing.B) {
 					for b.Loop() {
-						if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: q.q}); err != nil {
+						if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: q.Query}); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -271,3 +271,19 @@ func write(p, content string) error {
 	}
 	return os.WriteFile(p, []byte(content), 0o644)
 }
+
+// DataviewQuery is one query the Dataview benchmarks ask of the vault
+// GenerateDataview writes.
+type DataviewQuery struct{ Name, Query string }
+
+// DataviewQueries are a folder and a tag with WHERE, SORT and LIMIT, a
+// whole-vault TABLE with GROUP BY, and open tasks of a tag due before a
+// day.
+func DataviewQueries() []DataviewQuery {
+	return []DataviewQuery{
+		{"folder WHERE SORT LIMIT", `TABLE rating, due FROM "Garden/03" WHERE rating >= 3 SORT due DESC LIMIT 20`},
+		{"tag WHERE SORT LIMIT", `LIST FROM #reading WHERE mood = "calm" SORT rating DESC, file.name LIMIT 20`},
+		{"whole vault GROUP BY", `TABLE length(rows) AS notes, sum(rows.rating) AS ratings FROM "" GROUP BY status`},
+		{"open tasks due soon", `TASK FROM #garden WHERE !completed AND due < date(2026-03-01) SORT due LIMIT 50`},
+	}
+}

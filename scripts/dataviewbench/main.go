@@ -29,15 +29,6 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/note"
 )
 
-// queries are a folder and a tag with WHERE, SORT and LIMIT, a
-// whole-vault TABLE with GROUP BY, and tasks.
-var queries = []struct{ name, q string }{
-	{"folder WHERE SORT LIMIT", `TABLE rating, due FROM "Garden/03" WHERE rating >= 3 SORT due DESC LIMIT 20`},
-	{"tag WHERE SORT LIMIT", `LIST FROM #reading WHERE mood = "calm" SORT rating DESC, file.name LIMIT 20`},
-	{"whole vault GROUP BY", `TABLE length(rows) AS notes, sum(rows.rating) AS ratings FROM "" GROUP BY status`},
-	{"open tasks due soon", `TASK FROM #garden WHERE !completed AND due < date(2026-03-01) SORT due LIMIT 50`},
-}
-
 type peer struct {
 	cmd *exec.Cmd
 	in  *json.Encoder
@@ -102,6 +93,7 @@ func median(xs []float64) float64 {
 }
 
 func main() {
+	queries := vaultgen.DataviewQueries()
 	engine := flag.String("engine", "", "a CommonJS bundle of Dataview's engine (engine.mjs); none: this server alone")
 	notes := flag.Int("notes", 10_000, "generated notes")
 	rounds := flag.Int("rounds", 20, "rounds, each asking every query of both")
@@ -121,7 +113,7 @@ func main() {
 	}
 	defer v.Close()
 	start := time.Now()
-	if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: queries[0].q}); err != nil {
+	if _, err := v.QueryDataview(ctx, note.DataviewQuery{Query: queries[0].Query}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%d notes; %s %s/%s, %d cores\n", *notes, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
@@ -141,16 +133,16 @@ func main() {
 	for range *rounds {
 		for i, q := range queries {
 			t := time.Now()
-			res, err := v.QueryDataview(ctx, note.DataviewQuery{Query: q.q})
+			res, err := v.QueryDataview(ctx, note.DataviewQuery{Query: q.Query})
 			if err != nil {
-				log.Fatalf("%s: %v", q.name, err)
+				log.Fatalf("%s: %v", q.Name, err)
 			}
 			ours[i] = append(ours[i], float64(time.Since(t).Microseconds())/1000)
 			rows[i][0] = res.Len()
 			if p != nil {
-				ms, n, err := p.ask(q.q)
+				ms, n, err := p.ask(q.Query)
 				if err != nil {
-					log.Fatalf("%s (Dataview): %v", q.name, err)
+					log.Fatalf("%s (Dataview): %v", q.Name, err)
 				}
 				theirs[i] = append(theirs[i], ms)
 				rows[i][1] = n
@@ -160,9 +152,9 @@ func main() {
 	fmt.Printf("\n| query | rows | this server, p50 | Dataview's engine, p50 | ratio |\n|---|---|---|---|---|\n")
 	for i, q := range queries {
 		if p == nil {
-			fmt.Printf("| %s | %d | %.2f ms | — | — |\n", q.name, rows[i][0], median(ours[i]))
+			fmt.Printf("| %s | %d | %.2f ms | — | — |\n", q.Name, rows[i][0], median(ours[i]))
 			continue
 		}
-		fmt.Printf("| %s | %d / %d | %.2f ms | %.2f ms | %.3f |\n", q.name, rows[i][0], rows[i][1], median(ours[i]), median(theirs[i]), median(ours[i])/median(theirs[i]))
+		fmt.Printf("| %s | %d / %d | %.2f ms | %.2f ms | %.3f |\n", q.Name, rows[i][0], rows[i][1], median(ours[i]), median(theirs[i]), median(ours[i])/median(theirs[i]))
 	}
 }
