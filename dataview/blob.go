@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +17,7 @@ import (
 type Page struct {
 	Path string
 	blob []byte
+	dict *dict // the short texts the blob names by number
 }
 
 // Size is the bytes the page keeps.
@@ -34,7 +36,58 @@ const (
 	tLink
 	tList
 	tObject
+	tWord // a short string in the dictionary
 )
+
+// A dict numbers the short texts pages repeat (keys, tags, list
+// symbols, short values such as a status): a page names each by its
+// number, kept once for the vault. It only grows, up to maxWords
+// entries; past that, texts are written out.
+type dict struct {
+	mu   sync.RWMutex
+	ids  map[string]uint32
+	list atomic.Pointer[[]string]
+}
+
+const (
+	maxWords   = 1 << 16
+	maxWordLen = 24
+)
+
+func newDict() *dict {
+	d := &dict{ids: map[string]uint32{}}
+	d.list.Store(&[]string{})
+	return d
+}
+
+// id is w's number, made if need be; false when w is not kept.
+func (d *dict) id(w string) (uint32, bool) {
+	if d == nil || len(w) > maxWordLen {
+		return 0, false
+	}
+	d.mu.RLock()
+	id, ok := d.ids[w]
+	d.mu.RUnlock()
+	if ok {
+		return id, true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id, ok := d.ids[w]; ok {
+		return id, true
+	}
+	if len(d.ids) >= maxWords {
+		return 0, false
+	}
+	w = strings.Clone(w) // not the note's text, kept whole
+	id = uint32(len(d.ids))
+	d.ids[w] = id
+	list := append(*d.list.Load(), w)
+	d.list.Store(&list) // published before any page names it
+	return id, true
+}
+
+func (d *dict) word(id uint32) string { return (*d.list.Load())[id] }
 
 // Zones of a date.
 const (
@@ -44,7 +97,11 @@ const (
 	zNamed
 )
 
-type enc struct{ b []byte }
+type enc struct {
+	b    []byte
+	dict *dict
+	page string // the page's path, which its own links name without repeating it
+}
 
 func (e *enc) u(n uint64) { e.b = binary.AppendUvarint(e.b, n) }
 func (e *enc) i(n int64)  { e.b = binary.AppendVarint(e.b, n) }
@@ -62,21 +119,78 @@ func (e *enc) strs(ss []string) {
 	}
 }
 
+// word writes a short text by its number in the dictionary, or as
+// itself (0, then the text).
+func (e *enc) word(w string) {
+	if id, ok := e.dict.id(w); ok {
+		e.u(uint64(id) + 1)
+		return
+	}
+	e.n(0)
+	e.s(w)
+}
+
+func (e *enc) words(ws []string) {
+	e.n(len(ws))
+	for _, w := range ws {
+		e.word(w)
+	}
+}
+
+// Link flags: how a link is kept. A list item names its page and its
+// section by links to the page itself, so the page's own path, and a
+// display that repeats the path or its file name, are left out.
+const (
+	lEmbed       = 1 << iota
+	lHeader      // Type "header"
+	lBlock       // Type "block"
+	lOwnPath     // Path is the page's
+	lNoDisplay   // Display ""
+	lDisplayPath // Display == Path
+	lDisplayName // Display == the file name of Path, without ".md"
+	lNoSubpath   // Subpath ""
+)
+
 func (e *enc) link(l *Link) {
 	flags := byte(0)
 	if l.Embed {
-		flags = 1
+		flags = lEmbed
 	}
 	switch l.Type {
 	case "header":
-		flags |= 2
+		flags |= lHeader
 	case "block":
-		flags |= 4
+		flags |= lBlock
+	}
+	if l.Path == e.page {
+		flags |= lOwnPath
+	}
+	switch l.Display {
+	case "":
+		flags |= lNoDisplay
+	case l.Path:
+		flags |= lDisplayPath
+	case fileName(l.Path):
+		flags |= lDisplayName
+	}
+	if l.Subpath == "" {
+		flags |= lNoSubpath
 	}
 	e.b = append(e.b, flags)
-	e.s(l.Path)
-	e.s(l.Display)
-	e.s(l.Subpath)
+	if flags&lOwnPath == 0 {
+		e.s(l.Path)
+	}
+	if flags&(lNoDisplay|lDisplayPath|lDisplayName) == 0 {
+		e.s(l.Display)
+	}
+	if flags&lNoSubpath == 0 {
+		e.s(l.Subpath)
+	}
+}
+
+// fileName is a path's last element without ".md".
+func fileName(p string) string {
+	return strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
 }
 
 func (e *enc) links(ls []*Link) {
@@ -122,6 +236,11 @@ func (e *enc) value(v any, loc *time.Location) {
 			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(x))
 		}
 	case string:
+		if id, ok := e.dict.id(x); ok {
+			e.b = append(e.b, tWord)
+			e.u(uint64(id))
+			break
+		}
 		e.b = append(e.b, tString)
 		e.s(x)
 	case time.Time:
@@ -150,7 +269,7 @@ func (e *enc) value(v any, loc *time.Location) {
 		e.n(len(keys))
 		for _, k := range keys {
 			y, _ := x.Get(k)
-			e.s(k)
+			e.word(k)
 			e.value(y, loc)
 		}
 	default:
@@ -164,7 +283,7 @@ func (e *enc) fields(m *fieldMap, loc *time.Location) {
 		return
 	}
 	for i, k := range m.keys {
-		e.s(k)
+		e.word(k)
 		e.n(len(m.vals[i]))
 		for _, v := range m.vals[i] {
 			e.value(v, loc)
@@ -185,13 +304,13 @@ const (
 )
 
 // encodePage writes a page's metadata.
-func encodePage(p *PageMeta, loc *time.Location) *Page {
-	e := &enc{b: make([]byte, headerSize, 256)}
+func encodePage(p *PageMeta, loc *time.Location, words *dict) []byte {
+	e := &enc{b: make([]byte, headerSize, 256), page: p.Path, dict: words}
 	mark := func(sec int) { binary.LittleEndian.PutUint32(e.b[4*sec:], uint32(len(e.b))) }
 	mark(secHead)
 	e.n(p.nFM)
 	e.links(p.links)
-	e.strs(p.tags)
+	e.words(p.tags)
 	mark(secFields)
 	e.i(p.Ctime.UnixMilli())
 	e.i(p.Mtime.UnixMilli())
@@ -205,7 +324,7 @@ func encodePage(p *PageMeta, loc *time.Location) *Page {
 	e.strs(p.aliases)
 	e.n(len(p.fields))
 	for i, k := range p.fields {
-		e.s(k)
+		e.word(k)
 		e.value(p.fieldVals[i], loc)
 	}
 	mark(secFront)
@@ -213,11 +332,11 @@ func encodePage(p *PageMeta, loc *time.Location) *Page {
 	mark(secLists)
 	e.n(len(p.lists))
 	for _, it := range p.lists {
-		e.s(it.symbol)
+		e.word(it.symbol)
 		e.link(it.link)
 		e.link(it.section)
 		e.s(it.text)
-		e.strs(it.tags)
+		e.words(it.tags)
 		e.n(it.line)
 		e.n(it.lineCount)
 		e.i(int64(it.list))
@@ -246,7 +365,7 @@ func encodePage(p *PageMeta, loc *time.Location) *Page {
 			e.b = append(e.b, 0)
 		}
 	}
-	return &Page{Path: p.Path, blob: append([]byte(nil), e.b...)}
+	return e.b
 }
 
 type dec struct {
@@ -256,6 +375,21 @@ type dec struct {
 	// names shares the short texts decoded for one query (keys, link
 	// targets): one string each, however many pages repeat it.
 	names map[string]string
+	page  string // the page's path (lOwnPath)
+	dict  *dict
+}
+
+// name is fileName(p), shared through names like the texts read.
+func (d *dec) name(p string) string {
+	n := fileName(p)
+	if d.names == nil {
+		return n
+	}
+	if s, ok := d.names[n]; ok {
+		return s
+	}
+	d.names[n] = n
+	return n
 }
 
 func (d *dec) u() uint64 {
@@ -276,6 +410,26 @@ func (d *dec) byte() byte {
 	c := d.b[d.i]
 	d.i++
 	return c
+}
+
+// word reads what enc.word wrote.
+func (d *dec) word() string {
+	if id := d.u(); id > 0 {
+		return d.dict.word(uint32(id - 1))
+	}
+	return d.s()
+}
+
+func (d *dec) words() []string {
+	n := d.n()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.word()
+	}
+	return out
 }
 
 func (d *dec) s() string {
@@ -310,14 +464,27 @@ func (d *dec) strs() []string {
 
 func (d *dec) link() *Link {
 	flags := d.byte()
-	l := &Link{Embed: flags&1 != 0, Type: "file"}
+	l := &Link{Embed: flags&lEmbed != 0, Type: "file", Path: d.page}
 	switch {
-	case flags&2 != 0:
+	case flags&lHeader != 0:
 		l.Type = "header"
-	case flags&4 != 0:
+	case flags&lBlock != 0:
 		l.Type = "block"
 	}
-	l.Path, l.Display, l.Subpath = d.s(), d.s(), d.s()
+	if flags&lOwnPath == 0 {
+		l.Path = d.s()
+	}
+	switch {
+	case flags&lDisplayPath != 0:
+		l.Display = l.Path
+	case flags&lDisplayName != 0:
+		l.Display = d.name(l.Path)
+	case flags&lNoDisplay == 0:
+		l.Display = d.s()
+	}
+	if flags&lNoSubpath == 0 {
+		l.Subpath = d.s()
+	}
 	return l
 }
 
@@ -380,6 +547,8 @@ func (d *dec) value() any {
 		return d.float()
 	case tString:
 		return d.s()
+	case tWord:
+		return d.dict.word(uint32(d.u()))
 	case tDate:
 		return d.date()
 	case tDuration:
@@ -404,7 +573,7 @@ func (d *dec) value() any {
 		n := d.n()
 		o := &Object{keys: make([]string, n), vals: make([]any, n)}
 		for i := range n {
-			o.keys[i] = d.s()
+			o.keys[i] = d.word()
 			o.vals[i] = d.value()
 		}
 		o.reindex()
@@ -420,7 +589,7 @@ func (d *dec) fields() *fieldMap {
 	}
 	m := &fieldMap{keys: make([]string, n), vals: make([][]any, n)}
 	for i := range n {
-		m.keys[i] = d.s()
+		m.keys[i] = d.word()
 		vs := make([]any, d.n())
 		for j := range vs {
 			vs[j] = d.value()
@@ -431,7 +600,7 @@ func (d *dec) fields() *fieldMap {
 }
 
 func (p *Page) at(sec int, loc *time.Location, names map[string]string) *dec {
-	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names}
+	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names, page: p.Path, dict: p.dict}
 }
 
 // head reads what derive needs: the links (nFM of them from the
@@ -440,7 +609,7 @@ func (p *Page) head() (links []*Link, nFM int, tags []string) {
 	d := p.at(secHead, nil, nil)
 	nFM = d.n()
 	links = d.links()
-	tags = d.strs()
+	tags = d.words()
 	return links, nFM, tags
 }
 
@@ -461,7 +630,7 @@ func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
 	nf := d.n()
 	m.fields, m.fieldVals = make([]string, nf), make([]any, nf)
 	for i := range nf {
-		m.fields[i] = d.s()
+		m.fields[i] = d.word()
 		m.fieldVals[i] = d.value()
 	}
 	return m
@@ -481,7 +650,7 @@ func (p *Page) listsOf(loc *time.Location, names map[string]string) []*ListItem 
 	d := p.at(secLists, loc, names)
 	lists := make([]*ListItem, d.n())
 	for i := range lists {
-		it := &ListItem{symbol: d.s(), link: d.link(), section: d.link(), text: d.s(), tags: d.strs()}
+		it := &ListItem{symbol: d.word(), link: d.link(), section: d.link(), text: d.s(), tags: d.words()}
 		it.line, it.lineCount, it.list = d.n(), d.n(), int(d.v())
 		it.links = d.links()
 		it.pos = mdPos{d.n(), d.n(), d.n(), d.n()}

@@ -1,6 +1,7 @@
 package dataview
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"reflect"
@@ -31,12 +32,22 @@ func TestPageRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for p, text := range texts {
-		m := g.parsePage(p, text, FileStat{Ctime: fixedCtime, Mtime: fixedMtime, Size: int64(len(text))})
-		back := encodePage(m, g.loc).meta(g.loc, map[string]string{})
-		if !reflect.DeepEqual(dumpMeta(m), dumpMeta(back)) {
-			t.Errorf("%s:\nparsed  %s\ndecoded %s", p, dumpMeta(m), dumpMeta(back))
+	// Without a dictionary, and with one that fills up on the way.
+	full := newDict()
+	for i := range maxWords - 40 {
+		full.id(fmt.Sprint(i))
+	}
+	for _, words := range []*dict{nil, full} {
+		for p, text := range texts {
+			m := g.parsePage(p, text, FileStat{Ctime: fixedCtime, Mtime: fixedMtime, Size: int64(len(text))})
+			back := (&Page{Path: m.Path, blob: encodePage(m, g.loc, words), dict: words}).meta(g.loc, map[string]string{})
+			if !reflect.DeepEqual(dumpMeta(m), dumpMeta(back)) {
+				t.Errorf("%s:\nparsed  %s\ndecoded %s", p, dumpMeta(m), dumpMeta(back))
+			}
 		}
+	}
+	if n := len(full.ids); n != maxWords {
+		t.Errorf("the dictionary holds %d words, want it full (%d)", n, maxWords)
 	}
 }
 

@@ -91,39 +91,37 @@ func (h *linkHandler) Normalize(p string) string {
 func (s *snapshot) matching(src source, origin string) ([]string, error) {
 	switch x := src.(type) {
 	case tagSource:
-		return s.d.tags[strings.ToLower(x.tag)], nil
+		return s.d.paths(s.d.tags.get(strings.ToLower(x.tag))), nil
 	case csvSource:
 		return nil, &QueryError{"CSV sources are not supported: csv(" + x.path + ") names a file this server does not read as data"}
 	case folderSource:
 		f := x.folder
-		if f == "" || s.isFolder(f) {
-			var out []string
-			for _, p := range s.d.order {
-				if f == "" || strings.HasPrefix(p, f+"/") {
-					out = append(out, p)
-				}
-			}
-			return out, nil
+		if f == "" {
+			return s.d.order[:len(s.d.order):len(s.d.order)], nil
 		}
-		if s.v.files[f] {
+		if i, j := under(s.d.files, f); i < j { // a folder
+			i, j = under(s.d.order, f)
+			return s.d.order[i:j:j], nil
+		}
+		if _, ok := s.v.files[f]; ok {
 			return []string{f}, nil
 		}
-		if s.v.files[f+".md"] {
+		if _, ok := s.v.files[f+".md"]; ok {
 			return []string{f + ".md"}, nil
 		}
 		return nil, nil
 	case linkSource:
 		full := s.v.resolve(x.file, origin)
 		if full == "" {
-			return s.d.inverse[x.file], nil
+			return s.d.paths(s.d.unresolved.get(x.file)), nil
 		}
 		if x.incoming {
-			return s.d.incoming[full], nil
+			return s.d.linking(full), nil
 		}
-		if s.v.pages[full] == nil {
+		if s.v.files[full] == nil {
 			return nil, &QueryError{fmt.Sprintf("Could not find file %q during link lookup - does it exist?", x.file)}
 		}
-		return s.d.resolved[full], nil
+		return s.v.outgoing(full), nil
 	case binSource:
 		l, err := s.matching(x.l, origin)
 		if err != nil {
@@ -175,20 +173,6 @@ func setOf(xs []string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-func (s *snapshot) isFolder(f string) bool {
-	prefix := f + "/"
-	i, _ := slices.BinarySearchFunc(s.d.files, prefix, walkLess)
-	for ; i < len(s.d.files); i++ {
-		if strings.HasPrefix(s.d.files[i], prefix) {
-			return true
-		}
-		if walkLess(s.d.files[i], prefix) > 0 && !strings.HasPrefix(s.d.files[i], prefix) {
-			break
-		}
-	}
-	return false
 }
 
 // stopped carries a meter's stop out of a step with the rows done.

@@ -14,17 +14,20 @@ import (
 // the files links resolve against, tags and links both ways. Put and
 // Remove keep it fresh; queries read it under a read lock.
 type Vault struct {
-	mu    sync.RWMutex
-	g     *grammar
-	pages map[string]*Page
-	files map[string]bool // every file, Markdown or not
-	res   *links.Index
+	mu sync.RWMutex
+	g  *grammar
+	// files holds every file, Markdown or not: a page's value is its
+	// page, any other file's nil.
+	files  map[string]*Page
+	nPages int
+	res    *links.Index
 	// gen counts changes; serialised pages and the link maps are kept
 	// for one generation.
 	gen     uint64
 	derived atomic.Pointer[derived]
 	maxRows int
 	dmu     sync.Mutex // one derive at a time, under the read lock
+	words   *dict
 }
 
 // Options set a vault's clock and zone. A zero Options is the machine's
@@ -48,7 +51,7 @@ func NewVault(o Options) *Vault {
 	if o.MaxRows <= 0 {
 		o.MaxRows = MaxRows
 	}
-	return &Vault{maxRows: o.MaxRows, g: newGrammar(o.Location, o.Now), pages: map[string]*Page{}, files: map[string]bool{}, res: links.NewIndex(nil)}
+	return &Vault{maxRows: o.MaxRows, g: newGrammar(o.Location, o.Now), files: map[string]*Page{}, words: newDict(), res: links.NewIndex(nil)}
 }
 
 // IsMarkdown says whether Dataview reads a file as a page.
@@ -63,17 +66,33 @@ func (v *Vault) Put(path string, text string, st FileStat) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.files[path] {
-		v.files[path] = true
+	v.set(path, p)
+}
+
+// set makes path a file, with p its page (nil for none); the caller
+// holds the lock.
+func (v *Vault) set(path string, p *Page) {
+	old, ok := v.files[path]
+	if !ok {
 		v.res.Add(path)
 	}
-	if p != nil {
-		v.pages[path] = p
-	} else {
-		delete(v.pages, path)
+	if old != nil {
+		v.nPages--
 	}
+	if p != nil {
+		v.nPages++
+	}
+	v.files[path] = p
 	v.gen++
 	v.derived.Store(nil)
+}
+
+// Has says whether the vault holds a file at path, and its page.
+func (v *Vault) Has(path string) (page *Page, ok bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	page, ok = v.files[path]
+	return page, ok
 }
 
 // PutPage indexes a page read elsewhere (ParsePage), so that the reading
@@ -81,68 +100,177 @@ func (v *Vault) Put(path string, text string, st FileStat) {
 func (v *Vault) PutPage(p *Page) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.files[p.Path] {
-		v.files[p.Path] = true
-		v.res.Add(p.Path)
-	}
-	v.pages[p.Path] = p
-	v.gen++
-	v.derived.Store(nil)
+	v.set(p.Path, p)
 }
 
 // PutFile indexes a file that is no page, for links to resolve to.
 func (v *Vault) PutFile(path string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.files[path] {
-		v.files[path] = true
-		v.res.Add(path)
-	}
-	delete(v.pages, path)
-	v.gen++
-	v.derived.Store(nil)
+	v.set(path, nil)
 }
 
 // ParsePage reads a note as Dataview would, without indexing it.
 func (v *Vault) ParsePage(path, text string, st FileStat) *Page {
-	return encodePage(v.g.parsePage(path, text, st), v.g.loc)
+	return v.ParsePageIn(nil, path, text, st)
+}
+
+// ParsePageIn is ParsePage keeping the page in slab (nil for none).
+func (v *Vault) ParsePageIn(slab *Slab, path, text string, st FileStat) *Page {
+	b := encodePage(v.g.parsePage(path, text, st), v.g.loc, v.words)
+	if slab == nil {
+		return &Page{Path: path, blob: slices.Clone(b), dict: v.words}
+	}
+	p := slab.keep(path, b)
+	p.dict = v.words
+	return p
+}
+
+// A Slab keeps pages made together (a vault's first reading) side by
+// side in large chunks. Made one by one, each page's bytes land among
+// the garbage of reading its note, and once that is collected the
+// heap's spans stay sparse: at 100,000 notes, tens of megabytes resident
+// and unused. A chunk lives while any of its pages does, so what a slab
+// can waste is at most the bytes of its own pages, once each, as they
+// are made again.
+type Slab struct {
+	mu    sync.Mutex
+	pages []Page
+	bytes []byte
+}
+
+// NewSlab makes an empty slab.
+func NewSlab() *Slab { return &Slab{} }
+
+const (
+	slabPages = 1024
+	slabBytes = 512 << 10
+)
+
+func (s *Slab) keep(path string, b []byte) *Page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pages) == cap(s.pages) {
+		s.pages = make([]Page, 0, slabPages)
+	}
+	s.pages = append(s.pages, Page{Path: path})
+	p := &s.pages[len(s.pages)-1]
+	if len(b) > slabBytes/8 { // a large page has its own
+		p.blob = slices.Clone(b)
+		return p
+	}
+	if cap(s.bytes)-len(s.bytes) < len(b) {
+		s.bytes = make([]byte, 0, slabBytes)
+	}
+	n := len(s.bytes)
+	s.bytes = append(s.bytes, b...)
+	p.blob = s.bytes[n:len(s.bytes):len(s.bytes)]
+	return p
 }
 
 // Remove forgets a file.
 func (v *Vault) Remove(path string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.files[path] {
-		delete(v.files, path)
-		v.res.Remove(path)
+	old, ok := v.files[path]
+	if !ok {
+		return
 	}
-	delete(v.pages, path)
+	if old != nil {
+		v.nPages--
+	}
+	delete(v.files, path)
+	v.res.Remove(path)
 	v.gen++
 	v.derived.Store(nil)
 }
 
 // derived is what the pages say of each other, computed once per
-// generation: the walk order, resolved links both ways, tags, and each
-// page serialised.
+// generation: the walk order, links both ways and tags. Pages and files
+// are named by their place in files (int32), and each list is a range of
+// one array, so that a 100,000-note vault's links cost a few megabytes
+// made in a few allocations.
 type derived struct {
-	order    []string            // pages in the vault's walk order
-	files    []string            // every file in walk order
-	resolved map[string][]string // page → the pages/files its links resolve to, first use first
-	inverse  map[string][]string // link path (resolved, or as written) → linking pages
-	incoming map[string][]string // file → pages whose resolved links reach it
-	tags     map[string][]string // lower-case tag (and parents) → pages
+	files []string // every file in walk order
+	order []string // the pages in walk order
+	// inFrom[inStart[f]:inStart[f+1]] are the pages whose links resolve
+	// to file f, in walk order.
+	inStart, inFrom []int32
+	unresolved      keyedLists // link path as written, resolving nowhere → linking pages
+	tags            keyedLists // lower-case tag (and parents) → pages
 }
 
 // walkLess orders paths as a depth-first walk that lists each folder's
-// entries by name.
+// entries by name: element by element, a folder's entries after it.
 func walkLess(a, b string) int {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < min(len(as), len(bs)); i++ {
-		if as[i] != bs[i] {
-			return strings.Compare(as[i], bs[i])
+	for {
+		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		ae, be := a, b
+		if ai >= 0 {
+			ae = a[:ai]
 		}
+		if bi >= 0 {
+			be = b[:bi]
+		}
+		if c := strings.Compare(ae, be); c != 0 {
+			return c
+		}
+		switch {
+		case ai < 0 && bi < 0:
+			return 0
+		case ai < 0:
+			return -1
+		case bi < 0:
+			return 1
+		}
+		a, b = a[ai+1:], b[bi+1:]
 	}
-	return len(as) - len(bs)
+}
+
+// under is the range of a walk-ordered list that lies in folder f.
+func under(list []string, f string) (int, int) {
+	// The first path in the folder: every other path sorts before or
+	// after all of them.
+	i, _ := slices.BinarySearchFunc(list, f, func(x, f string) int {
+		if strings.HasPrefix(x, f+"/") {
+			return 1
+		}
+		if c := walkLess(x, f); c != 0 {
+			return c
+		}
+		return -1
+	})
+	j := i
+	for j < len(list) && strings.HasPrefix(list[j], f+"/") {
+		j++
+	}
+	return i, j
+}
+
+// fileID is a file's place in files, -1 for none.
+func (d *derived) fileID(path string) int32 {
+	if i, ok := slices.BinarySearchFunc(d.files, path, walkLess); ok {
+		return int32(i)
+	}
+	return -1
+}
+
+// paths names the files ids stand for.
+func (d *derived) paths(ids []int32) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = d.files[id]
+	}
+	return out
+}
+
+// linking are the pages whose links reach the file at path, or, where
+// no file is there, whose links are written as path.
+func (d *derived) linking(path string) []string {
+	if f := d.fileID(path); f >= 0 {
+		return d.paths(d.inFrom[d.inStart[f]:d.inStart[f+1]])
+	}
+	return d.paths(d.unresolved.get(path))
 }
 
 // resolve is getFirstLinkpathDest: the file a link path leads to from
@@ -150,12 +278,29 @@ func walkLess(a, b string) int {
 func (v *Vault) resolve(linkpath, source string) string {
 	lp, _, _ := strings.Cut(linkpath, "#")
 	if lp == "" {
-		if v.files[source] {
+		if _, ok := v.files[source]; ok {
 			return source
 		}
 		return ""
 	}
 	return v.res.Resolve(lp, source)
+}
+
+// outgoing are the files a page's links resolve to, first use first, as
+// Obsidian's resolvedLinks lists them.
+func (v *Vault) outgoing(path string) []string {
+	p := v.files[path]
+	if p == nil {
+		return nil
+	}
+	links, nFM, _ := p.head()
+	var seen orderedSet
+	for _, l := range orderedForResolution(links, nFM) {
+		if dest := v.resolve(l.Path, path); dest != "" {
+			seen.add(dest)
+		}
+	}
+	return seen.list
 }
 
 // derive computes what the pages say of each other; the caller holds
@@ -169,50 +314,127 @@ func (v *Vault) derive() *derived {
 	if d := v.derived.Load(); d != nil {
 		return d
 	}
-	d := &derived{resolved: map[string][]string{}, inverse: map[string][]string{}, incoming: map[string][]string{}, tags: map[string][]string{}}
+	d := &derived{files: make([]string, 0, len(v.files)), order: make([]string, 0, v.nPages)}
 	for f := range v.files {
 		d.files = append(d.files, f)
 	}
 	slices.SortFunc(d.files, walkLess)
-	for _, f := range d.files {
-		if v.pages[f] != nil {
+	id := make(map[string]int32, len(d.files))
+	for i, f := range d.files {
+		id[f] = int32(i)
+		if v.files[f] != nil {
 			d.order = append(d.order, f)
 		}
 	}
+	// Each page's links and tags as (key, page) pairs, then each key's
+	// pages laid out in one array.
+	var toFile, fromFile, toLink, fromLink, toTag, fromTag []int32
+	var linkKeys, tagKeys []string
+	linkKey, tagKey := map[string]int32{}, map[string]int32{}
+	intern := func(keys *[]string, m map[string]int32, k string) int32 {
+		i, ok := m[k]
+		if !ok {
+			i = int32(len(*keys))
+			m[k] = i
+			*keys = append(*keys, k)
+		}
+		return i
+	}
+	seen := map[string]bool{}
 	for _, path := range d.order {
-		links, nFM, tags := v.pages[path].head()
-		var seenRes, seenInv, seenTag orderedSet
-		// resolvedLinks: links, then embeds, then frontmatter links.
-		for _, l := range orderedForResolution(links, nFM) {
-			if dest := v.resolve(l.Path, path); dest != "" {
-				seenRes.add(dest)
-			}
-		}
-		d.resolved[path] = seenRes.list
-		for _, dest := range seenRes.list {
-			d.incoming[dest] = append(d.incoming[dest], path)
-		}
+		page := id[path]
+		links, _, tags := v.files[path].head()
+		clear(seen)
 		for _, l := range links {
-			key := l.Path
 			if dest := v.resolve(l.Path, path); dest != "" {
-				key = dest
+				if !seen[dest] {
+					seen[dest] = true
+					toFile, fromFile = append(toFile, id[dest]), append(fromFile, page)
+				}
+			} else if !seen["\x00"+l.Path] {
+				seen["\x00"+l.Path] = true
+				toLink, fromLink = append(toLink, intern(&linkKeys, linkKey, l.Path)), append(fromLink, page)
 			}
-			seenInv.add(key)
 		}
-		for _, k := range seenInv.list {
-			d.inverse[k] = append(d.inverse[k], path)
-		}
+		clear(seen)
 		for _, t := range tags {
 			for _, s := range subtags(t) {
-				seenTag.add(strings.ToLower(s))
+				if s = strings.ToLower(s); !seen[s] {
+					seen[s] = true
+					toTag, fromTag = append(toTag, intern(&tagKeys, tagKey, s)), append(fromTag, page)
+				}
 			}
 		}
-		for _, t := range seenTag.list {
-			d.tags[t] = append(d.tags[t], path)
-		}
 	}
+	d.inStart, d.inFrom = spread(len(d.files), toFile, fromFile)
+	d.unresolved = keyed(linkKeys, toLink, fromLink)
+	d.tags = keyed(tagKeys, toTag, fromTag)
 	v.derived.Store(d)
 	return d
+}
+
+// spread lays out pairs (to[i], from[i]), from in ascending order, as
+// each of n keys' froms: out[start[k]:start[k+1]], ascending.
+func spread(n int, to, from []int32) (start, out []int32) {
+	start = make([]int32, n+2)
+	for _, k := range to {
+		start[k+2]++
+	}
+	for k := 2; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	out = make([]int32, len(from))
+	for i, k := range to {
+		out[start[k+1]] = from[i]
+		start[k+1]++
+	}
+	return start[:n+1], out
+}
+
+// keyedLists are lists of ids by key: a sorted array of keys and
+// spread's layout, no map (a vault's unresolved links can be as many as
+// its notes).
+type keyedLists struct {
+	keys       []string
+	start, ids []int32
+}
+
+// keyed lays out pairs (to[i] a key's index in keys, from[i]) by key.
+func keyed(keys []string, to, from []int32) keyedLists {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+	rank := make([]int32, len(keys))
+	// The keys' bytes in one allocation: a key read from a page is a
+	// small string of its own, and thousands of those kept among a
+	// query's garbage leave the heap's spans sparse.
+	var all strings.Builder
+	for _, k := range order {
+		all.WriteString(keys[k])
+	}
+	text := all.String()
+	sorted := make([]string, len(keys))
+	at := 0
+	for r, k := range order {
+		n := len(keys[k])
+		rank[k], sorted[r] = int32(r), text[at:at+n]
+		at += n
+	}
+	for i, k := range to {
+		to[i] = rank[k]
+	}
+	start, ids := spread(len(keys), to, from)
+	return keyedLists{keys: sorted, start: start, ids: ids}
+}
+
+func (k *keyedLists) get(key string) []int32 {
+	i, ok := slices.BinarySearch(k.keys, key)
+	if !ok {
+		return nil
+	}
+	return k.ids[k.start[i]:k.start[i+1]:k.start[i+1]]
 }
 
 // orderedForResolution lists a page's links as Obsidian's resolvedLinks
@@ -252,7 +474,7 @@ func (s *snapshot) page(path string) *Object {
 	if o, ok := s.objects[path]; ok {
 		return o
 	}
-	p := s.v.pages[path]
+	p := s.v.files[path]
 	if p == nil {
 		return nil
 	}
@@ -354,7 +576,7 @@ func (s *snapshot) fileObject(p *PageMeta) *Object {
 			return s.canonLinks(p.Links(), p.Path)
 		case "inlinks":
 			in := []any{}
-			for _, src := range s.d.inverse[p.Path] {
+			for _, src := range s.d.linking(p.Path) {
 				in = append(in, FileLink(src))
 			}
 			return in

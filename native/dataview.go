@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/dataview"
@@ -16,8 +17,9 @@ type dataviewState struct {
 	once  sync.Once
 	vault *dataview.Vault
 	mu    sync.Mutex
-	pages map[string]*dataview.Page // what vault holds
-	files map[string]bool
+	// bulk keeps together the pages made while a sync reads the notes
+	// the index has not made pages of yet (on the first query, all).
+	bulk atomic.Pointer[dataview.Slab]
 	// version and listed are the index's version and the file listing
 	// the vault was last brought up to.
 	version uint64
@@ -35,7 +37,6 @@ func WithDataviewClock(now func() time.Time, loc *time.Location) Option {
 func (v *Engine) dataview() *dataview.Vault {
 	v.dv.once.Do(func() {
 		v.dv.vault = dataview.NewVault(dataview.Options{Location: v.dvLoc, Now: v.dvNow})
-		v.dv.pages, v.dv.files = map[string]*dataview.Page{}, map[string]bool{}
 	})
 	return v.dv.vault
 }
@@ -49,7 +50,7 @@ func (v *Engine) dataviewPage(p string, data []byte, mod time.Time) any {
 	if c, _, ok := v.fileTimes(p); ok {
 		st.Ctime = c
 	}
-	return v.dataview().ParsePage(p, string(data), st)
+	return v.dataview().ParsePageIn(v.dv.bulk.Load(), p, string(data), st)
 }
 
 // fileTimes are a file's creation time (its modification time where the
@@ -77,6 +78,8 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var current map[string]*dataview.Page
+	s.bulk.Store(dataview.NewSlab())
+	defer s.bulk.Store(nil)
 	// The index's own listing: one walk of the folders serves both.
 	version, files, err := v.index().EachExtra(ctx, s.version, func(p string, x any) {
 		if current == nil {
@@ -97,37 +100,32 @@ func (v *Engine) syncDataview(ctx context.Context) (*dataview.Vault, error) {
 	if version == s.version && sameListing(files, s.listed) {
 		return dv, nil // nothing changed since the last query
 	}
+	// current is nil where the notes are as they were and only the
+	// listing changed: the vault keeps the pages it holds.
 	if current == nil && version != s.version {
 		current = map[string]*dataview.Page{}
 	}
-	if current == nil { // the notes are as they were: only the listing changed
-		current = s.pages
-	}
-	s.version, s.listed = version, files
 	listed := make(map[string]bool, len(files))
 	for _, f := range files {
 		listed[f] = true
-		pm := current[f]
+		old, held := dv.Has(f)
+		pm := old
+		if current != nil {
+			pm = current[f]
+		}
 		switch {
-		case pm != nil && s.pages[f] != pm:
+		case pm != nil && pm != old:
 			dv.PutPage(pm)
-			s.pages[f], s.files[f] = pm, true
-		case pm == nil && !s.files[f]:
+		case pm == nil && (!held || old != nil): // a new file, or no longer a page
 			dv.PutFile(f)
-			s.files[f] = true
-		case pm == nil && s.pages[f] != nil: // no longer a page
-			dv.Remove(f)
-			dv.PutFile(f)
-			delete(s.pages, f)
 		}
 	}
-	for f := range s.files {
+	for _, f := range s.listed {
 		if !listed[f] {
 			dv.Remove(f)
-			delete(s.files, f)
-			delete(s.pages, f)
 		}
 	}
+	s.version, s.listed = version, files
 	return dv, nil
 }
 
