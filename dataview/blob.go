@@ -322,10 +322,16 @@ func encodePage(p *PageMeta, loc *time.Location, words *dict) []byte {
 		e.b = append(e.b, 0)
 	}
 	e.strs(p.aliases)
+	// Each value after its length: a query reads the fields it names
+	// and steps over the rest.
 	e.n(len(p.fields))
+	val := &enc{dict: e.dict, page: e.page}
 	for i, k := range p.fields {
 		e.word(k)
-		e.value(p.fieldVals[i], loc)
+		val.b = val.b[:0]
+		val.value(p.fieldVals[i], loc)
+		e.n(len(val.b))
+		e.b = append(e.b, val.b...)
 	}
 	mark(secFront)
 	e.value(p.frontmatter, loc)
@@ -599,8 +605,8 @@ func (d *dec) fields() *fieldMap {
 	return m
 }
 
-func (p *Page) at(sec int, loc *time.Location, names map[string]string) *dec {
-	return &dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names, page: p.Path, dict: p.dict}
+func (p *Page) at(sec int, loc *time.Location, names map[string]string) dec {
+	return dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names, page: p.Path, dict: p.dict}
 }
 
 // head reads what derive needs: the links (nFM of them from the
@@ -628,17 +634,26 @@ func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
 	}
 	m.aliases = d.strs()
 	nf := d.n()
-	m.fields, m.fieldVals = make([]string, nf), make([]any, nf)
+	m.fields, m.valAt = make([]string, nf), make([]int32, nf)
 	for i := range nf {
 		m.fields[i] = d.word()
-		m.fieldVals[i] = d.value()
+		n := d.n()
+		m.valAt[i] = int32(d.i)
+		d.i += n
 	}
 	return m
 }
 
+// valueAt decodes the value at offset at.
+func (p *Page) valueAt(at int32, loc *time.Location, names map[string]string) any {
+	d := dec{b: p.blob, i: int(at), loc: loc, names: names, page: p.Path, dict: p.dict}
+	return d.value()
+}
+
 // frontOf decodes the frontmatter.
 func (p *Page) frontOf(loc *time.Location, names map[string]string) *Object {
-	o, _ := p.at(secFront, loc, names).value().(*Object)
+	d := p.at(secFront, loc, names)
+	o, _ := d.value().(*Object)
 	if o == nil {
 		o = NewObject()
 	}

@@ -77,7 +77,7 @@ func dumpMeta(m *PageMeta) string {
 	show(stringsAny(m.aliases))
 	for i, k := range m.fields {
 		show(k)
-		show(m.fieldVals[i])
+		show(m.fieldValue(i))
 	}
 	show(m.Frontmatter())
 	for _, it := range m.Lists() {

@@ -483,6 +483,9 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	if err != nil {
 		return nil, err
 	}
+	if len(s.objects) == 0 { // sized once, not grown page by page
+		s.objects = make(map[string]*Object, len(paths))
+	}
 	var rows []row
 	if q.header.kind == "task" {
 		rows = s.taskRows(paths)

@@ -91,7 +91,8 @@ type PageMeta struct {
 	Size        int64
 	day         *time.Time
 	fields      []string // final field keys in order
-	fieldVals   []any    // their values
+	fieldVals   []any    // their values, or where src keeps them:
+	valAt       []int32
 	tags        []string // exact tags, with #
 	aliases     []string
 	links       []*Link // frontmatter links first (nFM of them), then body links, then embeds
@@ -104,6 +105,14 @@ type PageMeta struct {
 	loc                         *time.Location
 	names                       map[string]string
 	gotHead, gotFront, gotLists bool
+}
+
+// fieldValue is the value of the i-th field.
+func (p *PageMeta) fieldValue(i int) any {
+	if p.valAt != nil {
+		return p.src.valueAt(p.valAt[i], p.loc, p.names)
+	}
+	return p.fieldVals[i]
 }
 
 func (p *PageMeta) head() {

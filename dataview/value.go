@@ -261,6 +261,11 @@ func isArrayIndex(k string) bool {
 	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
 		return false
 	}
+	for i := range len(k) {
+		if k[i] < '0' || k[i] > '9' {
+			return false // most keys: no failed parse (its error) made
+		}
+	}
 	n, err := strconv.ParseUint(k, 10, 64)
 	return err == nil && n < math.MaxUint32
 }

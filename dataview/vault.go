@@ -485,6 +485,9 @@ func (s *snapshot) page(path string) *Object {
 
 // canon resolves a link's path as Dataview's index does on import.
 func (s *snapshot) canon(l *Link, from string) *Link {
+	if l.Path == from { // a page's own path is its file's, exactly
+		return l
+	}
 	if dest := s.v.resolve(l.Path, from); dest != "" && dest != l.Path {
 		return l.withPath(dest)
 	}
@@ -539,7 +542,7 @@ func (s *snapshot) serialize(p *PageMeta) *Object {
 		if k == "file" {
 			return s.fileObject(p)
 		}
-		return s.canonValue(p.fieldVals[slices.Index(p.fields, k)], p.Path)
+		return s.canonValue(p.fieldValue(slices.Index(p.fields, k)), p.Path)
 	})
 }
 
@@ -684,7 +687,7 @@ func (s *snapshot) serializeItem(p *PageMeta, it *ListItem, get func(int) *Objec
 	if children == nil {
 		children = []any{}
 	}
-	o := NewObject()
+	o := &Object{keys: make([]string, 0, 32), vals: make([]any, 0, 32)}
 	o.Set("symbol", it.symbol)
 	o.Set("link", s.canon(it.link, p.Path))
 	o.Set("section", s.canon(it.section, p.Path))

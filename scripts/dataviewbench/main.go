@@ -4,6 +4,10 @@
 // query of both, warm, one after the other.
 //
 //	go run ./scripts/dataviewbench -engine ENGINE.cjs [-notes 10000] [-rounds 20]
+//	go run ./scripts/dataviewbench -resident 3 [-notes 100000]
+//
+// The second form measures instead the server's resident memory, with
+// the search index alone and with Dataview's pages, in fresh processes.
 //
 // ENGINE.cjs is a CommonJS bundle of Dataview 0.5.70's engine (see
 // engine.mjs); without it only this server is measured. Node 18 or later
@@ -97,6 +101,8 @@ func main() {
 	engine := flag.String("engine", "", "a CommonJS bundle of Dataview's engine (engine.mjs); none: this server alone")
 	notes := flag.Int("notes", 10_000, "generated notes")
 	rounds := flag.Int("rounds", 20, "rounds, each asking every query of both")
+	residentRuns := flag.Int("resident", 0, "instead: the server's resident memory with and without Dataview's pages, in this many fresh processes of each (Linux)")
+	settle := flag.Duration("settle", 10*time.Second, "with -resident: how long a process stands idle before it is measured")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "dataviewbench")
 	if err != nil {
@@ -105,6 +111,13 @@ func main() {
 	defer os.RemoveAll(dir)
 	if _, err := vaultgen.GenerateDataview(dir, *notes, 52); err != nil {
 		log.Fatal(err)
+	}
+	if *residentRuns > 0 {
+		fmt.Printf("%d notes; %s %s/%s, %d cores\n", *notes, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+		if err := resident(dir, queries[2].Query, *residentRuns, *settle); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	ctx := context.Background()
 	v, err := native.Open(dir)
