@@ -634,7 +634,11 @@ func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
 	}
 	m.aliases = d.strs()
 	nf := d.n()
-	m.fields, m.valAt = make([]string, nf), make([]int32, nf)
+	// The keys after a first "file": the page's object's keys, as
+	// serialize makes them, without a copy.
+	m.keys = make([]string, nf+1)
+	m.keys[0] = "file"
+	m.fields, m.valAt = m.keys[1:], make([]int32, nf)
 	for i := range nf {
 		m.fields[i] = d.word()
 		n := d.n()

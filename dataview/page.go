@@ -93,6 +93,7 @@ type PageMeta struct {
 	fields      []string // final field keys in order
 	fieldVals   []any    // their values, or where src keeps them:
 	valAt       []int32
+	keys        []string // when decoded: "file", then fields (the same array)
 	tags        []string // exact tags, with #
 	aliases     []string
 	links       []*Link // frontmatter links first (nFM of them), then body links, then embeds
@@ -105,6 +106,22 @@ type PageMeta struct {
 	loc                         *time.Location
 	names                       map[string]string
 	gotHead, gotFront, gotLists bool
+}
+
+// objectKeys are the keys of the page's object: "file", then the fields
+// but one of that name.
+func (p *PageMeta) objectKeys() []string {
+	if p.keys != nil && !slices.Contains(p.fields, "file") {
+		return p.keys
+	}
+	keys := make([]string, 1, len(p.fields)+1)
+	keys[0] = "file"
+	for _, k := range p.fields {
+		if k != "file" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // fieldValue is the value of the i-th field.

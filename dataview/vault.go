@@ -531,13 +531,7 @@ var fileKeys = []string{"path", "folder", "name", "link", "outlinks", "inlinks",
 // serialize is PageMetadata.serialize: file.* and the page's fields,
 // each made when a query first reads it.
 func (s *snapshot) serialize(p *PageMeta) *Object {
-	keys := make([]string, 1, len(p.fields)+1)
-	keys[0] = "file"
-	for _, k := range p.fields {
-		if k != "file" {
-			keys = append(keys, k)
-		}
-	}
+	keys := p.objectKeys()
 	return lazyObject(keys, func(k string) any {
 		if k == "file" {
 			return s.fileObject(p)

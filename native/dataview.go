@@ -56,16 +56,21 @@ func (v *Engine) dataviewPage(p string, data []byte, mod time.Time) any {
 // fileTimes are a file's creation time (its modification time where the
 // system keeps none) and modification time, read through the jail.
 func (v *Engine) fileTimes(p string) (ctime, mtime time.Time, ok bool) {
-	fi, err := v.root.Stat(p)
+	// One open and the handle's stat: a stat by path through the jail
+	// walks the path again (a first Dataview query does this for every
+	// note).
+	fh, err := v.root.Open(p)
+	if err != nil {
+		return time.Time{}, time.Time{}, false
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
 	if err != nil {
 		return time.Time{}, time.Time{}, false
 	}
 	ctime, mtime = fi.ModTime(), fi.ModTime()
-	if fh, err := v.root.Open(p); err == nil {
-		if c := birthTime(fh, fi); !c.IsZero() && !c.After(mtime) {
-			ctime = c
-		}
-		fh.Close()
+	if c := birthTime(fh, fi); !c.IsZero() && !c.After(mtime) {
+		ctime = c
 	}
 	return ctime, mtime, true
 }
