@@ -47,7 +47,16 @@ type Limits = evalbudget.Limits
 
 type row struct {
 	id   any
+	page string // a page's row: its id is the page's link, made when read
 	data *Object
+}
+
+// ident is the row's id.
+func (r row) ident() any {
+	if r.page != "" {
+		return FileLink(r.page)
+	}
+	return r.id
 }
 
 type idMeaning struct {
@@ -339,7 +348,7 @@ func stepFlatten(c *Context, st step, rows []row) stepOut {
 		for _, x := range vals {
 			d := r.data.overlay()
 			d.Set(st.named.name, x)
-			o.rows = append(o.rows, row{id: r.id, data: d})
+			o.rows = append(o.rows, row{id: r.id, page: r.page, data: d})
 		}
 		return nil
 	})
@@ -496,13 +505,13 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	if len(s.objects) == 0 { // sized once, not grown page by page
 		s.objects = make(map[string]*Object, len(paths))
 	}
-	var rows []row
+	rows := make([]row, 0, len(paths))
 	if q.header.kind == "task" {
 		rows = s.taskRows(paths)
 	} else {
 		for _, p := range paths {
 			if page := s.page(p); page != nil {
-				rows = append(rows, row{id: FileLink(p), data: page})
+				rows = append(rows, row{page: p, data: page})
 			}
 		}
 	}
@@ -590,7 +599,7 @@ func renderTable(c *Context, h header, meaning idMeaning, rows []row, res *Resul
 		}
 		res.Headers = append([]string{id}, names...)
 		for i, r := range kept {
-			table = append(table, append([]any{r.id}, vals[i]...))
+			table = append(table, append([]any{r.ident()}, vals[i]...))
 		}
 	} else {
 		res.Headers = names
@@ -614,11 +623,11 @@ func renderList(c *Context, h header, rows []row, res *Result) error {
 	for i, r := range kept {
 		switch {
 		case h.showID && h.format != nil:
-			items = append(items, &ListPair{Key: r.id, Value: vals[i][0]})
+			items = append(items, &ListPair{Key: r.ident(), Value: vals[i][0]})
 		case h.format != nil:
 			items = append(items, vals[i][0])
 		default:
-			items = append(items, r.id)
+			items = append(items, r.ident())
 		}
 	}
 	res.Values = items

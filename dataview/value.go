@@ -108,8 +108,16 @@ type Object struct {
 	base  *Object
 	// fill makes a value when it is first read (a page's values are made
 	// only for the keys a query reads); unmade values hold unmade.
-	fill func(k string) any
+	fill filler
 }
+
+// A filler makes a lazy object's values.
+type filler interface{ fill(k string) any }
+
+// fillFunc is a function as a filler.
+type fillFunc func(k string) any
+
+func (f fillFunc) fill(k string) any { return f(k) }
 
 // unmade marks a value of a lazy object not made yet.
 type unmadeT struct{}
@@ -119,12 +127,18 @@ var unmade any = unmadeT{}
 // lazyObject is an object of known keys whose values fill makes on
 // first read.
 func lazyObject(keys []string, fill func(k string) any) *Object {
-	o := &Object{keys: keys, vals: make([]any, len(keys)), fill: fill}
+	o := &Object{}
+	o.makeLazy(keys, fillFunc(fill))
+	return o
+}
+
+// makeLazy makes o an object of keys whose values f makes on first read.
+func (o *Object) makeLazy(keys []string, f filler) {
+	*o = Object{keys: keys, vals: make([]any, len(keys)), fill: f}
 	for i := range o.vals {
 		o.vals[i] = unmade
 	}
 	o.reindex()
-	return o
 }
 
 // indexAt is when an object's keys get an index.
@@ -192,7 +206,7 @@ func (o *Object) Get(k string) (any, bool) {
 	for ; o != nil; o = o.base {
 		if i := o.own(k); i >= 0 {
 			if o.vals[i] == unmade {
-				o.vals[i] = o.fill(k)
+				o.vals[i] = o.fill.fill(k)
 			}
 			return o.vals[i], true
 		}

@@ -525,26 +525,43 @@ func (s *snapshot) canonLinks(ls []*Link, from string) []any {
 }
 
 // fileKeys are file.*'s keys, in Dataview's order.
-var fileKeys = []string{"path", "folder", "name", "link", "outlinks", "inlinks", "etags", "tags", "aliases", "lists",
-	"tasks", "ctime", "cday", "mtime", "mday", "size", "starred", "frontmatter", "ext"}
+// fileKeys are file.*'s keys, and with "day" for a page that has one;
+// every file object shares them (a key set on one is appended to a copy:
+// len == cap).
+var (
+	fileKeys = []string{"path", "folder", "name", "link", "outlinks", "inlinks", "etags", "tags", "aliases", "lists",
+		"tasks", "ctime", "cday", "mtime", "mday", "size", "starred", "frontmatter", "ext"}
+	fileKeysDay = slices.Clip(append(fileKeys[:len(fileKeys):len(fileKeys)], "day"))
+)
 
 // serialize is PageMetadata.serialize: file.* and the page's fields,
 // each made when a query first reads it.
 func (s *snapshot) serialize(p *PageMeta) *Object {
-	keys := p.objectKeys()
-	return lazyObject(keys, func(k string) any {
-		if k == "file" {
-			return s.fileObject(p)
-		}
-		return s.canonValue(p.fieldValue(slices.Index(p.fields, k)), p.Path)
-	})
+	po := &pageObject{s: s, m: p}
+	po.o.makeLazy(p.objectKeys(), po)
+	return &po.o
+}
+
+// pageObject is a page's object and what makes its values: one
+// allocation for each page a query reads.
+type pageObject struct {
+	o Object
+	s *snapshot
+	m *PageMeta
+}
+
+func (po *pageObject) fill(k string) any {
+	if k == "file" {
+		return po.s.fileObject(po.m)
+	}
+	return po.s.canonValue(po.m.fieldValue(slices.Index(po.m.fields, k)), po.m.Path)
 }
 
 // fileObject is file.*.
 func (s *snapshot) fileObject(p *PageMeta) *Object {
 	keys := fileKeys
 	if p.day != nil {
-		keys = append(slices.Clone(fileKeys), "day")
+		keys = fileKeysDay
 	}
 	var items map[int]*Object
 	listsOf := func(tasksOnly bool) any {
@@ -559,7 +576,7 @@ func (s *snapshot) fileObject(p *PageMeta) *Object {
 		}
 		return out
 	}
-	return lazyObject(slices.Clone(keys), func(k string) any {
+	return lazyObject(keys, func(k string) any {
 		switch k {
 		case "path":
 			return p.Path

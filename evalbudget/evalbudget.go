@@ -47,6 +47,9 @@ func (e *Stopped) Error() string { return e.Why }
 // IsStopped reports whether err stopped the query (rather than being the
 // query's own fault).
 func IsStopped(err error) bool {
+	if err == nil { // asked of every evaluation: As would allocate its target
+		return false
+	}
 	var s *Stopped
 	return errors.As(err, &s)
 }
