@@ -623,8 +623,15 @@ func (p *Page) head() (links []*Link, nFM int, tags []string) {
 // frontmatter and list items are decoded when first asked for
 // (PageMeta's accessors).
 func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
+	m := &PageMeta{}
+	p.metaInto(m, loc, names)
+	return m
+}
+
+// metaInto is meta into m (a part of a larger allocation).
+func (p *Page) metaInto(m *PageMeta, loc *time.Location, names map[string]string) {
 	d := p.at(secFields, loc, names)
-	m := &PageMeta{Path: p.Path, src: p, loc: loc, names: names}
+	*m = PageMeta{Path: p.Path, src: p, loc: loc, names: names}
 	m.Ctime = time.UnixMilli(d.v()).In(loc)
 	m.Mtime = time.UnixMilli(d.v()).In(loc)
 	m.Size = d.v()
@@ -635,7 +642,7 @@ func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
 	m.aliases = d.strs()
 	nf := d.n()
 	// The keys after a first "file": the page's object's keys, as
-	// serialize makes them, without a copy.
+	// pageObjectOf makes them, without a copy.
 	m.keys = make([]string, nf+1)
 	m.keys[0] = "file"
 	m.fields, m.valAt = m.keys[1:], make([]int32, nf)
@@ -645,7 +652,6 @@ func (p *Page) meta(loc *time.Location, names map[string]string) *PageMeta {
 		m.valAt[i] = int32(d.i)
 		d.i += n
 	}
-	return m
 }
 
 // valueAt decodes the value at offset at.

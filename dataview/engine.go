@@ -502,16 +502,16 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if len(s.objects) == 0 { // sized once, not grown page by page
-		s.objects = make(map[string]*Object, len(paths))
-	}
 	rows := make([]row, 0, len(paths))
 	if q.header.kind == "task" {
 		rows = s.taskRows(paths)
 	} else {
+		// Each row's page object is its own, not kept in s.objects: the
+		// rows are each page once, and a page a link leads to later is
+		// made again (no object is changed by a query).
 		for _, p := range paths {
-			if page := s.page(p); page != nil {
-				rows = append(rows, row{page: p, data: page})
+			if pg := s.v.files[p]; pg != nil {
+				rows = append(rows, row{page: p, data: s.pageObjectOf(pg)})
 			}
 		}
 	}

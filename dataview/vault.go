@@ -478,7 +478,7 @@ func (s *snapshot) page(path string) *Object {
 	if p == nil {
 		return nil
 	}
-	o := s.serialize(p.meta(s.v.g.loc, s.names))
+	o := s.pageObjectOf(p)
 	s.objects[path] = o
 	return o
 }
@@ -534,25 +534,25 @@ var (
 	fileKeysDay = slices.Clip(append(fileKeys[:len(fileKeys):len(fileKeys)], "day"))
 )
 
-// serialize is PageMetadata.serialize: file.* and the page's fields,
-// each made when a query first reads it.
-func (s *snapshot) serialize(p *PageMeta) *Object {
-	po := &pageObject{s: s, m: p}
-	po.o.makeLazy(p.objectKeys(), po)
-	return &po.o
-}
-
-// pageObject is a page's object and what makes its values: one
-// allocation for each page a query reads.
+// pageObject is a page's object, what makes its values and its
+// metadata: one allocation for each page a query reads.
 type pageObject struct {
 	o Object
 	s *snapshot
-	m *PageMeta
+	m PageMeta
+}
+
+// pageObjectOf decodes p into its object.
+func (s *snapshot) pageObjectOf(p *Page) *Object {
+	po := &pageObject{s: s}
+	p.metaInto(&po.m, s.v.g.loc, s.names)
+	po.o.makeLazy(po.m.objectKeys(), po)
+	return &po.o
 }
 
 func (po *pageObject) fill(k string) any {
 	if k == "file" {
-		return po.s.fileObject(po.m)
+		return po.s.fileObject(&po.m)
 	}
 	return po.s.canonValue(po.m.fieldValue(slices.Index(po.m.fields, k)), po.m.Path)
 }
@@ -563,74 +563,89 @@ func (s *snapshot) fileObject(p *PageMeta) *Object {
 	if p.day != nil {
 		keys = fileKeysDay
 	}
-	var items map[int]*Object
-	listsOf := func(tasksOnly bool) any {
-		if items == nil {
-			items = s.serializeItems(p)
-		}
-		out := make([]any, 0, len(p.Lists()))
-		for _, it := range p.Lists() {
-			if !tasksOnly || it.task != nil {
-				out = append(out, items[it.line])
-			}
-		}
-		return out
+	fo := &fileObject{s: s, p: p}
+	fo.o.makeLazy(keys, fo)
+	return &fo.o
+}
+
+// fileObject is a page's file.* object and what makes its values, in
+// one allocation.
+type fileObject struct {
+	o     Object
+	s     *snapshot
+	p     *PageMeta
+	items map[int]*Object // its list items, serialised once for lists and tasks
+}
+
+func (fo *fileObject) listsOf(tasksOnly bool) any {
+	if fo.items == nil {
+		fo.items = fo.s.serializeItems(fo.p)
 	}
-	return lazyObject(keys, func(k string) any {
-		switch k {
-		case "path":
-			return p.Path
-		case "folder":
-			return parentFolder(p.Path)
-		case "name":
-			return fileTitle(p.Path)
-		case "link":
-			return FileLink(p.Path)
-		case "outlinks":
-			return s.canonLinks(p.Links(), p.Path)
-		case "inlinks":
-			in := []any{}
-			for _, src := range s.d.linking(p.Path) {
-				in = append(in, FileLink(src))
-			}
-			return in
-		case "etags":
-			return stringsAny(p.Tags())
-		case "tags":
-			var full orderedSet
-			for _, t := range p.Tags() {
-				for _, st := range subtags(t) {
-					full.add(st)
-				}
-			}
-			return stringsAny(full.list)
-		case "aliases":
-			return stringsAny(p.aliases)
-		case "lists":
-			return listsOf(false)
-		case "tasks":
-			return listsOf(true)
-		case "ctime":
-			return p.Ctime
-		case "cday":
-			return stripTime(p.Ctime, s.v.g.loc)
-		case "mtime":
-			return p.Mtime
-		case "mday":
-			return stripTime(p.Mtime, s.v.g.loc)
-		case "size":
-			return float64(p.Size)
-		case "starred":
-			return false
-		case "frontmatter":
-			return deepCopy(withoutPosition(p.Frontmatter()))
-		case "ext":
-			return extension(p.Path)
-		case "day":
-			return *p.day
+	lists := fo.p.Lists()
+	out := make([]any, 0, len(lists))
+	for _, it := range lists {
+		if !tasksOnly || it.task != nil {
+			out = append(out, fo.items[it.line])
 		}
-		return nil
-	})
+	}
+	return out
+}
+
+func (fo *fileObject) fill(k string) any {
+	s, p := fo.s, fo.p
+	switch k {
+	case "path":
+		return p.Path
+	case "folder":
+		return parentFolder(p.Path)
+	case "name":
+		return fileTitle(p.Path)
+	case "link":
+		return FileLink(p.Path)
+	case "outlinks":
+		return s.canonLinks(p.Links(), p.Path)
+	case "inlinks":
+		in := []any{}
+		for _, src := range s.d.linking(p.Path) {
+			in = append(in, FileLink(src))
+		}
+		return in
+	case "etags":
+		return stringsAny(p.Tags())
+	case "tags":
+		var full orderedSet
+		for _, t := range p.Tags() {
+			for _, st := range subtags(t) {
+				full.add(st)
+			}
+		}
+		return stringsAny(full.list)
+	case "aliases":
+		return stringsAny(p.aliases)
+	case "lists":
+		return fo.listsOf(false)
+	case "tasks":
+		return fo.listsOf(true)
+	case "ctime":
+		return p.Ctime
+	case "cday":
+		return stripTime(p.Ctime, s.v.g.loc)
+	case "mtime":
+		return p.Mtime
+	case "mday":
+		return stripTime(p.Mtime, s.v.g.loc)
+	case "size":
+		return float64(p.Size)
+	case "starred":
+		return false
+	case "frontmatter":
+		return deepCopy(withoutPosition(p.Frontmatter()))
+	case "ext":
+		return extension(p.Path)
+	case "day":
+		return *p.day
+	}
+	return nil
 }
 
 func withoutPosition(o *Object) *Object {
