@@ -34,6 +34,7 @@ type listing struct {
 	byBase map[string][]string
 	// policy is the one all, folders and byBase were filtered by.
 	policy *policy.Policy
+	walks  int // Files calls, each a walk of the folders
 }
 
 type folder struct {
@@ -60,6 +61,7 @@ func (v *Engine) Files() ([]string, error) {
 	if l.dirs == nil {
 		l.dirs = map[string]*folder{}
 	}
+	l.walks++
 	sc := &scan{v: v, l: l, seen: make(map[string]bool, len(l.dirs))}
 	if err := sc.visit("."); err != nil {
 		l.dirs, l.all, l.byBase = nil, nil, nil
@@ -80,6 +82,22 @@ func (v *Engine) Files() ([]string, error) {
 		l.rebuild(pol)
 	}
 	return l.all, nil
+}
+
+// FilesUnchanged implements vaultindex.QuietListing: the listing the
+// last Files call made, when the policy it was made under is still in
+// force. The index asks only when the watcher has just said, completely,
+// that no file or folder came, went or changed since the Changed call
+// that preceded that Files call.
+func (v *Engine) FilesUnchanged() ([]string, bool) {
+	pol := v.Policy()
+	l := &v.list
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.all == nil || l.policy != pol {
+		return nil, false
+	}
+	return l.all, true
 }
 
 // scan is one pass of Files over the folders: the folders it saw, and

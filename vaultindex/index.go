@@ -49,6 +49,17 @@ type Changes interface {
 	Changed() (paths []string, complete bool)
 }
 
+// QuietListing is what a Source with Changes may also offer: its
+// listing without a walk of its folders, when Changed has just said,
+// completely, that nothing changed since it last asked. Its Files then
+// made the listing after that earlier Changed, and nothing has come or
+// gone since; ok is false when the Source cannot vouch for it (no
+// listing yet, a setting that shapes the listing changed), and the
+// folders are walked.
+type QuietListing interface {
+	FilesUnchanged() (files []string, ok bool)
+}
+
 // Stamp identifies one version of a file.
 type Stamp struct {
 	Mod  time.Time

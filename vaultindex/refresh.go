@@ -43,6 +43,15 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 		}()
 		ix.load()
 		err = <-listed
+	} else if q, ok := ix.src.(QuietListing); ok && changed != nil && len(changed) == 0 && ix.built {
+		// Nothing came or went since the last refresh, which listed the
+		// vault after its own Changed: that listing stands, and a query
+		// pays no walk of the folders (a Dataview folder query at 10,000
+		// notes: 1.3 of its 1.5 ms).
+		var quiet bool
+		if files, quiet = q.FilesUnchanged(); !quiet {
+			files, err = ix.src.Files()
+		}
 	} else {
 		files, err = ix.src.Files()
 	}
