@@ -489,7 +489,7 @@ func (v *Vault) Query(ctx context.Context, text, origin string, lim Limits) (*Re
 	if err := checkBounds(text); err != nil {
 		return nil, err
 	}
-	parsed, perr := parseAll(v.g.query, text)
+	parsed, perr := v.parsed.parse(v.g.query, text)
 	if perr != nil {
 		return nil, perr
 	}
@@ -694,7 +694,7 @@ func (v *Vault) Inline(ctx context.Context, expr, origin string, lim Limits) (*R
 	if err := checkBounds(expr); err != nil {
 		return nil, err
 	}
-	parsed, perr := parseAll(v.g.field, expr)
+	parsed, perr := v.parsedInline.parse(v.g.field, expr)
 	if perr != nil {
 		return nil, perr
 	}

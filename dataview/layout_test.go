@@ -1,6 +1,8 @@
 package dataview
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -91,5 +93,54 @@ func TestSlab(t *testing.T) {
 		if inChunk && cap(kept.blob) != len(kept.blob) {
 			t.Fatalf("%s: a page's bytes can grow into the next page's", path)
 		}
+	}
+}
+
+// TestParseCacheAndClock: a parsed query is kept and answered from again,
+// but one naming a date shorthand is parsed each time, since the parse
+// reads the clock: moved a day, "today" moves with it.
+func TestParseCacheAndClock(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	v := NewVault(Options{Location: time.UTC, Now: func() time.Time { return now }})
+	v.Put("a.md", "rating:: 3\n", FileStat{Mtime: now, Ctime: now})
+	ask := func(inline bool, text string) string {
+		t.Helper()
+		var res *Result
+		var err error
+		if inline {
+			res, err = v.Inline(context.Background(), text, "a.md", Limits{})
+		} else {
+			res, err = v.Query(context.Background(), text, "a.md", Limits{})
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		b, _ := json.Marshal(JSON(res.Values))
+		return string(b)
+	}
+	for _, inline := range []bool{true, false} {
+		text := `date(today)`
+		if !inline {
+			text = `LIST WITHOUT ID date(today) FROM "a"`
+		}
+		first := ask(inline, text)
+		now = now.AddDate(0, 0, 1)
+		if second := ask(inline, text); second == first {
+			t.Errorf("%s: %s on both days", text, first)
+		}
+	}
+	const q = `TABLE rating FROM "" WHERE rating > 2`
+	first := ask(false, q)
+	if _, kept := v.parsed.m[q]; !kept {
+		t.Fatalf("%s was not kept", q)
+	}
+	if second := ask(false, q); second != first {
+		t.Errorf("%s: %s, then from the kept parse %s", q, first, second)
+	}
+	for i := range maxParsed + 10 { // bounded
+		ask(true, fmt.Sprintf("%d + 1", i))
+	}
+	if n := len(v.parsedInline.m); n > maxParsed {
+		t.Errorf("%d parsed expressions kept, at most %d", n, maxParsed)
 	}
 }

@@ -41,12 +41,18 @@ func TestReplay(t *testing.T) {
 			t.Errorf("%s: no recorded answer", c.ID)
 			continue
 		}
-		got := roundTrip(t, answer(v, c))
-		if why := compareAnswer(exp, got); why != "" {
-			t.Errorf("%s (%s): %s", c.ID, strings.ReplaceAll(c.Query, "\n", " ⏎ "), why)
-			continue
+		// Twice: the second answer comes from the parsed query kept by
+		// the first, which running it must not have changed.
+		for pass := range 2 {
+			got := roundTrip(t, answer(v, c))
+			if why := compareAnswer(exp, got); why != "" {
+				t.Errorf("%s (%s), pass %d: %s", c.ID, strings.ReplaceAll(c.Query, "\n", " ⏎ "), pass+1, why)
+				break
+			}
+			if pass == 1 {
+				passed++
+			}
 		}
-		passed++
 	}
 	if passed == 0 || passed != len(cases) {
 		t.Errorf("%d of %d cases answered as Dataview does", passed, len(cases))

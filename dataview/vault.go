@@ -28,6 +28,51 @@ type Vault struct {
 	maxRows int
 	dmu     sync.Mutex // one derive at a time, under the read lock
 	words   *dict
+	// parsed keeps the queries and inline expressions parsed lately: a
+	// dashboard asks the same ones again and again, and parsing is most
+	// of a small query's time.
+	parsed, parsedInline parseCache
+}
+
+// parseCache keeps up to maxParsed parsed texts. A text that names a
+// date shorthand ("today", "eom", …) is parsed each time: the parse
+// reads the clock.
+type parseCache struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+const maxParsed = 256
+
+func (c *parseCache) parse(p *parser, text string) (any, *ParseError) {
+	c.mu.Lock()
+	v, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := parseAll(p, text)
+	if err != nil || readsClock(text) {
+		return v, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxParsed {
+		c.m = map[string]any{} // forget them all: bounded, and simple
+	}
+	c.m[text] = v
+	return v, nil
+}
+
+// readsClock says whether text may hold a date shorthand.
+func readsClock(text string) bool {
+	lower := strings.ToLower(text)
+	for _, w := range dateShorthands {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Options set a vault's clock and zone. A zero Options is the machine's
