@@ -118,6 +118,12 @@ func FuzzPage(f *testing.F) {
 			return
 		}
 		v := NewVault(Options{Location: time.UTC, Now: func() time.Time { return fixedNow }})
+		// The page kept (encoded: flags, the dictionary, lengths) reads
+		// back as it was parsed.
+		st := FileStat{Mtime: fixedNow, Ctime: fixedNow}
+		if parsed, kept := dumpMeta(v.g.parsePage("F/N.md", text, st)), dumpMeta(v.ParsePage("F/N.md", text, st).meta(time.UTC, nil)); parsed != kept {
+			t.Fatalf("parsed %s\nkept   %s", parsed, kept)
+		}
 		v.Put("N.md", text, FileStat{})
 		v.Put("B.md", "b", FileStat{})
 		_ = ReadInlineFields(text, time.UTC)
