@@ -605,8 +605,14 @@ func (d *dec) fields() *fieldMap {
 	return m
 }
 
+// at reads section sec.
 func (p *Page) at(sec int, loc *time.Location, names map[string]string) dec {
-	return dec{b: p.blob, i: int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc: loc, names: names, page: p.Path, dict: p.dict}
+	return p.from(int(binary.LittleEndian.Uint32(p.blob[4*sec:])), loc, names)
+}
+
+// from reads the blob from offset i.
+func (p *Page) from(i int, loc *time.Location, names map[string]string) dec {
+	return dec{b: p.blob, i: i, loc: loc, names: names, page: p.Path, dict: p.dict}
 }
 
 // head reads what derive needs: the links (nFM of them from the
@@ -656,7 +662,7 @@ func (p *Page) metaInto(m *PageMeta, loc *time.Location, names map[string]string
 
 // valueAt decodes the value at offset at.
 func (p *Page) valueAt(at int32, loc *time.Location, names map[string]string) any {
-	d := dec{b: p.blob, i: int(at), loc: loc, names: names, page: p.Path, dict: p.dict}
+	d := p.from(int(at), loc, names)
 	return d.value()
 }
 

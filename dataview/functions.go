@@ -669,8 +669,10 @@ var fReverse = def("reverse").
 	add(one(func(a any) any { return a }), "*").
 	build()
 
-// jsSort is Array.prototype.sort with cmp: stable (ties keep their
-// places; a sort by places, not SortStableFunc's O(n log² n) merges).
+// jsSort is Array.prototype.sort with cmp: stable, ties keeping their
+// places (SORT, GROUP BY and sort() sort with it). Not SortStableFunc:
+// its merges compare O(n log² n) times, and a comparison may collate
+// text (3,000 rows: 17 ms of a 60 ms query).
 func jsSort[T any](xs []T, cmp func(a, b T) int) {
 	type placed struct {
 		x  T

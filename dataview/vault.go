@@ -385,27 +385,30 @@ func (v *Vault) derive() *derived {
 		}
 		return i
 	}
-	seen := map[string]bool{}
+	// What a page has already counted: files its links reach, link
+	// paths that reach nothing, tags.
+	seenFile, seenRaw, seenTag := map[int32]bool{}, map[string]bool{}, map[string]bool{}
 	for _, path := range d.order {
 		page := id[path]
 		links, _, tags := v.files[path].head()
-		clear(seen)
+		clear(seenFile)
+		clear(seenRaw)
+		clear(seenTag)
 		for _, l := range links {
 			if dest := v.resolve(l.Path, path); dest != "" {
-				if !seen[dest] {
-					seen[dest] = true
-					toFile, fromFile = append(toFile, id[dest]), append(fromFile, page)
+				if f := id[dest]; !seenFile[f] {
+					seenFile[f] = true
+					toFile, fromFile = append(toFile, f), append(fromFile, page)
 				}
-			} else if !seen["\x00"+l.Path] {
-				seen["\x00"+l.Path] = true
+			} else if !seenRaw[l.Path] {
+				seenRaw[l.Path] = true
 				toLink, fromLink = append(toLink, intern(&linkKeys, linkKey, l.Path)), append(fromLink, page)
 			}
 		}
-		clear(seen)
 		for _, t := range tags {
 			for _, s := range subtags(t) {
-				if s = strings.ToLower(s); !seen[s] {
-					seen[s] = true
+				if s = strings.ToLower(s); !seenTag[s] {
+					seenTag[s] = true
 					toTag, fromTag = append(toTag, intern(&tagKeys, tagKey, s)), append(fromTag, page)
 				}
 			}
@@ -569,8 +572,8 @@ func (s *snapshot) canonLinks(ls []*Link, from string) []any {
 	return out
 }
 
-// fileKeys are file.*'s keys, in Dataview's order.
-// fileKeys are file.*'s keys, and with "day" for a page that has one;
+// fileKeys are file.*'s keys in Dataview's order, and with "day" for a
+// page that has one;
 // every file object shares them (a key set on one is appended to a copy:
 // len == cap).
 var (
