@@ -55,9 +55,11 @@ const batchRevision = "2025-03-26"
 // Options configure a Core.
 type Options struct {
 	Logger *slog.Logger
-	// Workers bounds the tool calls run at once, over all sessions
-	// (default 8); more wait their turn, and can be cancelled while they
-	// wait. Other requests are cheap and are not bounded.
+	// Workers bounds the requests that read the vault run at once, over
+	// all sessions (default 8): tools/call, resources/read and
+	// prompts/get, whose answers may each be megabytes. More wait their
+	// turn, and can be cancelled while they wait. Other requests are
+	// cheap and are not bounded.
 	Workers int
 	// CallTimeout bounds one request (0: none); subscriptions/listen, which
 	// lasts as long as the client listens, is not bounded.
@@ -86,6 +88,8 @@ type Core struct {
 	srv     *server.MCPServer
 	opts    Options
 	workers chan struct{}
+	// waiting counts requests waiting for a worker (Waiting).
+	waiting atomic.Int64
 	// running counts requests from the moment they are read until their
 	// answer is delivered, over all sessions (Wait).
 	running sync.WaitGroup
@@ -109,6 +113,21 @@ func New(srv *server.MCPServer, opts Options) *Core {
 		opts.Workers = 8
 	}
 	return &Core{srv: srv, opts: opts, workers: make(chan struct{}, opts.Workers)}
+}
+
+// Waiting is how many requests wait for a worker, over all sessions.
+func (c *Core) Waiting() int { return int(c.waiting.Load()) }
+
+// bounded says whether a method takes one of the workers: those whose
+// answer reads the vault and may be large. resources/read was once not
+// among them, and a client that asked for a 9 MB note 40 times had 40
+// answers made at once (411 MB resident where 350 MB was the ceiling).
+func bounded(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodToolsCall, mcp.MethodResourcesRead, mcp.MethodPromptsGet:
+		return true
+	}
+	return false
 }
 
 // Server is the mcp-go server the core dispatches to.

@@ -63,6 +63,20 @@ func newFixture(t *testing.T, opts protocol.Options) *fixture {
 		}
 		return mcp.NewToolResultText("done"), nil
 	})
+	// A resource and a prompt that hang as the tool does: their reads are
+	// bounded by the workers too.
+	s.AddResource(mcp.NewResource("test://hang", "hang"), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		f.started <- "resource"
+		<-ctx.Done()
+		f.stopped <- "resource"
+		return nil, ctx.Err()
+	})
+	s.AddPrompt(mcp.NewPrompt("hang"), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		f.started <- "prompt"
+		<-ctx.Done()
+		f.stopped <- "prompt"
+		return nil, ctx.Err()
+	})
 	f.core = protocol.New(s, opts)
 	return f
 }
@@ -248,6 +262,48 @@ func TestCancellation(t *testing.T) {
 	case tag := <-f.started:
 		t.Errorf("%q started after its cancellation", tag)
 	default:
+	}
+}
+
+// TestReadsTakeWorkers: resources/read and prompts/get wait for a worker
+// as tool calls do, so that a client asking for a large note many times
+// has at most Workers answers made at once; tools/list does not wait.
+func TestReadsTakeWorkers(t *testing.T) {
+	f := newFixture(t, protocol.Options{Workers: 1})
+	c := f.open(t, "s")
+	running := c.send(call("1", "hang", `{"tag":"tool"}`))
+	receive(t, f.started, "the running call")
+	read := c.send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"test://hang"}}`)
+	prompt := c.send(`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"hang"}}`)
+	deadline := time.Now().Add(wait)
+	for f.core.Waiting() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests wait for the one worker, want 2 (the read and the prompt)", f.core.Waiting())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Both wait, so neither can have started.
+	select {
+	case what := <-f.started:
+		t.Fatalf("%s started while the one worker was busy", what)
+	default:
+	}
+	if got := string(c.roundTrip(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)); !strings.Contains(got, `"hang"`) {
+		t.Errorf("tools/list while the worker is busy: %s", got)
+	}
+	// Each ends in turn, and the next takes the worker.
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	receive(t, f.stopped, "the call to stop")
+	receive(t, running, "the call's end")
+	for range 2 {
+		what := receive(t, f.started, "the next read")
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, map[string]int{"resource": 2, "prompt": 3}[what]))
+		receive(t, f.stopped, "its end")
+	}
+	receive(t, read, "the read's end")
+	receive(t, prompt, "the prompt's end")
+	if n := f.core.Waiting(); n != 0 {
+		t.Errorf("%d still waiting", n)
 	}
 }
 

@@ -340,12 +340,14 @@ func (s *Session) cancel(key string) {
 // run answers one request.
 func (s *Session) run(c *call, method string, id json.RawMessage, raw []byte, reply func([]byte)) {
 	defer s.finish(c)
-	if method == string(mcp.MethodToolsCall) {
+	if bounded(method) {
+		s.core.waiting.Add(1)
 		select {
 		case s.core.workers <- struct{}{}:
 			defer func() { <-s.core.workers }()
 		case <-c.ctx.Done():
 		}
+		s.core.waiting.Add(-1)
 		// A call cancelled while it waited never starts, even when a
 		// worker came free at the same moment.
 		if c.ctx.Err() != nil {
