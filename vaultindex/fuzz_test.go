@@ -21,6 +21,7 @@ func FuzzSearch(f *testing.F) {
 	f.Add(`"a b" -c OR d tag:x [p:v] path:"A B" file:z`, "---\np: v\n---\na b #x\n", false)
 	f.Add("(a|b)+\\n", "a\nb", true)
 	f.Add("東京 庭", "東京の庭園", false)
+	f.Add("บันทึก", "บันทึกประจำวัน ๚ ខ្មែរ។ မှတ်စု။", false)
 	f.Fuzz(func(t *testing.T, query, content string, regex bool) {
 		src := newMem(map[string]string{"A B/z.md": content, "Other.md": "plain text", "pic.png": content})
 		ix := New(src)

@@ -1,7 +1,8 @@
 // Package vaultindex is the native engine's index of a vault: a full-text
 // index ranked with BM25F (a title, alias, heading or tag match counts more
-// than one in the body), with phrases, exclusions, OR, filters and CJK
-// bigrams, and each note's structure (headings, blocks, tags, links,
+// than one in the body), with phrases, exclusions, OR, filters, and
+// character pairs for the scripts written without spaces (Chinese,
+// Japanese, Thai, Lao, Khmer, Myanmar), and each note's structure (headings, blocks, tags, links,
 // properties) for the outline, link-graph, tag and property tools.
 //
 // It is built on the first call that needs it (the server makes one as a

@@ -23,18 +23,22 @@ var scripts = map[string][]string{
 	"greek":      strings.Split("α β γ δ ε ζ η θ ι κ λ μ ν ξ ο π ρ σ τ υ φ χ ψ ω ά έ ή", " "),
 	"arabic":     strings.Split("ا ب ت ث ج ح خ د ذ ر ز س ش ص ض ط ظ ع غ ف ق ك ل م ن ه و ي", " "),
 	"hebrew":     strings.Split("א ב ג ד ה ו ז ח ט י כ ל מ נ ס ע פ צ ק ר ש ת", " "),
-	"thai":       strings.Split("ก ข ค ง จ ฉ ช ซ ด ต ถ ท น บ ป ผ พ ฟ ม ย ร ล ว ส ห อ า ิ ี ุ", " "),
+	"thai":       strings.Split("ก ข ค ง จ ฉ ช ซ ด ต ถ ท น บ ป ผ พ ฟ ม ย ร ล ว ส ห อ า ิ ี ุ ึ ั ่ ้ เ แ ๆ", " "),
 	"hangul":     strings.Split("가 나 다 라 마 바 사 아 자 차 카 타 파 하 글 한 국 어 노 트", " "),
 	"kanji":      strings.Split("日 本 語 人 時 間 大 小 山 川 記 録 文 書 検 索 庫 々", " "),
 	"hiragana":   strings.Split("あ い う え お か き く け こ さ し す せ そ た ち つ て と の ゝ", " "),
 	"katakana":   strings.Split("ア イ ウ エ オ カ キ ク ケ コ サ シ ス セ ソ タ チ ツ テ ト ノ ー デ ユ ザ", " "),
 	"halfwidth":  strings.Split("ｱ ｲ ｳ ｴ ｵ ｶ ｷ ｸ ｹ ｺ ﾄ ﾉ ﾃﾞ ｶﾞ ﾊﾟ ｰ", " "),
 	"chinese":    strings.Split("中 文 数 据 库 笔 记 搜 索 图 谱 链 接 标 签 文 件 夹", " "),
+	"lao":        strings.Split("ກ ຂ ຄ ງ ຈ ຊ ຍ ດ ຕ ຖ ທ ນ ບ ປ ຜ ຝ ພ ຟ ມ ຢ ຣ ລ ວ ສ ຫ ອ ຮ າ ິ ີ ຸ ູ ເ ແ ່ ້", " "),
+	"khmer":      strings.Split("ក ខ គ ឃ ង ច ឆ ជ ឈ ញ ដ ឋ ឌ ណ ត ថ ទ ធ ន ប ផ ព ភ ម យ រ ល វ ស ហ ា ិ ី ុ េ ៃ ់ ្", " "),
+	"myanmar":    strings.Split("က ခ ဂ ဃ င စ ဆ ဇ ည ဋ တ ထ ဒ ဓ န ပ ဖ ဗ ဘ မ ယ ရ လ ဝ သ ဟ အ ာ ိ ီ ု ူ ေ ဲ ံ ့ း ်", " "),
 	"devanagari": strings.Split("क ख ग घ च छ ज झ ट ड त द न प ब म य र ल व स ह कि ता बा री", " "),
 }
 
 // unspaced are the scripts written without spaces between words.
-var unspaced = map[string]bool{"kanji": true, "hiragana": true, "katakana": true, "halfwidth": true, "chinese": true}
+var unspaced = map[string]bool{"kanji": true, "hiragana": true, "katakana": true, "halfwidth": true, "chinese": true,
+	"thai": true, "lao": true, "khmer": true, "myanmar": true}
 
 // TestEveryWordOfEveryScriptIsFound: for notes of random words in each
 // script (run together where the script puts no spaces), searching for

@@ -29,7 +29,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 7
+	snapVersion = 8
 )
 
 type snapHeader struct {

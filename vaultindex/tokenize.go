@@ -87,13 +87,31 @@ func wordRune(r rune) bool {
 // cjk reports whether r belongs to a script written without spaces between
 // words, where the index uses character bigrams: Han, Hiragana, Katakana,
 // and the marks that stand inside their words although Unicode puts them
-// in no script of theirs (cjkMark).
+// in no script of theirs (cjkMark); and Thai, Lao, Khmer and Myanmar,
+// whose words also run together (บันทึกประจำวัน is "diary note" in one
+// run: indexed as one word, บันทึก was found by grep and not by search).
+// Their vowel signs and tone marks are in their own script, so a run keeps
+// them; their punctuation (๚, ។, ။) ends a run as spaces do.
 func cjk(r rune) bool {
-	if r < 0x2E80 { // below the CJK radicals: Latin, Greek, Cyrillic, Arabic…
+	switch {
+	case r < minUnspaced: // Latin, Greek, Cyrillic, Arabic, Indic…
+		return false
+	case r <= 0x0EFF: // Thai, Lao
+		return wordRune(r) && (unicode.Is(unicode.Thai, r) || unicode.Is(unicode.Lao, r))
+	case 0x1000 <= r && r <= 0x109F, 0xA9E0 <= r && r <= 0xA9FF, 0xAA60 <= r && r <= 0xAA7F:
+		return wordRune(r) && unicode.Is(unicode.Myanmar, r)
+	case 0x1780 <= r && r <= 0x17FF, 0x19E0 <= r && r <= 0x19FF:
+		return wordRune(r) && unicode.Is(unicode.Khmer, r)
+	case r < 0x2E80: // Georgian, Hangul jamo, Latin extended…
 		return false
 	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || cjkMark(r)
 }
+
+// minUnspaced is the first rune cjk may report: Thai's block. Below it a
+// word rune never starts a run of bigrams, which keeps the test off most
+// text's path.
+const minUnspaced = 0x0E00
 
 // cjkMark reports whether r is a mark of the Common or Inherited script
 // that belongs to the Japanese word it stands in: the long-vowel mark
@@ -175,7 +193,7 @@ func tokenize(s string, unigrams bool, emit func(t *token)) {
 			i += size
 			continue
 		}
-		if r >= 0x2E80 && cjk(r) {
+		if r >= minUnspaced && cjk(r) {
 			i = cjkRun(s, i, unigrams, &t, emit)
 			continue
 		}
@@ -196,7 +214,7 @@ func tokenize(s string, unigrams bool, emit func(t *token)) {
 				continue
 			}
 			r, size = utf8.DecodeRuneInString(s[i:])
-			if !wordRune(r) || r >= 0x2E80 && cjk(r) {
+			if !wordRune(r) || r >= minUnspaced && cjk(r) {
 				break
 			}
 			buf = appendFold(buf, r)

@@ -20,6 +20,8 @@ var versionDigests = map[int]string{
 	6: "c7662fed6ad0f8bf", // the same; notes and terms in gob streams of their own
 	// From here the sample has the tag "/#seed/" (read as "#seed/" before).
 	7: "9c5a42c6302e6704", // tags lose every leading '#' and '/'
+	// From here the sample has a line of Thai and Lao.
+	8: "1ab457e55eecb45a", // Thai, Lao, Khmer and Myanmar runs as bigrams
 }
 
 const versionSample = `---
@@ -37,6 +39,7 @@ Plant tomatoes in spring, café crème, naïve. ^plant
 Frost in early spring. See [[Ana Lima#Notes|Ana]] and ![[pic.png]], [md](Other%20Note.md).
 東京の庭園計画について。トマトを植える。同步冲突 PDF埋め込み
 ノートとデータ、人々、ｶﾞｲﾄﾞ。 किताब पढ़ना
+บันทึกประจำวัน ບັນທຶກ
 - [ ] a task 📅 2026-12-01
 ` + "```\ncode #nottag [[NotALink]]\n```\n"
 
