@@ -46,6 +46,11 @@ const (
 	CLINotFound      Kind = "OBSIDIAN_CLI_NOT_FOUND"
 	VaultNotFound    Kind = "VAULT_NOT_FOUND"
 	FileNotFound     Kind = "FILE_NOT_FOUND"
+	HeadingNotFound  Kind = "HEADING_NOT_FOUND"
+	BlockNotFound    Kind = "BLOCK_NOT_FOUND"
+	PropertyNotFound Kind = "PROPERTY_NOT_FOUND"
+	TaskNotFound     Kind = "TASK_NOT_FOUND"
+	ResourceNotFound Kind = "RESOURCE_NOT_FOUND"
 	AmbiguousName    Kind = "AMBIGUOUS_NAME"
 	PermissionDenied Kind = "PERMISSION_DENIED"
 	Timeout          Kind = "TIMEOUT"
@@ -77,6 +82,16 @@ var kinds = map[Kind]kindInfo{
 		"Check `--vault` / `OBSIDIAN_VAULT`: it must be the vault's name as Obsidian lists it (its folder name), not a path. For `--vault-path`, give the vault's folder."},
 	FileNotFound: {-32003, "The note does not exist (`Error: File \"…\" not found.` and equivalents).",
 		"Check the path (exact, vault-relative, with extension) or use `name` to resolve it like a wikilink."},
+	HeadingNotFound: {-32010, "The note exists, but no heading matches the one named (a section to read or edit). Nothing was changed; `data.heading` is the one asked for, `data.headings` the note's heading paths (the first 200; `data.headings_total` counts them all).",
+		"Pick one of `data.headings` (a path such as \"Parent > Heading\" when names repeat), or set `create_if_missing` to add the heading."},
+	BlockNotFound: {-32010, "The note exists, but no paragraph or list item carries the block id named. Nothing was changed; `data.block` is the id asked for, `data.blocks` the note's block ids.",
+		"Pick one of `data.blocks`, or read the note to find the text; a block id ends its paragraph as ` ^id`."},
+	PropertyNotFound: {-32010, "The note exists, but its frontmatter has no property of that name. Nothing was changed; `data.property` is the name asked for, `data.properties` the note's property names.",
+		"Pick one of `data.properties` (names are case-sensitive), or set `create_if_missing` to add it."},
+	TaskNotFound: {-32010, "The note exists, but no task stands at the line or carries the block id named. Nothing was changed; `data.line` or `data.block` is the place asked for, `data.tasks` the lines of the note's tasks (the first 200).",
+		"List the note's tasks again (`obsidian_list_tasks`) and use the line it gives now, or the task's block id."},
+	ResourceNotFound: {-32002, "`resources/read` names a resource that does not exist (no note at the URI's path, or a URI of no template of this server). `data.uri` is the URI asked for. The code is MCP's: -32002 up to revision 2025-11-25, and -32602 from 2026-07-28, which moved it to Invalid Params (SEP-2164); tool calls never answer with this kind.",
+		"List the notes (`resources/list`, or `obsidian_list_files`) and read one of their URIs."},
 	AmbiguousName: {-32004, "A `name` matches several notes. Nothing was changed; `data.candidates` lists every matching path.",
 		"Call again with `path` set to one of `data.candidates`."},
 	PermissionDenied: {-32005, "The operating system refused access (`EACCES`, `EPERM`, or \"permission denied\" in the CLI's answer), or the path leaves the vault through a symlink, or a write targets a hidden path such as `.obsidian/` or `.trash/`.",
@@ -123,7 +138,7 @@ type KindDoc struct {
 // kindOrder is the README's order: validation, the Obsidian-specific codes,
 // then the generic ones.
 var kindOrder = []Kind{InvalidParams, NotRunning, CLINotFound, VaultNotFound, FileNotFound, AmbiguousName,
-	PermissionDenied, Timeout, FileExists, RevisionConflict, DiskFull, TooManyFiles, CLIError, Unsupported, Cancelled, Internal}
+	HeadingNotFound, BlockNotFound, PropertyNotFound, TaskNotFound, ResourceNotFound, PermissionDenied, Timeout, FileExists, RevisionConflict, DiskFull, TooManyFiles, CLIError, Unsupported, Cancelled, Internal}
 
 // Kinds lists every kind in documentation order.
 func Kinds() []KindDoc {
@@ -155,6 +170,9 @@ type Error struct {
 	// Details are further data members, e.g. "path".
 	Details map[string]any
 	Cause   error
+	// code, when set, overrides the kind's code: where the protocol's
+	// revision rules it (a missing resource is -32602 from 2026-07-28).
+	code Code
 }
 
 // E builds an Error of kind k with a formatted message.
@@ -202,7 +220,15 @@ func (e *Error) Error() string { return e.Message }
 func (e *Error) Unwrap() error { return e.Cause }
 
 // Code is the JSON-RPC code for e.
-func (e *Error) Code() Code { return e.Kind.Code() }
+func (e *Error) Code() Code {
+	if e.code != 0 {
+		return e.code
+	}
+	return e.Kind.Code()
+}
+
+// WithCode answers e with code c in place of its kind's, and returns e.
+func (e *Error) WithCode(c Code) *Error { e.code = c; return e }
 
 // JSONRPCError is the error object a request that failed with e is
 // answered with: e's code, message and data.

@@ -11,6 +11,7 @@ package patch
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
@@ -91,8 +92,8 @@ func apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 			return Result{}, e
 		}
 		if !createIfMissing {
-			return Result{}, errors.E(errors.FileNotFound, "no heading %q in the note; nothing was changed", t.Heading).
-				WithHint("Check the heading path with obsidian_get_outline, or set create_if_missing to add it.")
+			e := MissingHeading(n, t.Heading, fmt.Sprintf("no heading %q in the note; nothing was changed", t.Heading))
+			return Result{}, e.WithHint(e.Hint + " Or set create_if_missing to add it.")
 		}
 		return create(content, n, lines, t.Heading, text, nl)
 	}
@@ -128,8 +129,7 @@ func applyBlock(content []byte, n *metadata.Note, lines metadata.Lines, id, op, 
 	}
 	switch len(found) {
 	case 0:
-		return Result{}, errors.E(errors.FileNotFound, "no block ^%s in the note; nothing was changed", id).
-			WithHint("Block ids end a paragraph or a list item as \" ^id\"; see obsidian_get_outline for the note's blocks.")
+		return Result{}, missingBlock(n, id)
 	case 1:
 	default:
 		return Result{}, errors.E(errors.AmbiguousName, "the block id ^%s appears %d times in the note; nothing was changed", id, len(found)).

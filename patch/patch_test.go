@@ -38,9 +38,9 @@ func TestApplyHeading(t *testing.T) {
 			want: "# A\n> [!note]\n> body\n\nafter\n\n# B\n"},
 		{name: "a row appended to a section's table continues it", content: "# A\n| k | v |\n|---|---|\n| a | 1 |\n", heading: "A", op: Append, text: "| b | 2 |",
 			want: "# A\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n"},
-		{name: "code fence is not a heading", content: "# A\n```\n# B\n```\n", heading: "B", op: Append, text: "x", kind: errors.FileNotFound},
+		{name: "code fence is not a heading", content: "# A\n```\n# B\n```\n", heading: "B", op: Append, text: "x", kind: errors.HeadingNotFound},
 		{name: "ambiguous", content: plan, heading: "Risks", op: Append, text: "x", kind: errors.AmbiguousName},
-		{name: "missing", content: plan, heading: "Plan > Team", op: Append, text: "x", kind: errors.FileNotFound},
+		{name: "missing", content: plan, heading: "Plan > Team", op: Append, text: "x", kind: errors.HeadingNotFound},
 		{name: "create under its parent", content: plan, heading: "Plan > Team", op: Append, text: "Ana", create: true,
 			want: strings.Replace(plan, "money\n# Archive", "money\n## Team\nAna\n# Archive", 1)},
 		{name: "create a chain at the end", content: "# Title\n## One\nx\n", heading: "Two > Sub", op: Append, text: "y", create: true,
@@ -96,7 +96,7 @@ func TestApplyBlock(t *testing.T) {
 	if want := "# A\nfirst line\nsecond line ^p1\n\n- [ ] task renamed ^t1\n- two\n"; err != nil || string(r.Content) != want {
 		t.Errorf("list item: %v %q", err, r.Content)
 	}
-	if _, err := Apply([]byte(content), Target{Block: "nope"}, Append, "x", false); errors.From(err).Kind != errors.FileNotFound {
+	if _, err := Apply([]byte(content), Target{Block: "nope"}, Append, "x", false); errors.From(err).Kind != errors.BlockNotFound {
 		t.Errorf("missing block: %v", err)
 	}
 	if _, err := Apply([]byte("a ^x\nb ^x\n"), Target{Block: "x"}, Append, "y", false); errors.From(err).Kind != errors.AmbiguousName {

@@ -367,8 +367,7 @@ func ApplyProperty(content []byte, key, op, text string, createIfMissing bool) (
 			return Result{}, errors.E(errors.InvalidParams, "the note's frontmatter is not valid YAML (%s); nothing was changed", n.FrontmatterError).
 				WithHint("Fix the frontmatter first (read the note to see it).")
 		}
-		return Result{}, errors.E(errors.FileNotFound, "no property %q in the note's frontmatter; nothing was changed", key).
-			WithHint("Check the name with obsidian_get_properties, or set create_if_missing to add it.")
+		return Result{}, missingProperty(metadata.Parse(content), key)
 	}
 	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var items []string

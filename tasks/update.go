@@ -79,7 +79,8 @@ type Target struct {
 func Update(content []byte, at Target, op string, today time.Time, set Settings) ([]byte, error) {
 	line, block := at.Line, at.Block
 	var target *Task
-	for _, t := range Parse("", content) {
+	all := Parse("", content)
+	for _, t := range all {
 		if line > 0 && t.Line == line || block != "" && t.BlockID == strings.TrimPrefix(block, "^") {
 			target = &t
 			break
@@ -94,8 +95,17 @@ func Update(content []byte, at Target, op string, today time.Time, set Settings)
 		if block != "" {
 			where = "with block id ^" + strings.TrimPrefix(block, "^")
 		}
-		return nil, errors.E(errors.FileNotFound, "no task %s in the note; nothing was changed", where).
-			WithHint("List the note's tasks with obsidian_list_tasks (folder or text) to find the line, or read the note.")
+		lines := make([]int, 0, min(len(all), 200))
+		for _, t := range all[:min(len(all), 200)] {
+			lines = append(lines, t.Line)
+		}
+		e := errors.E(errors.TaskNotFound, "no task %s in the note; nothing was changed", where).
+			WithHint("List the note's tasks with obsidian_list_tasks (folder or text) to find the line, or read the note.").
+			With("tasks", lines)
+		if block != "" {
+			return nil, e.With("block", strings.TrimPrefix(block, "^"))
+		}
+		return nil, e.With("line", line)
 	}
 	if op == Toggle {
 		op = Complete

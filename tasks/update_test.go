@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,14 +31,18 @@ func TestUpdate(t *testing.T) {
 		{name: "completing a done task changes nothing", op: Complete, line: 3, want: note},
 		{name: "a recurring task without dates recurs without dates, above", op: Complete, line: 4,
 			want: "# Todo\r\n- [ ] Call 📅 2026-12-01 ^call\r\n- [x] Paid ✅ 2026-11-01\r\n- [ ] Water 🔁 every day\r\n- [x] Water 🔁 every day ✅ 2026-11-25\r\n  - [/] Draft  \r\n"},
-		{name: "no task at the line", op: Complete, line: 1, kind: errors.FileNotFound},
-		{name: "no such block", op: Complete, block: "nope", kind: errors.FileNotFound},
+		{name: "no task at the line", op: Complete, line: 1, kind: errors.TaskNotFound},
+		{name: "no such block", op: Complete, block: "nope", kind: errors.TaskNotFound},
 	}
 	for _, c := range cases {
 		got, err := Update([]byte(note), Target{Line: c.line, Block: c.block}, c.op, today, DefaultSettings())
 		if c.kind != "" {
 			if errors.From(err) == nil || errors.From(err).Kind != c.kind {
 				t.Errorf("%s: %v, want %s", c.name, err, c.kind)
+			} else if data := errors.From(err).Data(); fmt.Sprint(data["tasks"]) != "[2 3 4 5]" ||
+				c.line > 0 && data["line"] != c.line || c.block != "" && data["block"] != c.block {
+				// What the note has, to choose from, and what was asked.
+				t.Errorf("%s: data %v", c.name, data)
 			}
 			continue
 		}

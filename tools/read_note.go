@@ -9,6 +9,7 @@ import (
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/patch"
 )
 
 type readNoteArgs struct {
@@ -193,17 +194,5 @@ func sectionError(section, p string, meta *metadata.Note, cands []string) error 
 		e.Candidates = cands
 		return e
 	}
-	var all []string
-	for i := range meta.Headings {
-		all = append(all, meta.HeadingPath(i))
-		if len(all) == 30 {
-			all = append(all, "…")
-			break
-		}
-	}
-	hint := "The note has no headings; read it whole or by lines."
-	if len(all) > 0 {
-		hint = "Its headings: " + strings.Join(all, "; ") + "."
-	}
-	return errors.E(errors.FileNotFound, "no section %q in %s", section, p).WithHint(hint)
+	return patch.MissingHeading(meta, section, fmt.Sprintf("no section %q in %s", section, p)).With("path", p)
 }

@@ -40,7 +40,7 @@ func TestReadNote(t *testing.T) {
 		{name: "ambiguous section", args: `{"path":"P.md","section":"Risks"}`, content: planNote, wantCall: "Read path=P.md name=",
 			wantKind: errors.AmbiguousName, wantMsg: "matches 2 headings"},
 		{name: "missing section", args: `{"path":"P.md","section":"Budget"}`, content: planNote, wantCall: "Read path=P.md name=",
-			wantKind: errors.FileNotFound, wantMsg: `no section "Budget"`},
+			wantKind: errors.HeadingNotFound, wantMsg: `no section "Budget"`},
 		{name: "lines", args: `{"path":"P.md","lines":"4-5"}`, content: planNote, wantCall: "Read path=P.md name=",
 			wantData: `{"path":"P.md","content":"# Plan\nintro\n","etag":"` + planTag + `","lines":{"start":4,"end":5,"total":12}}`, wantText: "# Plan\nintro\n"},
 		{name: "lines to the end", args: `{"path":"P.md","lines":"11-"}`, content: planNote, wantCall: "Read path=P.md name=",

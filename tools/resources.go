@@ -57,13 +57,30 @@ func (r NoteResources) read(ctx context.Context, req mcp.ReadResourceRequest) ([
 	p, err := url.PathUnescape(rest)
 	if !ok || err != nil || note.CheckPath(p) != "" {
 		return nil, errors.InvalidFields(errors.Field{Field: "uri",
-			Message: "must be " + NotePrefix + " and a note's vault-relative path with its extension, each folder percent-encoded, e.g. " + NoteURI("Projects/My plan.md")})
+			Message: "must be " + NotePrefix + " and a note's vault-relative path with its extension, each folder percent-encoded, e.g. " + NoteURI("Projects/My plan.md")}).
+			With("uri", req.Params.URI)
 	}
 	c, err := r.v.Notes.Read(ctx, note.ByPath(p))
 	if err != nil {
-		return nil, errors.From(err)
+		e := errors.From(err)
+		if e.Kind == errors.FileNotFound {
+			return nil, MissingResource(ctx, req.Params.URI, e.Message)
+		}
+		return nil, e
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: NoteURI(c.Path), MIMEType: "text/markdown", Text: c.Content}}, nil
+}
+
+// MissingResource is the error for a resources/read of a resource that
+// does not exist: MCP's code for it (-32002, or -32602 from revision
+// 2026-07-28 on, as SEP-2164 moved it), and the URI in data on every
+// revision.
+func MissingResource(ctx context.Context, uri, message string) *errors.Error {
+	e := errors.E(errors.ResourceNotFound, "%s", message).With("uri", uri)
+	if mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+		e = e.WithCode(mcp.INVALID_PARAMS)
+	}
+	return e
 }
 
 // List is one page of resources/list: the vault's Markdown notes by path,

@@ -20,7 +20,7 @@ func TestUpdateTask(t *testing.T) {
 		{name: "complete by line and text", args: `{"path":"T.md","operation":"complete","line":2,"text":"call"}`, want: "# Todo\n- [x] call ✅ " + today + " ^c\n- [x] paid ✅ 2026-11-01\n"},
 		{name: "toggle by block", args: `{"path":"T.md","operation":"toggle","block":"c"}`, want: "# Todo\n- [x] call ✅ " + today + " ^c\n- [x] paid ✅ 2026-11-01\n"},
 		{name: "uncomplete", args: `{"path":"T.md","operation":"uncomplete","line":3,"text":"paid"}`, want: "# Todo\n- [ ] call ^c\n- [ ] paid\n"},
-		{name: "not a task", args: `{"path":"T.md","operation":"toggle","line":1,"text":"call"}`, kind: errors.FileNotFound},
+		{name: "not a task", args: `{"path":"T.md","operation":"toggle","line":1,"text":"call"}`, kind: errors.TaskNotFound},
 		// An outside edit put another task on the line listed.
 		{name: "the line holds another task now", args: `{"path":"T.md","operation":"complete","line":2,"text":"buy milk"}`, kind: errors.RevisionConflict},
 		{name: "a line alone", args: `{"path":"T.md","operation":"complete","line":2}`, kind: errors.InvalidParams, fields: []string{"line"}},

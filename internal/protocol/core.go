@@ -39,6 +39,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/obsidian-mcp/obsidian-mcp/errors"
 )
 
 // Revisions are the MCP revisions every face negotiates, newest first.
@@ -260,6 +262,9 @@ func (c *Core) render(id json.RawMessage, res mcp.JSONRPCMessage, f *Failure, fo
 				c.opts.Logger.Error("a substitute answer could not be encoded", "err", err)
 			}
 		}
+		if obj, ok := unknownResource(res, f); ok {
+			return errorAnswer(id, obj)
+		}
 		if e, ok := coded(f.Err); ok {
 			return errorAnswer(id, Object(e))
 		}
@@ -438,6 +443,25 @@ func RunBatch(ctx context.Context, n int, batch bool, answers *BatchAnswers, sen
 		}
 	}
 	wg.Wait()
+}
+
+// unknownResource is the answer to a resources/read whose URI no template
+// of the server matches: mcp-go's code (chosen by the request's revision)
+// and message, with the data MCP asks for, the URI, which mcp-go leaves out.
+func unknownResource(res mcp.JSONRPCMessage, f *Failure) (ErrorObject, bool) {
+	req, ok := f.Message.(*mcp.ReadResourceRequest)
+	if f.Method != mcp.MethodResourcesRead || !ok || !errors.Is(f.Err, server.ErrResourceNotFound) {
+		return ErrorObject{}, false
+	}
+	code := mcp.RESOURCE_NOT_FOUND
+	switch e := res.(type) {
+	case mcp.JSONRPCError:
+		code = e.Error.Code
+	case *mcp.JSONRPCError:
+		code = e.Error.Code
+	}
+	return Object(errors.E(errors.ResourceNotFound, "no resource at %s: no resource template of this server matches it", req.Params.URI).
+		With("uri", req.Params.URI).WithCode(errors.Code(code))), true
 }
 
 // declaredRevision is the revision a 2026-07-28-style request in items
