@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/obsidian-mcp/obsidian-mcp/bases"
@@ -231,6 +232,7 @@ func runCases(t *testing.T, toolName string, cases []toolCase) {
 			if res.IsError {
 				t.Fatalf("isError result: %+v", res)
 			}
+			checkOutput(t, findTool(t, toolName, fb), res)
 			got, _ := json.Marshal(res.StructuredContent)
 			if !jsonEqual(t, string(got), tc.wantData) {
 				t.Errorf("structured content = %s, want %s", got, tc.wantData)
@@ -246,6 +248,52 @@ func runCases(t *testing.T, toolName string, cases []toolCase) {
 			}
 		})
 	}
+}
+
+// outputSchemas are the tools' output schemas, compiled once.
+var outputSchemas sync.Map // tool name → *jsonschema.Schema
+
+// checkOutput validates a result's structured content against the tool's
+// output schema with a JSON Schema validator (draft 2020-12), as a client
+// that validates results does: a null where the schema says a list fails.
+func checkOutput(t *testing.T, st server.ServerTool, res *mcp.CallToolResult) {
+	t.Helper()
+	if err := outputMisfit(t, st, res.StructuredContent); err != nil {
+		t.Error(err)
+	}
+}
+
+// outputMisfit is why content does not fit st's output schema, or nil.
+func outputMisfit(t *testing.T, st server.ServerTool, content any) error {
+	t.Helper()
+	v, ok := outputSchemas.Load(st.Tool.Name)
+	if !ok {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(st.Tool.RawOutputSchema))
+		if err != nil {
+			t.Fatalf("output schema: %v", err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("output.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile("output.json")
+		if err != nil {
+			t.Fatalf("output schema: %v", err)
+		}
+		v, _ = outputSchemas.LoadOrStore(st.Tool.Name, sch)
+	}
+	raw, err := json.Marshal(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.(*jsonschema.Schema).Validate(inst); err != nil {
+		return fmt.Errorf("the result does not fit %s's output schema: %v\n%.2000s", st.Tool.Name, err, raw)
+	}
+	return nil
 }
 
 func checkErr(t *testing.T, err error, kind errors.Kind, fields []string, msg string) {

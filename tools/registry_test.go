@@ -118,10 +118,17 @@ func TestRegistryInvariants(t *testing.T) {
 				t.Errorf("a read-only tool says only so; a writing one says whether it destroys: %+v", a)
 			}
 			s := inputSchema(t, tool.RawInputSchema)
-			if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties || s.OneOf != nil || s.AnyOf != nil || s.AllOf != nil {
-				t.Errorf("input schema must be a closed object without top-level combinators: %s", tool.RawInputSchema)
+			if s.Type != "object" || s.OneOf != nil || s.AnyOf != nil || s.AllOf != nil {
+				t.Errorf("input schema must be an object without top-level combinators: %s", tool.RawInputSchema)
 			}
-			if tool.OutputSchema.Type != "object" {
+			// Every client can read both schemas (docs/schemas.md).
+			for _, p := range SubsetProblems(tool.RawInputSchema, false) {
+				t.Errorf("input schema: %s", p)
+			}
+			for _, p := range SubsetProblems(tool.RawOutputSchema, true) {
+				t.Errorf("output schema: %s", p)
+			}
+			if out := inputSchema(t, tool.RawOutputSchema); out.Type != "object" {
 				t.Errorf("no output schema")
 			}
 			for name, prop := range s.Properties {
@@ -138,9 +145,11 @@ func TestRegistryInvariants(t *testing.T) {
 			if err := json.Unmarshal([]byte(example), &args); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := call(t, st, example); err != nil {
+			res, err := call(t, st, example)
+			if err != nil {
 				t.Fatalf("example arguments rejected: %v", err)
 			}
+			checkOutput(t, st, res)
 			// The schema's required list and the validation agree: leaving out
 			// a required argument fails naming it; leaving out any other does not.
 			for name := range s.Properties {

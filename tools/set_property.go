@@ -24,6 +24,12 @@ var setProperty = spec[setPropertyArgs, note.Edited]{
 	title:       "Set property",
 	description: "Set one frontmatter property, typed (text, number, checkbox, date, list), keeping the others' order, comments and quoting. Returns {path, etag, changed}.",
 	hints:       hints{idempotent: true},
+	inputs: map[string]map[string]any{"value": {"anyOf": []any{
+		map[string]any{"type": "string"},
+		map[string]any{"type": "number"},
+		map[string]any{"type": "boolean"},
+		map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}}},
 	run: func(ctx context.Context, v Vault, a setPropertyArgs) (note.Edited, error) {
 		typ, value, err := typedValue(a.Type, a.Value)
 		if err != nil {

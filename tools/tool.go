@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -51,6 +53,9 @@ type spec[A, R any] struct {
 	// media, when it returns content, adds it after the text: an image
 	// the model sees, which the structured result does not repeat.
 	media func(R) []mcp.Content
+	// inputs are schemas of the tool's own for arguments the generator
+	// cannot type (Go type any): every argument is typed (schema.go).
+	inputs map[string]map[string]any
 }
 
 // entry is a tool of the registry, whatever its argument and result
@@ -109,8 +114,22 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 	} else {
 		opts = append(opts, mcp.WithOutputSchema[Envelope[R]]())
 	}
+	tool := mcp.NewTool(s.name, opts...)
+	in, err := portableSchema(tool.RawInputSchema, s.inputs, false)
+	if err != nil {
+		panic(fmt.Sprintf("%s: input schema: %v", s.name, err)) // a spec's fault, met by every test
+	}
+	generated, err := json.Marshal(tool.OutputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("%s: output schema: %v", s.name, err))
+	}
+	out, err := portableSchema(generated, nil, true)
+	if err != nil {
+		panic(fmt.Sprintf("%s: output schema: %v", s.name, err))
+	}
+	tool.RawInputSchema, tool.RawOutputSchema, tool.OutputSchema = in, out, mcp.ToolOutputSchema{}
 	return server.ServerTool{
-		Tool: mcp.NewTool(s.name, opts...),
+		Tool: tool,
 		Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args, err := bind[A](v, req)
 			if err != nil {
@@ -141,13 +160,13 @@ func (s spec[A, R]) build(vault Vault, v *validator.Validate) server.ServerTool 
 						content = append(content, note)
 					}
 				}
-				return &mcp.CallToolResult{Content: content, StructuredContent: res}, nil
+				return &mcp.CallToolResult{Content: content, StructuredContent: nonNull(res)}, nil
 			}
 			text, err := render(res)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: Envelope[R]{Success: true, Data: res}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: nonNull(Envelope[R]{Success: true, Data: res})}, nil
 		},
 	}
 }

@@ -263,7 +263,7 @@ var everyTool = []step{
 	{Tool: "obsidian_replace_in_vault", Arguments: map[string]any{"find": "- sprouted", "replace": "- grown", "folder": "Notes"}, check: wantData("notes", 1)},
 	{Tool: "obsidian_list_templates", Arguments: map[string]any{}, check: wantError(-32003, "FILE_NOT_FOUND", "no template folder")},
 	{Tool: "obsidian_list_tasks", Arguments: map[string]any{"status": "any"}, check: wantData("total", 0)},
-	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1, "text": "water the seeds"}, check: wantError(-32003, "FILE_NOT_FOUND", "no task at line 1")},
+	{Tool: "obsidian_update_task", Arguments: map[string]any{"path": "Notes/Seed.md", "operation": "toggle", "line": 1, "text": "water the seeds"}, check: wantError(-32010, "TASK_NOT_FOUND", "no task at line 1")},
 	{Tool: "obsidian_edit_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas", "create": true, "add": []any{map[string]any{"id": "s", "type": "file", "file": "Notes/Seed.md"}}},
 		check: wantData("ids", []any{"s"})},
 	{Tool: "obsidian_read_canvas", Arguments: map[string]any{"path": "Boards/Map.canvas"}, check: wantAt("Notes/Seed.md", "nodes", 0, "file")},
@@ -759,9 +759,20 @@ func TestInspectorCLI(t *testing.T) {
 	f.WriteNote("Welcome.md", "# Welcome\n")
 	env := []string{"OBSIDIAN_BIN=" + f.Bin}
 
-	// --strict: exit 6 if a tool schema has an error-severity portability problem.
+	// --strict: exit 6 if a tool schema has an error-severity portability
+	// problem, and a report of every warning on stderr: there must be none,
+	// in the input schemas nor (with --output-schemas) the output schemas
+	// (8 warnings in 4 tools before docs/schemas.md's subset).
 	out, errOut, code := inspector(t, env, "--method", "tools/list", "--format", "json", "--strict")
 	inspectorToolList(t, out, errOut, code)
+	if strings.Contains(errOut, "Warning:") || strings.Contains(errOut, "portability") {
+		t.Errorf("the Inspector finds schema portability problems:\n%.3000s", errOut)
+	}
+	out, errOut, code = inspector(t, append(env, "OBSIDIAN_MCP_OUTPUT_SCHEMAS=true"), "--method", "tools/list", "--format", "json", "--strict")
+	inspectorToolList(t, out, errOut, code)
+	if !strings.Contains(out, `"outputSchema"`) || strings.Contains(errOut, "Warning:") || strings.Contains(errOut, "portability") {
+		t.Errorf("with output schemas, the Inspector finds schema portability problems (or no output schema):\n%.3000s", errOut)
+	}
 
 	out, errOut, code = inspector(t, env, "--method", "tools/call", "--tool-name", "obsidian_read_note", "--tool-arg", "path=Welcome.md", "--format", "json")
 	var o outcome

@@ -52,11 +52,9 @@ func toolsMarkdown() string {
 		fmt.Fprintf(&b, "- **`%s`** — %s (%s)\n  %s\n", t.Name, t.Title, strings.Join(hints, ", "), t.Description)
 		var schema struct {
 			Properties map[string]struct {
-				Type  json.RawMessage `json:"type"`
-				Items struct {
-					Type string `json:"type"`
-				} `json:"items"`
-				Description string `json:"description"`
+				argType
+				AnyOf       []argType `json:"anyOf"`
+				Description string    `json:"description"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
@@ -76,9 +74,13 @@ func toolsMarkdown() string {
 					req = ", required"
 				}
 			}
-			typ := schemaType(p.Type)
-			if typ == "array" {
-				typ = "array of " + p.Items.Type
+			typ := p.name()
+			if len(p.AnyOf) > 0 {
+				var alts []string
+				for _, a := range p.AnyOf {
+					alts = append(alts, a.name())
+				}
+				typ = strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
 			}
 			fmt.Fprintf(&b, "  - `%s` (%s%s): %s\n", n, typ, req, p.Description)
 		}
@@ -86,22 +88,21 @@ func toolsMarkdown() string {
 	return b.String()
 }
 
-// schemaType names a JSON Schema type, "string" or ["null", "array"]
-// (a Go slice, which may be sent as null), without the null.
-func schemaType(raw json.RawMessage) string {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return one
+// argType is an argument's type as its schema says it (schemas hold one
+// type each, or anyOf branches of one type each: tools/schema.go).
+type argType struct {
+	Type  string `json:"type"`
+	Items struct {
+		Type string `json:"type"`
+	} `json:"items"`
+}
+
+// name is the type as the README says it: "string", "array of string".
+func (a argType) name() string {
+	if a.Type == "array" {
+		return "array of " + a.Items.Type
 	}
-	var many []string
-	_ = json.Unmarshal(raw, &many)
-	var out []string
-	for _, t := range many {
-		if t != "null" {
-			out = append(out, t)
-		}
-	}
-	return strings.Join(out, " or ")
+	return a.Type
 }
 
 func errorsMarkdown() string {
