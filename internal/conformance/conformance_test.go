@@ -256,7 +256,7 @@ var scenarios = append([]scenario{
 		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nship it ^b1\n## Risks\nnone\n"}},
 	{name: "patch a missing heading changes nothing", remote: true,
 		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Risks","operation":"append","content":"x"}`),
-		kind: errors.FileNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+		kind: errors.HeadingNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
 	{name: "patch with the current etag", remote: true,
 		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"first","if_match":"`+note.ETag([]byte(baseVault["Projects/Plan.md"]))+`"}`),
 		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nfirst\n\nship it ^b1\n"}},

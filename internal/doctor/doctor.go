@@ -1,6 +1,8 @@
 // Package doctor is how every `obsidian-mcp doctor` check speaks: one line
-// per check, ✓ when it passed, ✗ with the fix when it failed, – for what
-// was skipped or only noted, and a Claude Desktop entry to paste. Each
+// per check, ✓ when it passed, ✗ with the fix when it failed (a run that
+// ends ready has none), ! with the fix for what works but less well than
+// it could, – for what was skipped or only noted, and a Claude Desktop
+// entry to paste once the setup is ready. Each
 // face's doctor (the server's, the bridge's, the gateway's) lives beside
 // the face and reports through a Report.
 package doctor
@@ -28,6 +30,12 @@ func (r *Report) OK(format string, args ...any) {
 // Fail reports a check that failed, and its fix.
 func (r *Report) Fail(what, fix string) {
 	fmt.Fprintf(r.Out, "✗ %s\n    fix: %s\n", what, fix)
+}
+
+// Warn reports a check whose failure does not stop the setup from working
+// (the app closed while the vault folder serves), and its fix.
+func (r *Report) Warn(what, fix string) {
+	fmt.Fprintf(r.Out, "! %s\n    fix: %s\n", what, fix)
 }
 
 // Skip reports what was skipped or only noted.

@@ -46,16 +46,20 @@ func Doctor(ctx context.Context, cfg Config, cfgErr error, r *doctorpkg.Report, 
 	d.ok("obsidian-mcp %s (%s/%s, %s) at %s", version, runtime.GOOS, runtime.GOARCH, runtime.Version(), cmp.Or(m.Executable, "(path unknown)"))
 	configOK := d.config(cfg, cfgErr)
 	sr := d.server(ctx, cfg, configOK)
+	first := d.flush(sr.ready)
 	for _, section := range sections {
 		section(r)
 	}
 	d.settings(cfg)
-	d.sampleConfig(cfg, sr.folder.path)
 	if !sr.ready {
-		d.fail("not ready: the server could not serve tools with this setup", "fix the ✗ lines above, then run obsidian-mcp doctor again")
+		// An entry for a setup that does not work would only move the
+		// failure into the MCP host, where it is harder to read.
+		fmt.Fprintf(d.Out, "\nClaude Desktop: no entry to paste until the setup is ready. Fix first: %s\n\n", first)
+		r.Fail("not ready: the server could not serve tools with this setup", "fix the ✗ lines above, then run obsidian-mcp doctor again")
 		return 1
 	}
-	d.ok("ready: %s", sr.how)
+	d.sampleConfig(cfg, sr.folder.path)
+	r.OK("ready: %s", sr.how)
 	return 0
 }
 
@@ -63,7 +67,9 @@ func Doctor(ctx context.Context, cfg Config, cfgErr error, r *doctorpkg.Report, 
 // serve tools on this machine (the app, the vault, the folder, the
 // policy), and if so how; the gateway's doctor checks a vault namespace so.
 func Check(ctx context.Context, cfg Config, r *doctorpkg.Report, m Machine) (ready bool, how string) {
-	sr := newDoctor(r, m).server(ctx, cfg, true)
+	d := newDoctor(r, m)
+	sr := d.server(ctx, cfg, true)
+	d.flush(sr.ready)
 	return sr.ready, sr.how
 }
 
@@ -114,15 +120,74 @@ func (d *doctor) server(ctx context.Context, cfg Config, configOK bool) serverRe
 	return r
 }
 
-// doctor is the server's doctor: its checks, reported through a Report.
+// doctor is the server's doctor: its checks, reported through a Report
+// once the verdict is known (flush), so that a run says one thing: a
+// failure that does not stop the setup from working (the app, in auto mode,
+// while the folder serves) is a warning when it ends ready.
 type doctor struct {
 	*doctorpkg.Report
-	m Machine
+	m     Machine
+	lines []check
 }
 
-func (d *doctor) ok(format string, args ...any)   { d.OK(format, args...) }
-func (d *doctor) fail(what, fix string)           { d.Fail(what, fix) }
-func (d *doctor) skip(format string, args ...any) { d.Skip(format, args...) }
+// check is one line of the report, held until flush.
+type check struct {
+	mark      rune // '✓', '✗', '!' or '–'
+	text, fix string
+	// soft marks a failure that only counts when the setup is not
+	// ready: it is a warning otherwise.
+	soft bool
+}
+
+func (d *doctor) ok(format string, args ...any) {
+	d.lines = append(d.lines, check{mark: '✓', text: fmt.Sprintf(format, args...)})
+}
+func (d *doctor) fail(what, fix string) {
+	d.lines = append(d.lines, check{mark: '✗', text: what, fix: fix})
+}
+func (d *doctor) warn(what, fix string) {
+	d.lines = append(d.lines, check{mark: '!', text: what, fix: fix})
+}
+func (d *doctor) skip(format string, args ...any) {
+	d.lines = append(d.lines, check{mark: '–', text: fmt.Sprintf(format, args...)})
+}
+
+// appFail is a failure of the app that auto mode gets around when the
+// vault folder serves: a ✗ when the setup is not ready, a warning when it
+// is, saying who serves meanwhile.
+func (d *doctor) appFail(cfg Config, what, fix string) {
+	if cfg.Backend != backend.Auto {
+		d.fail(what, fix)
+		return
+	}
+	d.lines = append(d.lines, check{mark: '✗', text: what, fix: fix, soft: true})
+}
+
+// flush writes the lines held, with ready as the verdict they lead to, and
+// returns the fix of the first failure ("" when none).
+func (d *doctor) flush(ready bool) (first string) {
+	for _, c := range d.lines {
+		switch {
+		case c.mark == '✓':
+			d.OK("%s", c.text)
+		case c.mark == '–':
+			d.Skip("%s", c.text)
+		case c.mark == '!' || c.soft && ready:
+			fix := c.fix
+			if c.soft {
+				fix = "meanwhile the vault folder serves the tools; to be served by the app: " + fix
+			}
+			d.Warn(c.text, fix)
+		default:
+			d.Fail(c.text, c.fix)
+			if first == "" {
+				first = c.text + " — " + c.fix
+			}
+		}
+	}
+	d.lines = nil
+	return first
+}
 
 func (d *doctor) config(cfg Config, err error) bool {
 	for _, note := range cfg.Ignored {
@@ -161,7 +226,7 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 				fix = "point OBSIDIAN_BIN (--obsidian-bin) at Obsidian.com (not Obsidian.exe), or unset it to search the usual places"
 			}
 		}
-		d.fail(fmt.Sprintf("Obsidian CLI not found: %v", err), fix)
+		d.appFail(cfg, fmt.Sprintf("Obsidian CLI not found: %v", err), fix)
 		d.skip("Obsidian app: not asked (no CLI)")
 		return appState{fallsBack: true}
 	}
@@ -189,18 +254,18 @@ func (d *doctor) app(ctx context.Context, cfg Config) appState {
 		switch e.Kind {
 		case errors.NotRunning:
 			st.fallsBack = true
-			d.fail("Obsidian app: not running (the CLI cannot reach it)", "start Obsidian and leave it running: the CLI does not start it. To work while it is closed, set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
+			d.appFail(cfg, "Obsidian app: not running (the CLI cannot reach it)", "start Obsidian and leave it running: the CLI does not start it. To work while it is closed, set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
 		case errors.Timeout:
-			d.fail(fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")
+			d.appFail(cfg, fmt.Sprintf("Obsidian app: no answer within %v", timeout), "bring Obsidian to the front and close any open dialog (on macOS App Nap can freeze it in the background), then run doctor again")
 		default:
 			st.fallsBack = e.Kind == errors.CLINotFound // found but cannot be started
-			d.fail("Obsidian app: "+e.Message, cmp.Or(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
+			d.appFail(cfg, "Obsidian app: "+e.Message, cmp.Or(e.Hint, "run `"+found.Path+" version` in a terminal to see what the CLI says"))
 		}
 		return st
 	}
 	ver := strings.TrimSpace(out)
 	if !atLeast(ver, minObsidian) {
-		d.fail(fmt.Sprintf("Obsidian app: version %q, older than %d.%d", ver, minObsidian[0], minObsidian[1]), "update Obsidian (Settings → General → Check for updates); the CLI arrived in 1.12")
+		d.appFail(cfg, fmt.Sprintf("Obsidian app: version %q, older than %d.%d", ver, minObsidian[0], minObsidian[1]), "update Obsidian (Settings → General → Check for updates); the CLI arrived in 1.12")
 		return st
 	}
 	st.reachable = true
@@ -253,9 +318,16 @@ func (d *doctor) vault(ctx context.Context, cfg Config, app *appState) folderSta
 	}
 	switch {
 	case f.path == "" && cfg.Backend != backend.CLI && !app.reachable && cfg.setting("vault-path").Value != "":
-		// Given, but refused by the configuration check above.
-		d.fail(fmt.Sprintf("vault folder: unknown (OBSIDIAN_VAULT_PATH %s cannot be used, and the app did not answer)", cfg.setting("vault-path").Value),
+		// Given, but refused by the configuration check above. The app is
+		// spoken of only where it was asked (not with backend native).
+		why := fmt.Sprintf("OBSIDIAN_VAULT_PATH %s cannot be used", cfg.setting("vault-path").Value)
+		if cfg.Backend != backend.Native {
+			why += ", and the app did not answer"
+		}
+		d.fail("vault folder: unknown ("+why+")",
 			"correct OBSIDIAN_VAULT_PATH (--vault-path) as the configuration line above says: the vault folder, the one holding .obsidian/")
+	case f.path == "" && cfg.Backend == backend.Native:
+		d.fail("vault folder: none given (backend native serves the vault folder, and OBSIDIAN_VAULT_PATH is not set)", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder, the one holding .obsidian/")
 	case f.path == "" && cfg.Backend != backend.CLI && !app.reachable:
 		d.fail("vault folder: unknown (no OBSIDIAN_VAULT_PATH, and the app did not answer)", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder, the one holding .obsidian/")
 	case f.path == "":
@@ -284,7 +356,7 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 	}
 	if f.path == "" {
 		if app.reachable {
-			d.fail("native backend: no vault folder, so nothing works while Obsidian is closed", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
+			d.warn("native backend: no vault folder, so nothing works while Obsidian is closed", "set OBSIDIAN_VAULT_PATH (--vault-path) to the vault folder")
 		}
 		return false
 	}
@@ -325,16 +397,16 @@ func (d *doctor) native(cfg Config, app appState, f folderState) bool {
 }
 
 // pending reports what a crash left for the person: journal entries not
-// finished, and notes a recovery left to check. Either is a failure with
-// its fix: nothing else would tell them.
+// finished, and notes a recovery left to check. Either is a warning with
+// its fix (the server works; nothing else would tell them).
 func (d *doctor) pending(v *native.Engine) {
 	p := v.Pending()
 	if len(p.Entries) > 0 {
-		d.fail("journal: "+doctorpkg.Plural(len(p.Entries), "edit")+" interrupted by a crash not finished yet: "+strings.Join(p.Entries, ", "),
+		d.warn("journal: "+doctorpkg.Plural(len(p.Entries), "edit")+" interrupted by a crash not finished yet: "+strings.Join(p.Entries, ", "),
 			"start the server once (not --read-only): it finishes them and says what it did in its log; an entry it leaves alone is named there with why")
 	}
 	for _, r := range p.Reports {
-		d.fail("journal: a recovery left notes to check ("+r.Path+"): "+strings.TrimSpace(strings.ReplaceAll(r.Text, "\n", " ")),
+		d.warn("journal: a recovery left notes to check ("+r.Path+"): "+strings.TrimSpace(strings.ReplaceAll(r.Text, "\n", " ")),
 			"check the notes it names, then remove "+r.Path)
 	}
 }

@@ -140,8 +140,8 @@ func TestDoctor(t *testing.T) {
 			},
 			exit: 0,
 			want: []string{
-				"✗ journal: 1 edit interrupted by a crash not finished yet: .obsidian-mcp/journal/00000000000000000002-BBBBBBBB.json (move)",
-				"✗ journal: a recovery left notes to check (.obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt): rename_tag completed the rename of tag proj to done: left for you to check: [Note.md]",
+				"! journal: 1 edit interrupted by a crash not finished yet: .obsidian-mcp/journal/00000000000000000002-BBBBBBBB.json (move)",
+				"! journal: a recovery left notes to check (.obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt): rename_tag completed the rename of tag proj to done: left for you to check: [Note.md]",
 				"check the notes it names, then remove .obsidian-mcp/reports/00000000000000000001-AAAAAAAA.txt",
 			},
 		},
@@ -180,15 +180,15 @@ func TestDoctor(t *testing.T) {
 			want: []string{`✗ folder policy: .mcpignore line 2: "bad[" is not a valid pattern`, "so every note is hidden", "fix: correct that line of", "✗ not ready"},
 		},
 		{
-			name: "app closed, folder given: ready from the folder, with the app's fix",
+			name: "app closed, folder given: ready from the folder, the app's fix a warning",
 			prepare: func(t *testing.T) setup {
 				f := obsidiantest.Install(t, obsidiantest.Scenario{Vault: vaultDir(t), NotRunning: true})
 				return setup{env: map[string]string{"OBSIDIAN_VAULT_PATH": f.Vault}, finder: onPath(f.Bin), fake: f}
 			},
 			exit: 0,
 			want: []string{
-				"✗ Obsidian app: not running",
-				"fix: start Obsidian and leave it running",
+				"! Obsidian app: not running",
+				"fix: meanwhile the vault folder serves the tools; to be served by the app: start Obsidian and leave it running",
 				"✓ vault folder: {vault} (set by OBSIDIAN_VAULT_PATH)",
 				"✓ native backend: {vault} is readable",
 				"✓ ready: tools are served from the vault folder {vault} (backend auto)",
@@ -273,7 +273,26 @@ func TestDoctor(t *testing.T) {
 				return setup{args: []string{"--vault-path", vaultDir(t)}, finder: nowhere}
 			},
 			exit: 0,
-			want: []string{"✗ Obsidian CLI not found", "– Obsidian app: not asked (no CLI)", "✓ vault folder:", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+			want: []string{"! Obsidian CLI not found", "fix: meanwhile the vault folder serves the tools", "– Obsidian app: not asked (no CLI)", "✓ vault folder:", "✓ native backend:", "✓ ready: tools are served from the vault folder"},
+		},
+		{
+			// The app is not asked with backend native: not spoken of.
+			name: "backend native, a folder that does not exist: the folder is named, not the app",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native", "--vault-path", filepath.Join(t.TempDir(), "gone")}, finder: nowhere}
+			},
+			exit:   1,
+			want:   []string{"✗ configuration: invalid --vault-path", "– Obsidian CLI: not used (backend native)", "✗ vault folder: unknown (OBSIDIAN_VAULT_PATH ", "cannot be used)", "Fix first: configuration: invalid --vault-path", "✗ not ready"},
+			absent: []string{"app did not answer", "✓ ready"},
+		},
+		{
+			name: "backend native without a folder",
+			prepare: func(t *testing.T) setup {
+				return setup{args: []string{"--backend", "native"}, finder: nowhere}
+			},
+			exit:   1,
+			want:   []string{"✗ vault folder: none given (backend native serves the vault folder", "fix: set OBSIDIAN_VAULT_PATH", "✗ not ready"},
+			absent: []string{"app did not answer"},
 		},
 		{
 			name: "folder given is another vault than the app's",
@@ -396,6 +415,16 @@ func TestDoctor(t *testing.T) {
 				want[i] = placeholders.Replace(w)
 			}
 			obsidiantest.InOrder(t, got, want, tt.absent)
+			// One verdict: a run that ends ready shows no ✗, and only it
+			// prints the Claude Desktop entry; one that does not, names
+			// what to fix first instead.
+			ready := strings.Contains(got, "✓ ready")
+			if ready == strings.Contains(got, "✗") || ready != (code == 0) {
+				t.Errorf("exit %d: a ready verdict must come with no ✗, and a ✗ with no ready verdict", code)
+			}
+			if ready != strings.Contains(got, `"mcpServers"`) || !ready && !strings.Contains(got, "no entry to paste until the setup is ready. Fix first: ") {
+				t.Errorf("exit %d: the Claude Desktop entry is printed only when ready (else what to fix first)", code)
+			}
 			// What doctor says must be what the server does: started
 			// with the same settings on the same machine, a call works
 			// exactly when doctor said ready.
