@@ -80,6 +80,48 @@ func TestHelpAndCommands(t *testing.T) {
 	}
 }
 
+// toolsListed is the tools/list answer of a native server on an empty
+// vault started with extra, as sent (one line), and its tools.
+func toolsListed(t *testing.T, extra ...string) (string, []mcp.Tool) {
+	t.Helper()
+	line, _ := exchange(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, extra...)
+	var r struct {
+		Result struct{ Tools []mcp.Tool } `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	return line, r.Result.Tools
+}
+
+// exchange initializes a native server on an empty vault started with
+// extra, sends it req (id 2), and returns the answer to req and to
+// initialize, each one line as sent.
+func exchange(t *testing.T, req string, extra ...string) (answer, initialized string) {
+	t.Helper()
+	cfg, err := vaultserver.ParseConfig(append([]string{"--backend", "native", "--vault-path", t.TempDir()}, extra...), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" + req + "\n")
+	var out strings.Builder
+	if err := Serve(t.Context(), cfg, in, &out, slog.New(slog.DiscardHandler), "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch {
+		case strings.Contains(line, `"id":2,`):
+			answer = line
+		case strings.Contains(line, `"id":1,`):
+			initialized = line
+		}
+	}
+	if answer == "" || initialized == "" {
+		t.Fatalf("no answer to %s: %s", req, out.String())
+	}
+	return answer, initialized
+}
+
 // TestToolListBudget: the whole tool list a model pays for before the user
 // asks anything stays within about 700 bytes a tool, 24 KB for 35 tools
 // (it was 68 KB with output schemas and
@@ -87,32 +129,7 @@ func TestHelpAndCommands(t *testing.T) {
 // the schemas back for clients that use them.
 func TestToolListBudget(t *testing.T) {
 	t.Parallel()
-	vault := t.TempDir()
-	list := func(extra ...string) (string, []mcp.Tool) {
-		cfg, err := vaultserver.ParseConfig(append([]string{"--backend", "native", "--vault-path", vault}, extra...), func(string) string { return "" })
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
-			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
-		var out strings.Builder
-		if err := Serve(t.Context(), cfg, in, &out, slog.New(slog.DiscardHandler), "test"); err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(out.String(), "\n") {
-			if strings.Contains(line, `"id":2,`) {
-				var r struct {
-					Result struct{ Tools []mcp.Tool } `json:"result"`
-				}
-				if err := json.Unmarshal([]byte(line), &r); err != nil {
-					t.Fatal(err)
-				}
-				return line, r.Result.Tools
-			}
-		}
-		t.Fatalf("no tools/list answer: %s", out.String())
-		return "", nil
-	}
+	list := func(extra ...string) (string, []mcp.Tool) { return toolsListed(t, extra...) }
 	// 24 KB for the 35 tools it was set for: about 700 bytes a tool, on
 	// average, whatever their number (a tool added pays its own way, a
 	// wordier one is refused).

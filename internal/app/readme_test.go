@@ -23,6 +23,9 @@ func TestREADME(t *testing.T) {
 	sections := readmeSections()
 	// The layout is read from the source tree, which only a test has.
 	sections["LAYOUT"] = layoutMarkdown(t, root)
+	// Measured on this build, and the bundle's settings from its manifest.
+	sections["MEASURED"] = measuredMarkdown(t)
+	sections["BUNDLE"] = bundleMarkdown(t, root)
 	for name, body := range sections {
 		if doc, err = replaceSection(doc, name, body); err != nil {
 			t.Fatal(err)

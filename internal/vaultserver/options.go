@@ -171,7 +171,7 @@ func Rows() []settings.Row[Config] {
 				c.Tools = names
 				return nil
 			}},
-		{Flag: "output-schemas", Env: "OBSIDIAN_MCP_OUTPUT_SCHEMAS", Default: "false", Bool: true, Help: "Also send each tool's output schema in tools/list (about 26 KB more), for clients that validate structured results or generate code from them. Results carry the same structured content either way; the tool descriptions say what each returns. `--output-schemas`, or `true`/`false`.",
+		{Flag: "output-schemas", Env: "OBSIDIAN_MCP_OUTPUT_SCHEMAS", Default: "false", Bool: true, Help: "Also send each tool's output schema in tools/list (what that adds is measured under Tools), for clients that validate structured results or generate code from them. Results carry the same structured content either way; the tool descriptions say what each returns. `--output-schemas`, or `true`/`false`.",
 			Set: func(c *Config, v string) error {
 				b, err := strconv.ParseBool(strings.TrimSpace(v))
 				if err != nil {
