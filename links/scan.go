@@ -30,6 +30,10 @@ type Link struct {
 	// Angle is true for a Markdown destination written <like this>, where
 	// spaces need no encoding.
 	Angle bool
+	// SubStart and SubEnd delimit the subpath after the path's '#'
+	// ([[Note#Plan#Risks|x]]: "Plan#Risks"; in a Markdown link still
+	// percent-encoded); both are 0 when the link has none.
+	SubStart, SubEnd int
 }
 
 // Scan returns the internal links in text, in order. Links inside fenced
@@ -39,7 +43,17 @@ type Link struct {
 func Scan(text []byte) []Link {
 	var out []Link
 	for _, span := range prose(text) {
-		out = scanProse(text, span[0], span[1], out)
+		out = scanProse(text, span[0], span[1], false, out)
+	}
+	return out
+}
+
+// ScanAll is Scan with the links to the note's own headings and blocks
+// too ([[#Heading]], [text](#Heading)): those have an empty Path.
+func ScanAll(text []byte) []Link {
+	var out []Link
+	for _, span := range prose(text) {
+		out = scanProse(text, span[0], span[1], true, out)
 	}
 	return out
 }
@@ -99,7 +113,7 @@ func fenceOf(line []byte) []byte {
 	return line[i:j]
 }
 
-func scanProse(text []byte, from, to int, out []Link) []Link {
+func scanProse(text []byte, from, to int, self bool, out []Link) []Link {
 	i := from
 	for i < to {
 		switch c := text[i]; {
@@ -108,13 +122,13 @@ func scanProse(text []byte, from, to int, out []Link) []Link {
 		case c == '`':
 			i = skipCode(text, i, to)
 		case c == '[' && i+1 < to && text[i+1] == '[':
-			l, next, ok := wikilink(text, i, to)
+			l, next, ok := wikilink(text, i, to, self)
 			if ok {
 				out = append(out, l)
 			}
 			i = next
 		case c == ']' && i+1 < to && text[i+1] == '(':
-			if l, next, ok := mdlink(text, from, i, to); ok {
+			if l, next, ok := mdlink(text, from, i, to, self); ok {
 				out = append(out, l)
 				i = next
 			} else {
@@ -164,7 +178,7 @@ func skipCode(text []byte, i, to int) int {
 }
 
 // wikilink parses [[…]] at i. It returns the offset to continue from.
-func wikilink(text []byte, i, to int) (Link, int, bool) {
+func wikilink(text []byte, i, to int, self bool) (Link, int, bool) {
 	body := i + 2
 	end := -1
 	for j := body; j+1 < to; j++ {
@@ -186,15 +200,26 @@ func wikilink(text []byte, i, to int) (Link, int, bool) {
 		pend++
 	}
 	p := string(text[body:pend])
+	l := Link{Embed: i > 0 && text[i-1] == '!', Start: body, End: pend, Path: p}
+	if pend < end && text[pend] == '#' {
+		l.SubStart = pend + 1
+		l.SubEnd = l.SubStart
+		for l.SubEnd < end && text[l.SubEnd] != '|' && !(text[l.SubEnd] == '\\' && l.SubEnd+1 < end && text[l.SubEnd+1] == '|') {
+			l.SubEnd++
+		}
+	}
 	if strings.TrimSpace(p) == "" {
+		if self && p == "" && l.SubEnd > l.SubStart {
+			return l, end + 2, true
+		}
 		return Link{}, end + 2, false
 	}
-	return Link{Embed: i > 0 && text[i-1] == '!', Start: body, End: pend, Path: p}, end + 2, true
+	return l, end + 2, true
 }
 
 // mdlink parses the destination of a Markdown link whose text ends at the
 // ']' at close. from bounds the search for the opening '['.
-func mdlink(text []byte, from, close, to int) (Link, int, bool) {
+func mdlink(text []byte, from, close, to int, self bool) (Link, int, bool) {
 	open := bytes.LastIndexByte(text[from:close], '[')
 	if open < 0 || bytes.Contains(text[from+open:close], []byte("\n\n")) {
 		return Link{}, 0, false
@@ -248,8 +273,14 @@ func mdlink(text []byte, from, close, to int) (Link, int, bool) {
 		next = end + rest + 1
 	}
 	dest := string(text[l.Start:end])
-	pathPart, _, _ := strings.Cut(dest, "#")
+	pathPart, sub, hasSub := strings.Cut(dest, "#")
 	l.End = l.Start + len(pathPart)
+	if hasSub && sub != "" {
+		l.SubStart, l.SubEnd = l.End+1, end
+	}
+	if pathPart == "" && self && l.SubEnd > l.SubStart {
+		return l, next, true
+	}
 	if pathPart == "" || hasScheme(pathPart) {
 		return Link{}, 0, false
 	}

@@ -36,8 +36,9 @@ const journalDir = StateDir + "/" + journalName
 
 // Journal operations.
 const (
-	opMove      = "move"
-	opRenameTag = "rename_tag"
+	opMove          = "move"
+	opRenameTag     = "rename_tag"
+	opRenameHeading = "rename_heading"
 )
 
 // intent is one journal entry: what a vault-wide edit set out to do.
@@ -55,6 +56,9 @@ type intent struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Paths []string `json:"paths,omitempty"`
+	// Heading is a heading's rename: the note, its outline before, the
+	// heading and its new text, and the notes whose links follow.
+	Heading *note.HeadingPlan `json:"heading,omitempty"`
 	// Proc names the run of the program that wrote the entry
 	// (thisProcess): an entry of this run found unfinished is an edit of
 	// its own that stopped part-way on an error, not a crash's. A PID

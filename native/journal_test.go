@@ -133,6 +133,40 @@ func TestRecoverCompletesATagRename(t *testing.T) {
 	}
 }
 
+// TestRecoverCompletesAHeadingRename: a heading's rename killed after its
+// note and one linking note were written: recovery rewrites the links of
+// the notes not reached, and not those done (the log says), and a second
+// recovery would change nothing.
+func TestRecoverCompletesAHeadingRename(t *testing.T) {
+	t.Parallel()
+	planBefore, planAfter := "# Plan\n## Risks\nsee [[#Risks]]\n", "# Plan\n## Dangers\nsee [[#Dangers]]\n"
+	aBefore, aAfter := "[[Plan#Risks|the risks]]\n", "[[Plan#Dangers|the risks]]\n"
+	dir := writeVault(t, map[string]string{
+		"Plan.md": planAfter,                              // done, as the log says
+		"A.md":    aAfter,                                 // done
+		"B.md":    "![[Plan#Risks]] [x](Plan.md#Risks)\n", // not reached
+		"C.md":    "[[Plan#Plan#Risks]]\n",                // not reached
+	})
+	log := fmt.Sprintf("%s %s Plan.md\n%s %s A.md\n", note.ETag([]byte(planBefore)), note.ETag([]byte(planAfter)), note.ETag([]byte(aBefore)), note.ETag([]byte(aAfter)))
+	plan := note.HeadingPlan{Target: "Plan.md", Outline: []note.OutlineEntry{{Level: 1, Text: "Plan"}, {Level: 2, Text: "Risks"}}, Index: 1, To: "Dangers", Paths: []string{"A.md", "B.md", "C.md"}}
+	leaveJournal(t, dir, intent{Op: opRenameHeading, Heading: &plan}, log)
+	r := recoverVault(t, dir)
+	if len(r.Completed) != 1 || !strings.Contains(r.Completed[0], `rename of heading "Risks" to "Dangers" in Plan.md`) || !strings.Contains(r.Completed[0], "3 links in 2 notes") {
+		t.Fatalf("recovered %+v", r)
+	}
+	for p, want := range map[string]string{"Plan.md": planAfter, "A.md": aAfter, "B.md": "![[Plan#Dangers]] [x](Plan.md#Dangers)\n", "C.md": "[[Plan#Plan#Dangers]]\n"} {
+		if got := readNote(t, dir, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	// An entry that names no heading is not replayed.
+	bad := plan
+	bad.Index = 7
+	if why := checkIntent(intent{Op: opRenameHeading, Heading: &bad}); why == "" {
+		t.Error("an entry naming heading 7 of 2 was taken")
+	}
+}
+
 // TestRecoverLeavesAnotherMachinesEntry: a journal entry a sync client
 // copied from another machine is not acted on here.
 func TestRecoverLeavesAnotherMachinesEntry(t *testing.T) {

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/obsidian-mcp/obsidian-mcp/errors"
+	"github.com/obsidian-mcp/obsidian-mcp/links"
 	"github.com/obsidian-mcp/obsidian-mcp/metadata"
 	"github.com/obsidian-mcp/obsidian-mcp/note"
+	"github.com/obsidian-mcp/obsidian-mcp/patch"
 )
 
 // Recovery: what the next process holding the write lock does with the
@@ -176,6 +178,16 @@ func checkIntent(in intent) string {
 				return fmt.Sprintf("names a path no note may have (%q → %q)", from, to)
 			}
 		}
+	case opRenameHeading:
+		h := in.Heading
+		if h == nil || h.Index < 0 || h.Index >= len(h.Outline) || patch.CheckHeadingText(h.To) != "" {
+			return "names no heading to rename"
+		}
+		for _, p := range append([]string{h.Target}, h.Paths...) {
+			if note.CheckPath(p) != "" || note.InDotFolder(p) {
+				return fmt.Sprintf("names a path no note may have (%q)", p)
+			}
+		}
 	case opRenameTag:
 		if metadata.ValidTag(in.From) != "" || metadata.ValidTag(in.To) != "" {
 			return fmt.Sprintf("names a tag that is not one (%q → %q)", in.From, in.To)
@@ -233,47 +245,75 @@ func (v *Engine) resume(ctx context.Context, name string, in intent) (said strin
 		return fmt.Sprintf("completed the move %v (%s): %d links in %d notes rewritten now, %d notes could not be changed %v",
 			pending, since, changes.Links, changes.Notes, len(changes.Failed), changes.Failed), false, len(changes.Failed) == 0, false
 	case opRenameTag:
-		logged := readIntentLog(v, name+".log")
-		notes, uses, skipped, failed := 0, 0, []string{}, []string{}
-		pol := v.Policy()
-		for _, p := range in.Paths {
-			if pol.CheckWrite(p) != nil {
+		notes, uses, skipped, failed := v.resumeNotes(ctx, name, in.Paths, func(p string) (int, error) {
+			return v.renameTagIn(ctx, p, in.From, in.To, nil)
+		})
+		return fmt.Sprintf("completed the rename of tag %s to %s (%s): %d uses in %d notes renamed now; left for you to check, changed by another program since or kept from this server by its policy: %v; could not be changed, tried again at the next start: %v",
+			in.From, in.To, since, uses, notes, skipped, failed), false, len(failed) == 0, len(skipped) > 0
+	case opRenameHeading:
+		h := *in.Heading
+		files, err := v.Files()
+		if err != nil {
+			return fmt.Sprintf("the rename of heading %q in %s (%s) could not be resumed: %v", h.Outline[h.Index].Text, h.Target, since, err), false, false, false
+		}
+		ix := links.NewIndex(files)
+		notes, n, skipped, failed := v.resumeNotes(ctx, name, append([]string{h.Target}, h.Paths...), func(p string) (int, error) {
+			_, renamed, n, err := v.renameHeadingIn(ctx, p, h, ix, nil, "")
+			if renamed {
+				n++
+			}
+			return n, err
+		})
+		return fmt.Sprintf("completed the rename of heading %q to %q in %s (%s): the heading and %d links in %d notes changed now; left for you to check, changed by another program since or kept from this server by its policy: %v; could not be changed, tried again at the next start: %v",
+			h.Outline[h.Index].Text, h.To, h.Target, since, n, notes, skipped, failed), false, len(failed) == 0, len(skipped) > 0
+	}
+	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false, false, false
+}
+
+// resumeNotes applies an interrupted edit's change (apply, which says how
+// many uses it changed) to each of paths again, except where the journal's
+// log shows the note was done before the crash, or changed by another
+// program since it was written (skipped: applying it again could change a
+// change), or the policy keeps it from this server (skipped too).
+func (v *Engine) resumeNotes(ctx context.Context, name string, paths []string, apply func(p string) (int, error)) (notes, uses int, skipped, failed []string) {
+	logged := readIntentLog(v, name+".log")
+	skipped, failed = []string{}, []string{}
+	pol := v.Policy()
+	for _, p := range paths {
+		if pol.CheckWrite(p) != nil {
+			skipped = append(skipped, p)
+			continue
+		}
+		cur, err := v.root.ReadFile(v.RealPath(p))
+		if err != nil {
+			continue // gone since
+		}
+		if l, ok := logged[p]; ok {
+			// The note as it is, or as it was before an earlier
+			// entry's recovery changed it just now: that change is
+			// ours, not another program's.
+			switch v.replay.was(p, note.ETag(cur), l.before, l.after) {
+			case l.after:
+				continue // done before the crash
+			case l.before:
+			default:
+				// Written and then changed by another program, or
+				// changed before it was written: applying the edit
+				// again could change a change (proj → proj/sub).
 				skipped = append(skipped, p)
 				continue
 			}
-			cur, err := v.root.ReadFile(v.RealPath(p))
-			if err != nil {
-				continue // gone since
-			}
-			if l, ok := logged[p]; ok {
-				// The note as it is, or as it was before an earlier
-				// entry's recovery changed it just now: that change is
-				// ours, not another program's.
-				switch v.replay.was(p, note.ETag(cur), l.before, l.after) {
-				case l.after:
-					continue // done before the crash
-				case l.before:
-				default:
-					// Written and then changed by another program, or
-					// changed before it was written: applying the rename
-					// again could rename a renamed tag (proj → proj/sub).
-					skipped = append(skipped, p)
-					continue
-				}
-			}
-			n, err := v.renameTagIn(ctx, p, in.From, in.To, nil)
-			switch {
-			case err != nil:
-				failed = append(failed, p)
-			case n > 0:
-				notes++
-				uses += n
-			}
 		}
-		return fmt.Sprintf("completed the rename of tag %s to %s (%s): %d uses in %d notes renamed now; left for you to check, changed by another program since or kept from this server by its policy: %v; could not be changed, tried again at the next start: %v",
-			in.From, in.To, since, uses, notes, skipped, failed), false, len(failed) == 0, len(skipped) > 0
+		n, err := apply(p)
+		switch {
+		case err != nil:
+			failed = append(failed, p)
+		case n > 0:
+			notes++
+			uses += n
+		}
 	}
-	return fmt.Sprintf("an edit of a kind this version does not know (%q, %s) was left as it is", in.Op, since), false, false, false
+	return notes, uses, skipped, failed
 }
 
 // hashes is one note's line in a journal's log.

@@ -69,3 +69,36 @@ func Busy(p string) *errors.Error {
 	return errors.E(errors.RevisionConflict, "%s kept changing while it was being edited (another program is writing it); nothing was written", p).
 		With("path", p).WithHint("Wait until the other program (a sync client, say) is done, read the note again and retry.")
 }
+
+// OutlineEntry is one heading of a note's outline: its level and text.
+type OutlineEntry struct {
+	Level int    `json:"level"`
+	Text  string `json:"text"`
+}
+
+// HeadingPlan is a heading's rename, as the tool works it out and an
+// engine carries it out (and its journal records it): the note, the
+// version it was read at, its headings before the rename, the one renamed
+// and its new text, and the other notes whose links to it follow.
+type HeadingPlan struct {
+	Target  string         `json:"target"`
+	IfMatch string         `json:"if_match,omitempty"`
+	Outline []OutlineEntry `json:"outline"`
+	Index   int            `json:"index"`
+	To      string         `json:"to"`
+	Paths   []string       `json:"paths,omitempty"`
+}
+
+// HeadingRenamed is what a heading's rename did.
+type HeadingRenamed struct {
+	Path  string `json:"path" jsonschema:"the note whose heading was renamed"`
+	ETag  string `json:"etag,omitempty" jsonschema:"the note's version after the rename"`
+	From  string `json:"from" jsonschema:"the heading's text before"`
+	To    string `json:"to" jsonschema:"its text now"`
+	Links int    `json:"links" jsonschema:"links to the heading rewritten (or, in a dry run, that would be)"`
+	Notes int    `json:"notes" jsonschema:"notes whose links were rewritten, the note itself included when its own links were"`
+	// Paths are the notes whose links were rewritten, at most MaxListed.
+	Paths  []string     `json:"paths" jsonschema:"those notes, sorted (at most 100)"`
+	Failed []FailedNote `json:"failed,omitempty" jsonschema:"notes whose links could not be rewritten, with why; the others were"`
+	DryRun bool         `json:"dry_run,omitempty" jsonschema:"true when nothing was written"`
+}

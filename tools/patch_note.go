@@ -73,6 +73,9 @@ func (a patchNoteArgs) checkAcross(sl validator.StructLevel) {
 type patchResult struct {
 	note.Edited
 	Created string `json:"created,omitempty" jsonschema:"the heading path or property that create_if_missing added"`
+	// LinksBroken are the links to a heading the patch removed (a
+	// replace whose text drops a subheading, say).
+	LinksBroken []BrokenLink `json:"links_broken,omitempty" jsonschema:"links to a heading this edit removed or renamed, which now lead to no heading"`
 }
 
 var patchNote = spec[patchNoteArgs, patchResult]{
@@ -83,6 +86,7 @@ var patchNote = spec[patchNoteArgs, patchResult]{
 	hints:       hints{destructive: true}, // replace removes text
 	run: func(ctx context.Context, v Vault, a patchNoteArgs) (patchResult, error) {
 		var created string
+		var before, after []byte
 		res, err := v.Edit.Edit(ctx, a.note(), a.IfMatch, func(cur []byte) ([]byte, error) {
 			var (
 				r   patch.Result
@@ -96,12 +100,16 @@ var patchNote = spec[patchNoteArgs, patchResult]{
 			if err != nil {
 				return nil, err
 			}
-			created = r.Created
+			created, before, after = r.Created, cur, r.Content
 			return r.Content, nil
 		})
 		if err != nil {
 			return patchResult{}, err
 		}
-		return patchResult{Edited: res, Created: created}, nil
+		out := patchResult{Edited: res, Created: created}
+		if res.Changed && a.Property == "" {
+			out.LinksBroken = brokenLinks(ctx, v, res.Path, before, after)
+		}
+		return out, nil
 	},
 }

@@ -52,6 +52,7 @@ var examples = map[string]string{
 	"obsidian_remove_property":       `{"path":"a.md","key":"status","if_match":"` + etag0 + `"}`,
 	"obsidian_update_tags":           `{"path":"a.md","add":["x"],"remove":["y"],"if_match":"` + etag0 + `"}`,
 	"obsidian_rename_tag":            `{"from":"#proj","to":"project","dry_run":true}`,
+	"obsidian_rename_heading":        `{"path":"a.md","heading":"Note","to":"Renamed","dry_run":true,"if_match":"` + etag0 + `"}`,
 	"obsidian_daily_note":            `{"operation":"append","period":"week","date":"2026-11-23","content":"- [ ] call","inline":true}`,
 	"obsidian_list_templates":        `{}`,
 	"obsidian_update_task":           `{"path":"A.md","if_match":"` + note.ETag([]byte(taskNote)) + `","operation":"toggle","line":1,"block":""}`,

@@ -30,6 +30,9 @@ type replaceResult struct {
 	DryRun        bool   `json:"dry_run,omitempty" jsonschema:"true when nothing was written"`
 	Diff          string `json:"diff,omitempty" jsonschema:"dry run: the unified diff of the change"`
 	DiffTruncated bool   `json:"diff_truncated,omitempty" jsonschema:"true when the diff was over 50 KB and was cut at a line end"`
+	// LinksBroken are the links to a heading the replacement renamed or
+	// removed (obsidian_rename_heading keeps them).
+	LinksBroken []BrokenLink `json:"links_broken,omitempty" jsonschema:"links to a heading this edit renamed or removed, which now lead to no heading"`
 }
 
 var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
@@ -40,12 +43,13 @@ var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
 	hints:       hints{destructive: true},
 	run: func(ctx context.Context, v Vault, a replaceInNoteArgs) (replaceResult, error) {
 		var lines []int
+		var before, after []byte
 		change := func(cur []byte) ([]byte, error) {
 			r, err := patch.ReplaceText(cur, a.Find, a.Replace, a.Regex, a.All)
 			if err != nil {
 				return nil, err
 			}
-			lines = r.Lines
+			lines, before, after = r.Lines, cur, r.Content
 			return r.Content, nil
 		}
 		if a.DryRun {
@@ -59,13 +63,18 @@ var replaceInNote = spec[replaceInNoteArgs, replaceResult]{
 			}
 			diff, cut := capDiff(udiff.Unified("a/"+c.Path, "b/"+c.Path, c.Content, string(next)))
 			return replaceResult{Edited: note.Edited{Path: c.Path, ETag: note.ETag([]byte(c.Content))},
-				Replacements: len(lines), Lines: lines, DryRun: true, Diff: diff, DiffTruncated: cut}, nil
+				Replacements: len(lines), Lines: lines, DryRun: true, Diff: diff, DiffTruncated: cut,
+				LinksBroken: brokenLinks(ctx, v, c.Path, before, after)}, nil
 		}
 		res, err := v.Edit.Edit(ctx, a.note(), a.IfMatch, change)
 		if err != nil {
 			return replaceResult{}, err
 		}
-		return replaceResult{Edited: res, Replacements: len(lines), Lines: lines}, nil
+		out := replaceResult{Edited: res, Replacements: len(lines), Lines: lines}
+		if res.Changed {
+			out.LinksBroken = brokenLinks(ctx, v, res.Path, before, after)
+		}
+		return out, nil
 	},
 }
 

@@ -196,7 +196,7 @@ func registry() []entry {
 		createNote, readNote, appendToNote, prependToNote, deleteNote, moveNote, renameNote, openNote, fileInfo, noteStatsTool,
 		searchNotes, listFiles, readNotes, getOutline, getProperties, getLinks, getBacklinks, listUnresolvedLinks,
 		listOrphans, listTags, listTaggedNotes, listProperties, patchNote, replaceInNote, setProperty, removeProperty,
-		updateTags, renameTag, dailyNote, listTemplates, listTasks, updateTask, readCanvas, editCanvas, readAttachment,
+		updateTags, renameTag, renameHeading, dailyNote, listTemplates, listTasks, updateTask, readCanvas, editCanvas, readAttachment,
 		queryBase, queryDataview, listCommands, runCommand, folderTool, history, undo, replaceInVault,
 	}
 }

@@ -83,6 +83,14 @@ type TagRenamer interface {
 	RenameTag(ctx context.Context, from, to string, paths []string) (note.TagRename, error)
 }
 
+// HeadingRenamer carries out a heading's rename (note.HeadingPlan) as one
+// edit that a crash cannot leave half done, as TagRenamer does a tag's.
+// It is optional; without it, or when it answers ErrNoBulk, the notes are
+// changed one by one.
+type HeadingRenamer interface {
+	RenameHeading(ctx context.Context, plan note.HeadingPlan) (note.HeadingRenamed, error)
+}
+
 // Folders creates, moves (links into them rewritten) and deletes the
 // vault's folders.
 type Folders interface {
@@ -168,6 +176,9 @@ type Vault struct {
 	// Tags renames a tag across notes as one journaled edit; nil when
 	// the backend cannot (see TagRenamer).
 	Tags TagRenamer
+	// Headings renames a heading, links following, as one journaled
+	// edit; nil when the backend cannot (see HeadingRenamer).
+	Headings HeadingRenamer
 	// Folders changes the vault's folders.
 	Folders Folders
 	// History is the change record; nil when the server keeps none.
@@ -194,6 +205,7 @@ func VaultOf(b any) Vault {
 	v.Dataview, _ = b.(DataviewQuerier)
 	v.Commands, _ = b.(Commander)
 	v.Tags, _ = b.(TagRenamer)
+	v.Headings, _ = b.(HeadingRenamer)
 	v.Folders, _ = b.(Folders)
 	v.History, _ = b.(History)
 	v.Undo, _ = b.(Undoer)

@@ -257,6 +257,7 @@ var everyTool = []step{
 		check: wantData("etag", note.ETag([]byte(sprouted)))},
 	{Tool: "obsidian_update_tags", Arguments: map[string]any{"path": "Notes/Seed.md", "add": []string{"seedling"}}, check: wantData("added", []any{"seedling"})},
 	{Tool: "obsidian_rename_tag", Arguments: map[string]any{"from": "garden", "to": "yard", "dry_run": true}, check: wantData("uses", 1)},
+	{Tool: "obsidian_rename_heading", Arguments: map[string]any{"path": "Notes/Seed.md", "heading": "Seed", "to": "Sprout", "dry_run": true}, check: wantData("from", "Seed")},
 	{Tool: "obsidian_daily_note", Arguments: map[string]any{"operation": "append", "date": "2026-01-05", "content": "- planted"}, check: wantData("path", "2026-01-05.md")},
 	{Tool: "obsidian_replace_in_note", Arguments: map[string]any{"path": "Notes/Seed.md", "find": "- sprouted", "replace": "- grown", "dry_run": true},
 		check: wantData("diff", "--- a/Notes/Seed.md\n+++ b/Notes/Seed.md\n@@ -5,4 +5,4 @@\n # Seed\n See [[Inbox/Idea]] and [[Missing]]. #garden\n \n-- sprouted\n+- grown\n")},

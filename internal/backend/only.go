@@ -86,6 +86,34 @@ func (t tagRenamer) RenameTag(ctx context.Context, from, to string, paths []stri
 	return res, err
 }
 
+// headingRenamer implements tools.HeadingRenamer on the vault folder, when
+// it is known: the note must be one the server may change; the linking
+// notes it may not are listed as failed, and the rest changed as one edit.
+type headingRenamer struct{ r *Router }
+
+func (h headingRenamer) RenameHeading(ctx context.Context, plan note.HeadingPlan) (note.HeadingRenamed, error) {
+	pol := h.r.writePolicy(ctx)
+	if err := pol.CheckWrite(plan.Target); err != nil {
+		return note.HeadingRenamed{}, err
+	}
+	var allowed []string
+	var refused []note.FailedNote
+	for _, p := range plan.Paths {
+		if err := pol.CheckWrite(p); err != nil {
+			refused = append(refused, note.FailedNote{Path: p, Message: errors.From(err).Message})
+			continue
+		}
+		allowed = append(allowed, p)
+	}
+	plan.Paths = allowed
+	res, err := note.HeadingRenamed{}, error(tools.ErrNoBulk)
+	if v := h.r.native(); v != nil {
+		res, err = v.RenameHeading(ctx, plan)
+	}
+	res.Failed = append(refused, res.Failed...)
+	return res, err
+}
+
 // folders implements tools.Folders on the vault folder (the app's command
 // line moves files, not folders): the folder, and a move's destination,
 // must be ones the server may change; the engine judges each file a move

@@ -34,6 +34,7 @@ func (r *Router) Vault() tools.Vault {
 		Bases:     basesQuery{r},
 		Dataview:  dataviewQuery{r},
 		Tags:      tagRenamer{r},
+		Headings:  headingRenamer{r},
 		Tasks:     taskList{r},
 		Templates: templates{r},
 		Commands:  commands{r},

@@ -257,6 +257,52 @@ var scenarios = append([]scenario{
 	{name: "patch a missing heading changes nothing", remote: true,
 		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Risks","operation":"append","content":"x"}`),
 		kind: errors.HeadingNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "rename a heading, every link following", remote: true,
+		call: tool("obsidian_rename_heading", `{"path":"Projects/Plan.md","heading":"Goals","to":"Aims & means"}`),
+		files: map[string]string{
+			"Projects/Plan.md":  "# Plan\n## Aims & means\nship it ^b1\n",
+			"Welcome.md":        "---\ntitle: Welcome\n---\n# Welcome\nSee [[Plan]], [[Projects/Plan#Aims & means|the goals]] and ![[Plan#^b1]].\n",
+			"Projects/Index.md": "- [plan](Plan.md)\n- [plan again](<Plan.md#Aims & means>)\n- `[[Plan]]` stays\n```\n[[Plan]]\n```\n",
+		},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if !strings.Contains(string(data), `"links":2,"notes":2,"paths":["Projects/Index.md","Welcome.md"]`) || !strings.Contains(string(data), `"from":"Goals","to":"Aims \u0026 means"`) {
+				t.Errorf("answer %s", data)
+			}
+		}},
+	{name: "rename a heading, a dry run changes nothing", remote: true,
+		call:  tool("obsidian_rename_heading", `{"path":"Projects/Plan.md","heading":"Plan > Goals","to":"Aims","dry_run":true}`),
+		files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Welcome.md": baseVault["Welcome.md"], "Projects/Index.md": baseVault["Projects/Index.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if data, _ := json.Marshal(got); !strings.Contains(string(data), `"links":2,"notes":2`) || !strings.Contains(string(data), `"dry_run":true`) {
+				t.Errorf("answer %s", data)
+			}
+		}},
+	{name: "a heading renamed by a replace reports the links it broke", remote: true,
+		call:  tool("obsidian_replace_in_note", `{"path":"Projects/Plan.md","find":"## Goals","replace":"## Aims"}`),
+		files: map[string]string{"Projects/Plan.md": "# Plan\n## Aims\nship it ^b1\n", "Welcome.md": baseVault["Welcome.md"]},
+		check: func(t *testing.T, _ string, got any, _ string) {
+			data, _ := json.Marshal(got)
+			if !strings.Contains(string(data), `"links_broken":[{"path":"Projects/Index.md","line":2,"link":"Plan.md#Goals"},{"path":"Welcome.md","line":5,"link":"Projects/Plan#Goals"}]`) {
+				t.Errorf("answer %s", data)
+			}
+		}},
+	{name: "an edit that keeps every heading reports no broken link", remote: true,
+		call: tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"append","content":"more"}`),
+		check: func(t *testing.T, _ string, got any, _ string) {
+			if data, _ := json.Marshal(got); strings.Contains(string(data), "links_broken") {
+				t.Errorf("answer %s", data)
+			}
+		}},
+	{name: "rename a heading to another heading's text is refused", remote: true,
+		call: tool("obsidian_rename_heading", `{"path":"Projects/Plan.md","heading":"Goals","to":"plan"}`),
+		kind: errors.InvalidParams, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"]}},
+	{name: "rename a heading the note does not have", remote: true,
+		call: tool("obsidian_rename_heading", `{"path":"Projects/Plan.md","heading":"Risks","to":"Aims"}`),
+		kind: errors.HeadingNotFound, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Welcome.md": baseVault["Welcome.md"]}},
+	{name: "rename a heading of a stale version changes nothing", remote: true,
+		call: tool("obsidian_rename_heading", `{"path":"Projects/Plan.md","heading":"Goals","to":"Aims","if_match":"`+note.ETag([]byte("older"))+`"}`),
+		kind: errors.RevisionConflict, files: map[string]string{"Projects/Plan.md": baseVault["Projects/Plan.md"], "Welcome.md": baseVault["Welcome.md"]}},
 	{name: "patch with the current etag", remote: true,
 		call:  tool("obsidian_patch_note", `{"path":"Projects/Plan.md","heading":"Goals","operation":"prepend","content":"first","if_match":"`+note.ETag([]byte(baseVault["Projects/Plan.md"]))+`"}`),
 		files: map[string]string{"Projects/Plan.md": "# Plan\n## Goals\nfirst\n\nship it ^b1\n"}},

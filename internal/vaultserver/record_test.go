@@ -31,6 +31,8 @@ var writeCalls = []struct {
 	{"obsidian_remove_property", map[string]any{"path": "Plan.md", "key": "status"}, []string{"Plan.md"}},
 	{"obsidian_update_tags", map[string]any{"path": "Plan.md", "add": []string{"work"}}, []string{"Plan.md"}},
 	{"obsidian_rename_tag", map[string]any{"from": "work", "to": "job"}, []string{"Plan.md", "Tagged.md"}},
+	// One change for the heading and the link that follows it.
+	{"obsidian_rename_heading", map[string]any{"path": "Plan.md", "heading": "Risks", "to": "Dangers"}, []string{"Plan.md", "Index.md"}},
 	{"obsidian_update_task", map[string]any{"path": "Tasks.md", "operation": "complete", "block": "^call"}, []string{"Tasks.md"}},
 	{"obsidian_edit_canvas", map[string]any{"path": "Map.canvas", "add": []map[string]any{{"type": "text", "text": "hi"}}}, []string{"Map.canvas"}},
 	{"obsidian_daily_note", map[string]any{"operation": "append", "date": "2026-11-28", "content": "today"}, []string{"2026-11-28.md"}},
@@ -57,7 +59,7 @@ func TestEveryWriteRecorded(t *testing.T) {
 	f := obsidiantest.Install(t, obsidiantest.Scenario{})
 	f.WriteNote("Plan.md", "# Plan\n## Risks\n- wind\n")
 	f.WriteNote("Tagged.md", "#work here\n")
-	f.WriteNote("Index.md", "[[Plan]] and [[Roadmap]]\n")
+	f.WriteNote("Index.md", "[[Plan]] and [[Roadmap]], [[Plan#Risks]]\n")
 	f.WriteNote("Tasks.md", "- [ ] call mum ^call\n")
 	f.WriteNote("Map.canvas", `{"nodes":[],"edges":[]}`)
 	cfg := testConfig(f)
