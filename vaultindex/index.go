@@ -124,6 +124,15 @@ type doc struct {
 	meta      *metadata.Note
 	extra     any  // see WithExtra
 	madeExtra bool // extra is made (it may be nil)
+	// anchors are the term ids of each link's line, parallel to
+	// meta.Links (anchors.go); snapAnchors their texts as a snapshot
+	// keeps them, until install turns them into ids.
+	anchors     [][]uint32
+	snapAnchors [][]string
+	// targets are the notes its links lead to (-1: none, or itself),
+	// resolved at generation targetsAt (Index.resolveGen).
+	targets   []int32
+	targetsAt uint64
 }
 
 // Index indexes one vault. Its methods are safe for concurrent use.
@@ -170,7 +179,13 @@ type Index struct {
 
 	linkIx  *links.Index
 	linkFor []string // the listing linkIx was built from
-	graph   *graph   // nil when it must be computed again
+	// anchorsOf finds the links whose lines hold a term (anchors.go).
+	anchorsOf map[uint32][]anchorRef
+	// resolveGen changes whenever a link may lead elsewhere (notes
+	// added, taken out or renumbered, the listing changed): a note's
+	// links resolved at another generation are resolved again.
+	resolveGen uint64
+	graph      *graph // nil when it must be computed again
 
 	extra   Extra       // see WithExtra; nil: none
 	extraOn atomic.Bool // extras are asked for: reads make them
@@ -288,6 +303,7 @@ func (ix *Index) add(pn *parsedNote) {
 	ix.docs = append(ix.docs, nil)
 	d := &doc{path: pn.path, stamp: pn.stamp, readAt: pn.readAt, lens: pn.lens, meta: pn.meta, extra: pn.extra, madeExtra: pn.madeExtra}
 	from := int32(0)
+	ids := make([]uint32, len(pn.terms))
 	for l, term := range pn.terms {
 		var t uint32
 		if pn.global[l] >= 0 {
@@ -295,6 +311,7 @@ func (ix *Index) add(pn *parsedNote) {
 		} else {
 			t = ix.term(term)
 		}
+		ids[l] = t
 		pl := &ix.postings[t]
 		pl.pushID(id, pack(pn.counts[l]))
 		pl.pos = append(pl.pos, pn.pos[from:pn.posEnd[l]]...)
@@ -305,7 +322,25 @@ func (ix *Index) add(pn *parsedNote) {
 	for f := range nFields {
 		ix.totals[f] += uint64(d.lens[f])
 	}
+	if len(pn.anchors) > 0 {
+		// The links of one line share its words.
+		d.anchors = make([][]uint32, len(pn.anchors))
+		byLine := map[int][]uint32{}
+		for k, local := range pn.anchors {
+			line := pn.meta.Links[k].Line
+			if g, ok := byLine[line]; ok {
+				d.anchors[k] = g
+				continue
+			}
+			g := make([]uint32, len(local))
+			for i, l := range local {
+				g[i] = ids[l]
+			}
+			byLine[line], d.anchors[k] = g, g
+		}
+	}
 	ix.docs[id] = d
+	ix.indexAnchors(id)
 	if d.racy() {
 		ix.racy[id] = true
 	}
@@ -313,6 +348,7 @@ func (ix *Index) add(pn *parsedNote) {
 	ix.count++
 	ix.changes++
 	ix.graph = nil
+	ix.resolveGen++
 }
 
 // term returns the id of term s, adding it when new. New terms wait in
@@ -361,6 +397,7 @@ func (ix *Index) remove(ids []uint32) {
 	}
 	if len(ids) > 0 {
 		ix.graph = nil
+		ix.resolveGen++
 	}
 	if ix.compactDue() {
 		ix.compact()

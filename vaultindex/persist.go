@@ -209,6 +209,22 @@ func (ix *Index) install(l *loaded) {
 	}
 	ix.count = len(l.docs)
 	ix.linkIx, ix.linkFor, ix.graph = nil, nil, nil
+	ix.resolveGen++
+	for _, d := range l.docs {
+		if len(d.snapAnchors) == 0 {
+			continue
+		}
+		d.anchors = make([][]uint32, len(d.snapAnchors))
+		for k, words := range d.snapAnchors {
+			for _, w := range words {
+				if t, ok := ix.lookup(w); ok {
+					d.anchors[k] = append(d.anchors[k], t)
+				}
+			}
+		}
+		d.snapAnchors = nil
+	}
+	ix.reindexAnchors()
 }
 
 // saveDue says whether a snapshot should be saved now; the lock is held.

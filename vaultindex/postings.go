@@ -144,6 +144,8 @@ func (ix *Index) compact() {
 	}
 	ix.dead = 0
 	ix.graph = nil
+	ix.resolveGen++
+	ix.reindexAnchors()
 }
 
 // compactSealed renumbers the lists as compact does, their positions going

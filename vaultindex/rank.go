@@ -86,11 +86,41 @@ func (ix *Index) score(a alt, matched set, scores []float64, fields []uint8) {
 		bonus = phraseBonus
 	}
 	nDocs := float64(ix.count)
+	viaLinks := !a.phrase && a.soft == 0
 	for i := range a.words {
 		for _, wt := range a.terms[i] {
 			ix.scoreTerm(wt, bonus, nDocs, &avg, matched, scores, fields)
+			if viaLinks {
+				ix.scoreLinkText(wt, nDocs, matched, scores, fields)
+			}
 		}
 	}
+}
+
+// scoreLinkText adds a term's score in the link-text field (anchors.go)
+// to the notes that do not have it themselves: BM25 over the number of
+// links to a note whose lines have the term, at linkWeight, with the
+// term's own rarity among the notes.
+func (ix *Index) scoreLinkText(wt weighted, nDocs float64, matched set, scores []float64, fields []uint8) {
+	df := float64(ix.df(wt.t))
+	idf := wt.w * math.Log(1+(nDocs-df+0.5)/(df+0.5))
+	if len(ix.anchorsOf[wt.t]) == 0 {
+		return
+	}
+	// Only a note that does not have the word itself: one that has it is
+	// scored for it in its own fields, and its links' words only moved
+	// it about (on the Help vault's tuning half: MRR@10 0.60 counting
+	// both, 0.65 so; docs/benchmarks.md).
+	own := newSet(len(ix.docs))
+	ix.postingsOf(wt.t, func(id, _ uint32) { own.add(id) })
+	ix.linkTargets(wt.t, func(id uint32, n float64) {
+		if !matched.has(id) || own.has(id) {
+			return
+		}
+		fields[id] |= linkBit
+		tf := linkWeight * n
+		scores[id] += idf * tf * (k1 + 1) / (k1 + tf)
+	})
 }
 
 // scoreTerm adds one vocabulary term's BM25F score, times its weight, to

@@ -71,6 +71,9 @@ type parsedNote struct {
 	// the note was parsed (looked up then, in parallel), else -1.
 	global []int64
 	lens   [nFields]uint32
+	// anchors are the words of each link's line, by local number
+	// (lineTerms), parallel to meta.Links.
+	anchors [][]int32
 }
 
 // release returns what the note no longer needs once merged.
@@ -141,6 +144,11 @@ func (ix *Index) read(p string) *parsedNote {
 	// The bytes are not changed while they are tokenized, and no token
 	// keeps them: no copy of every note's text (353 MB at 100,000 notes).
 	tokenize(unsafe.String(unsafe.SliceData(data), len(data)), true, body)
+	if !canvas.Is(p) {
+		// Every word of a line was met in the text just tokenized: this
+		// only looks them up.
+		pn.lineTerms(data)
+	}
 	pn.terms = pn.local.strings()
 	// Reading the index's dictionary here is safe: it does not change
 	// while a batch is parsed (see refresh).

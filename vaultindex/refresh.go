@@ -63,6 +63,7 @@ func (ix *Index) refresh(ctx context.Context) (handed bool, err error) {
 		ix.termID = map[string]uint32{}
 		ix.fresh = map[string]uint32{}
 		ix.racy = map[uint32]bool{}
+		ix.anchorsOf = map[uint32][]anchorRef{}
 	}
 	stale := ix.takeOut(files, changed)
 	if err := ctx.Err(); err != nil {
@@ -192,6 +193,7 @@ func (ix *Index) finish(files []string, started time.Time) {
 		}
 		ix.linkFor = files
 		ix.graph = nil
+		ix.resolveGen++
 	}
 	ix.built = true
 	ix.refreshed = started

@@ -206,11 +206,7 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 			most = 1
 		}
 		hit := note.Hit{Path: d.path, Score: math.Round(h.score*1000) / 1000}
-		for f := range nFields {
-			if fields[h.id]&(1<<f) != 0 {
-				hit.Matched = append(hit.Matched, fieldNames[f])
-			}
-		}
+		hit.Matched = matchedIn(fields[h.id])
 		hit.Snippets = []note.Snippet{}
 		if len(words) > 0 {
 			if data, lineOf, err := ix.text(d.path); err == nil {
@@ -220,6 +216,21 @@ func (ix *Index) searchText(ctx context.Context, req note.SearchRequest) (note.S
 		res.Hits = append(res.Hits, hit)
 	}
 	return res, nil
+}
+
+// matchedIn names the fields whose bits are set: the note's own, then
+// "link" for the text of the lines linking to it.
+func matchedIn(bits uint8) []string {
+	var out []string
+	for f := range nFields {
+		if bits&(1<<f) != 0 {
+			out = append(out, fieldNames[f])
+		}
+	}
+	if bits&linkBit != 0 {
+		out = append(out, "link")
+	}
+	return out
 }
 
 func page[T any](all []T, offset, limit int) []T {
@@ -267,6 +278,10 @@ func (ix *Index) altSet(a alt) (set, []uint8) {
 		ws := newSet(n)
 		for _, wt := range a.terms[i] {
 			ix.postingsOf(wt.t, func(id, _ uint32) { ws.add(id) })
+			if !a.phrase && a.soft == 0 {
+				// A note is found by the words of the lines linking to it.
+				ix.linkTargets(wt.t, func(id uint32, _ float64) { ws.add(id) })
+			}
 		}
 		if first {
 			s, first = ws, false

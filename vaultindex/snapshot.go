@@ -29,7 +29,7 @@ import (
 // (tokenizer, fields, metadata); TestSnapshotVersion fails until it does.
 const (
 	snapFormat  = "obsidian-mcp vaultindex snapshot"
-	snapVersion = 8
+	snapVersion = 9
 )
 
 type snapHeader struct {
@@ -71,6 +71,8 @@ type snapDoc struct {
 	Tags             []metadata.Tag
 	Aliases          []string
 	Links            []metadata.Link
+	// Anchors are the words of each link's line (anchors.go).
+	Anchors [][]string
 }
 
 type snapProperty struct {
@@ -154,7 +156,7 @@ func (ix *Index) encode(w io.Writer, tag string) error {
 		if d == nil {
 			continue
 		}
-		chunk = append(chunk, docToSnap(d))
+		chunk = append(chunk, docToSnap(d, ix.termText))
 		if len(chunk) == docChunk {
 			if err := flushDocs(); err != nil {
 				return err
@@ -329,11 +331,19 @@ func (l *loaded) decodeDocs(dec *gob.Decoder, h *snapHeader) error {
 	return nil
 }
 
-func docToSnap(d *doc) snapDoc {
+func docToSnap(d *doc, termTexts []string) snapDoc {
 	m := d.meta
 	s := snapDoc{Path: d.path, Mod: d.stamp.Mod.UnixNano(), ReadAt: d.readAt.UnixNano(), Size: d.stamp.Size, ID: d.stamp.ID,
 		Lens: d.lens, FrontmatterError: m.FrontmatterError, BodyLine: m.BodyLine, Lines: m.Lines,
 		Headings: m.Headings, Blocks: m.Blocks, Tags: m.Tags, Aliases: m.Aliases, Links: m.Links}
+	if len(d.anchors) > 0 {
+		s.Anchors = make([][]string, len(d.anchors))
+		for k, terms := range d.anchors {
+			for _, t := range terms {
+				s.Anchors[k] = append(s.Anchors[k], termTexts[t])
+			}
+		}
+	}
 	if len(m.Properties) > 0 {
 		s.Properties = make([]snapProperty, len(m.Properties))
 		for i, p := range m.Properties {
@@ -353,7 +363,7 @@ func snapToDoc(s *snapDoc) *doc {
 		}
 	}
 	return &doc{path: s.Path, stamp: Stamp{Mod: time.Unix(0, s.Mod), Size: s.Size, ID: s.ID}, readAt: time.Unix(0, s.ReadAt),
-		lens: s.Lens, meta: m}
+		lens: s.Lens, meta: m, snapAnchors: s.Anchors}
 }
 
 func toSnapValue(v any) snapValue {

@@ -22,6 +22,7 @@ var versionDigests = map[int]string{
 	7: "9c5a42c6302e6704", // tags lose every leading '#' and '/'
 	// From here the sample has a line of Thai and Lao.
 	8: "1ab457e55eecb45a", // Thai, Lao, Khmer and Myanmar runs as bigrams
+	9: "04c9ae91c1d2ce36", // the words of each link's line (link text)
 }
 
 const versionSample = `---
@@ -61,7 +62,14 @@ func TestSnapshotVersion(t *testing.T) {
 		for i, l := range pn.seq {
 			seq[i] = pn.terms[l]
 		}
-		out = append(out, counts, pn.lens, docToSnap(&doc{path: p, meta: pn.meta}), seq)
+		// The words of each link's line (from version 9).
+		anchors := make([][]uint32, len(pn.anchors))
+		for k, local := range pn.anchors {
+			for _, l := range local {
+				anchors[k] = append(anchors[k], uint32(l))
+			}
+		}
+		out = append(out, counts, pn.lens, docToSnap(&doc{path: p, meta: pn.meta, anchors: anchors}, pn.terms), seq)
 		pn.release()
 	}
 	data, err := json.Marshal(out)

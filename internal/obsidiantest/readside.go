@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,6 +184,11 @@ func (v *vault) search(ctx context.Context, c call, out *strings.Builder) {
 		fmt.Fprintf(out, "Error: %s\n", strings.TrimPrefix(err.Error(), "invalid arguments: `query`: "))
 		return
 	}
+	// Obsidian's search finds a note by its own text: not by the words of
+	// the lines that link to it, as the engine's ranking also does.
+	n := len(res.Hits)
+	res.Hits = slices.DeleteFunc(res.Hits, func(h note.Hit) bool { return slices.Equal(h.Matched, []string{"link"}) })
+	res.Total -= n - len(res.Hits)
 	if c.command == "search" && c.flags["total"] {
 		fmt.Fprintf(out, "%d\n", res.Total)
 		return
