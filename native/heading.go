@@ -35,54 +35,34 @@ func (v *Engine) RenameHeading(ctx context.Context, plan note.HeadingPlan) (note
 	if err != nil {
 		return out, err
 	}
-	complete := true
-	defer func() { j.finish(complete) }()
 	res, renamed, n, err := v.renameHeadingIn(ctx, plan.Target, plan, ix, j, plan.IfMatch)
-	if err != nil {
-		return out, FileError(err, plan.Target)
-	}
-	if !renamed {
+	if err == nil && !renamed {
 		// The heading is no longer what the plan read: the note changed
 		// between the tool's read and this write.
-		return out, errors.E(errors.RevisionConflict, "%s changed since it was read: its heading %q is not where it was; nothing was changed", plan.Target, out.From).
+		err = errors.E(errors.RevisionConflict, "%s changed since it was read: its heading %q is not where it was; nothing was changed", plan.Target, out.From).
 			With("path", plan.Target).With("etag", note.ETag(res.Old)).
 			WithHint("Read the note's outline again and retry.")
 	}
+	if err != nil {
+		j.finish(true) // nothing was changed
+		return out, FileError(err, plan.Target)
+	}
 	out.ETag = note.ETag(res.New)
-	if n > 0 {
-		out.Notes, out.Links = 1, n
-		out.Paths = append(out.Paths, plan.Target)
-	}
-	var short error
-	for _, p := range plan.Paths {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
+	w := v.eachNote(ctx, plan.Paths, func(p string) (int, error) {
 		_, _, n, err := v.renameHeadingIn(ctx, p, plan, ix, j, "")
-		switch {
-		case errors.Is(err, atomicfile.ErrBusy):
-			complete = false
-			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: busy(err, p).Message})
-		case err != nil:
-			complete = false
-			if _, ok := errors.Resource(err); ok && short == nil {
-				short = err
-			}
-			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: errors.From(FileError(err, p)).Message})
-		case n > 0:
-			out.Notes++
-			out.Links += n
-			if len(out.Paths) < note.MaxListed {
-				out.Paths = append(out.Paths, p)
-			}
-		}
+		return n, err
+	})
+	j.finish(w.complete)
+	out.Notes, out.Links, out.Paths, out.Failed = w.notes, w.uses+n, w.paths, w.failed
+	if n > 0 {
+		out.Notes++
+		out.Paths = append([]string{plan.Target}, out.Paths...)
 	}
-	if short != nil {
-		failed := make([]string, len(out.Failed))
-		for i, f := range out.Failed {
-			failed[i] = f.Path
-		}
-		return out, partial(short, fmt.Sprintf("the heading %q was renamed to %q and %d links followed", out.From, out.To, out.Links), failed)
+	if w.err != nil {
+		return out, w.err
+	}
+	if w.short != nil {
+		return out, partial(w.short, fmt.Sprintf("the heading %q was renamed to %q and %d links followed", out.From, out.To, out.Links), w.failedPaths())
 	}
 	return out, nil
 }

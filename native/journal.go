@@ -340,40 +340,70 @@ func (v *Engine) RenameTag(ctx context.Context, from, to string, paths []string)
 	}
 	// A cancelled rename answers what it did and leaves no entry; one
 	// that could not change a note keeps it, to be completed later.
-	complete := true
-	defer func() { j.finish(complete) }()
-	var short error
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		n, err := v.renameTagIn(ctx, p, from, to, j)
-		switch {
-		case errors.Is(err, atomicfile.ErrBusy):
-			complete = false
-			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: busy(err, p).Message})
-		case err != nil:
-			complete = false
-			if _, ok := errors.Resource(err); ok && short == nil {
-				short = err
-			}
-			out.Failed = append(out.Failed, note.FailedNote{Path: p, Message: errors.From(FileError(err, p)).Message})
-		case n > 0:
-			out.Notes++
-			out.Uses += n
-			if len(out.Paths) < note.MaxListed {
-				out.Paths = append(out.Paths, p)
-			}
-		}
+	w := v.eachNote(ctx, paths, func(p string) (int, error) { return v.renameTagIn(ctx, p, from, to, j) })
+	j.finish(w.complete)
+	out.Notes, out.Uses, out.Paths, out.Failed = w.notes, w.uses, w.paths, w.failed
+	if w.err != nil {
+		return out, w.err
 	}
-	if short != nil {
-		failed := make([]string, len(out.Failed))
-		for i, f := range out.Failed {
-			failed[i] = f.Path
-		}
-		return out, partial(short, fmt.Sprintf("the tag %s was renamed to %s in %d notes", from, to, out.Notes), failed)
+	if w.short != nil {
+		return out, partial(w.short, fmt.Sprintf("the tag %s was renamed to %s in %d notes", from, to, out.Notes), w.failedPaths())
 	}
 	return out, nil
+}
+
+// wide is what a vault-wide edit did to its notes (eachNote).
+type wide struct {
+	notes, uses int
+	paths       []string // the notes changed, at most note.MaxListed
+	failed      []note.FailedNote
+	// complete is false when a note could not be changed: the journal
+	// entry stays, to be completed later. short is the first failure for
+	// want of a resource (a full disk), err the context's when cancelled.
+	complete   bool
+	short, err error
+}
+
+// eachNote applies apply (which says how many uses it changed) to each of
+// paths, the write lock held, as every journaled vault-wide edit does: a
+// note that keeps changing, or cannot be written, is listed in failed and
+// the others are changed; a cancelled call stops between notes.
+func (v *Engine) eachNote(ctx context.Context, paths []string, apply func(p string) (int, error)) wide {
+	w := wide{paths: []string{}, complete: true}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			w.err = err
+			return w
+		}
+		n, err := apply(p)
+		switch {
+		case errors.Is(err, atomicfile.ErrBusy):
+			w.complete = false
+			w.failed = append(w.failed, note.FailedNote{Path: p, Message: busy(err, p).Message})
+		case err != nil:
+			w.complete = false
+			if _, ok := errors.Resource(err); ok && w.short == nil {
+				w.short = err
+			}
+			w.failed = append(w.failed, note.FailedNote{Path: p, Message: errors.From(FileError(err, p)).Message})
+		case n > 0:
+			w.notes++
+			w.uses += n
+			if len(w.paths) < note.MaxListed {
+				w.paths = append(w.paths, p)
+			}
+		}
+	}
+	return w
+}
+
+// failedPaths are the paths of the notes that failed.
+func (w wide) failedPaths() []string {
+	out := make([]string, len(w.failed))
+	for i, f := range w.failed {
+		out[i] = f.Path
+	}
+	return out
 }
 
 // partial is the error of a vault-wide edit cut short by the machine

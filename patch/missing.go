@@ -38,6 +38,15 @@ func MissingHeading(n *metadata.Note, heading, message string) *errors.Error {
 	return e
 }
 
+// AmbiguousHeading is the error for a heading path that matches several
+// headings, cands listing them with their lines; message is the caller's.
+func AmbiguousHeading(message string, cands []string) *errors.Error {
+	e := errors.E(errors.AmbiguousName, "%s", message).
+		WithHint("Call again with a longer heading path, e.g. \"Parent > Heading\"; the candidates are listed with their lines.")
+	e.Candidates = cands
+	return e
+}
+
 // missingBlock is the error for a block id the note does not carry.
 func missingBlock(n *metadata.Note, id string) *errors.Error {
 	ids := make([]string, 0, min(len(n.Blocks), listed))

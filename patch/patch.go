@@ -86,10 +86,7 @@ func apply(content []byte, t Target, op, text string, createIfMissing bool) (Res
 	i, cands := n.FindSection(t.Heading)
 	if i < 0 {
 		if len(cands) > 0 {
-			e := errors.E(errors.AmbiguousName, "the heading %q matches %d headings; nothing was changed", t.Heading, len(cands)).
-				WithHint("Call again with a longer heading path, e.g. \"Parent > Heading\"; the candidates are listed with their lines.")
-			e.Candidates = cands
-			return Result{}, e
+			return Result{}, AmbiguousHeading(fmt.Sprintf("the heading %q matches %d headings; nothing was changed", t.Heading, len(cands)), cands)
 		}
 		if !createIfMissing {
 			e := MissingHeading(n, t.Heading, fmt.Sprintf("no heading %q in the note; nothing was changed", t.Heading))

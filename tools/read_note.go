@@ -189,10 +189,7 @@ func checkLines(s string) string {
 // sectionError explains a section that is missing or ambiguous.
 func sectionError(section, p string, meta *metadata.Note, cands []string) error {
 	if len(cands) > 0 {
-		e := errors.E(errors.AmbiguousName, "the section %q matches %d headings in %s", section, len(cands), p).
-			WithHint("Call again with a longer heading path, e.g. \"Parent > Heading\"; the candidates are listed with their lines.")
-		e.Candidates = cands
-		return e
+		return patch.AmbiguousHeading(fmt.Sprintf("the section %q matches %d headings in %s", section, len(cands), p), cands)
 	}
 	return patch.MissingHeading(meta, section, fmt.Sprintf("no section %q in %s", section, p)).With("path", p)
 }

@@ -51,10 +51,7 @@ var renameHeading = spec[renameHeadingArgs, note.HeadingRenamed]{
 		i, cands := meta.FindSection(a.Heading)
 		if i < 0 {
 			if len(cands) > 0 {
-				e := errors.E(errors.AmbiguousName, "the heading %q matches %d headings; nothing was changed", a.Heading, len(cands)).
-					WithHint("Call again with a longer heading path, e.g. \"Parent > Heading\"; the candidates are listed with their lines.")
-				e.Candidates = cands
-				return note.HeadingRenamed{}, e
+				return note.HeadingRenamed{}, patch.AmbiguousHeading(fmt.Sprintf("the heading %q matches %d headings in %s; nothing was changed", a.Heading, len(cands), c.Path), cands)
 			}
 			return note.HeadingRenamed{}, patch.MissingHeading(meta, a.Heading, fmt.Sprintf("no heading %q in %s; nothing was changed", a.Heading, c.Path)).With("path", c.Path)
 		}
