@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,4 +104,70 @@ func TestMeasuredCountsTools(t *testing.T) {
 	if !strings.Contains(md, want) {
 		t.Errorf("%q lacks %q", md, want)
 	}
+}
+
+// headlineMarkdown is the README's opening claims, from docs/figures.json,
+// which `make bench` (scripts/benchrun -figures) writes from the run that
+// measured them: the paragraph changes only with a run.
+func headlineMarkdown(t *testing.T, root string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "docs", "figures.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Measured    string         `json:"measured"`
+		Peers       []string       `json:"peers"`
+		Initialize  [2]float64     `json:"initialize_times_sooner"`
+		IdleMB      [2]float64     `json:"idle_mb"`
+		PeersIdleMB [2]float64     `json:"peers_idle_mb"`
+		Read        [2]float64     `json:"read_times_faster"`
+		SearchNotes int            `json:"search_notes"`
+		SearchMS    float64        `json:"search_p50_ms"`
+		Search      [2]float64     `json:"search_times_faster"`
+		Top3        int            `json:"top3"`
+		Queries     int            `json:"queries"`
+		PeersTop3   map[string]int `json:"peers_top3"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	times := func(r [2]float64) string {
+		one := func(x float64) string {
+			if x < 10 {
+				return strconv.FormatFloat(x, 'f', 1, 64)
+			}
+			return strconv.FormatFloat(x, 'f', 0, 64)
+		}
+		if one(r[0]) == one(r[1]) {
+			return one(r[0]) + "×"
+		}
+		return one(r[0]) + "–" + one(r[1]) + "×"
+	}
+	mbs := func(r [2]float64) string {
+		if int(r[0]+0.5) == int(r[1]+0.5) {
+			return fmt.Sprintf("%.0f MB", r[0])
+		}
+		return fmt.Sprintf("%.0f–%.0f MB", r[0], r[1])
+	}
+	var others []string
+	for name, hits := range f.PeersTop3 {
+		others = append(others, fmt.Sprintf("%s: %d", strings.Fields(name)[0], hits))
+	}
+	slices.Sort(others)
+	return fmt.Sprintf("Measured beside %d Node-based MCP servers (`make bench`, one run on 2 cores, %s), it answers `initialize` %s\n"+
+		"sooner than they do, idles at %s against their %s, and reads a note over stdio at %s their speed. On a\n"+
+		"%s-note vault its ranked search answers in %.0f ms, %s faster than the peers that search, and finds the labelled\n"+
+		"note in the top 3 for %d of %d queries (%s).\n",
+		len(f.Peers), f.Measured, times(f.Initialize), mbs(f.IdleMB), mbs(f.PeersIdleMB), times(f.Read),
+		thousands(f.SearchNotes), f.SearchMS, times(f.Search), f.Top3, f.Queries, strings.Join(others, "; "))
+}
+
+// thousands writes n with a comma between thousands, as the README does.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

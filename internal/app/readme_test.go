@@ -26,6 +26,8 @@ func TestREADME(t *testing.T) {
 	// Measured on this build, and the bundle's settings from its manifest.
 	sections["MEASURED"] = measuredMarkdown(t)
 	sections["BUNDLE"] = bundleMarkdown(t, root)
+	// The opening claims, from the last `make bench` run's figures.
+	sections["HEADLINE"] = headlineMarkdown(t, root)
 	for name, body := range sections {
 		if doc, err = replaceSection(doc, name, body); err != nil {
 			t.Fatal(err)

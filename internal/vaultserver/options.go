@@ -130,7 +130,7 @@ func Rows() []settings.Row[Config] {
 				c.ChangesLimits.MaxBytes = int64(n) << 20
 				return nil
 			}},
-		{Flag: "search-patience", Env: "OBSIDIAN_MCP_SEARCH_PATIENCE", Default: "10s", Help: "How long a search waits for the vault's first index build (about 2 s per 10,000 notes; a restart reads the saved index instead) before it answers from the notes indexed so far, marked `partial`. Meanwhile a client that asked for progress gets `notifications/progress`.",
+		{Flag: "search-patience", Env: "OBSIDIAN_MCP_SEARCH_PATIENCE", Default: "10s", Help: "How long a search waits for the vault's first index build (docs/benchmarks.md times it; a restart reads the saved index instead) before it answers from the notes indexed so far, marked `partial`. Meanwhile a client that asked for progress gets `notifications/progress`.",
 			Set: func(c *Config, v string) error {
 				d, err := settings.Duration(v)
 				c.SearchPatience = d

@@ -38,8 +38,16 @@ func main() {
 		relv   = flag.String("relevance", "", "also score search on this vault (a copy of one nobody here wrote, such as Obsidian's Help vault) with -questions, ours beside mcpvault")
 		relq   = flag.String("questions", "", "the labelled questions for -relevance (JSON; internal/vaultgen.Labelled)")
 		ctx    = flag.Int("context", 0, "also measure what a model pays for (tools/list, a 10-call session) on a generated vault of this many notes; 0 skips")
+		figs   = flag.String("figures", "", "also write the README's opening claims here (docs/figures.json), from the side-by-side and -search runs")
+		from   = flag.String("from", "", "with -figures: take the results of an earlier run (its -json file) instead of running")
 	)
 	flag.Parse()
+	if *from != "" {
+		if err := figuresFrom(*from, *figs); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	if *work == "" || *bin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "benchrun: -work, -bin and -fake are required (scripts/bench sets them)")
 		os.Exit(2)
@@ -104,6 +112,11 @@ func main() {
 	if *ctx > 0 {
 		var err error
 		if contexts, err = contextBench(*work, *bin, *peers, *ctx, os.Stdout); err != nil {
+			fatal(err)
+		}
+	}
+	if *figs != "" {
+		if err := writeFigures(*figs, figures(all, searches)); err != nil {
 			fatal(err)
 		}
 	}
