@@ -68,7 +68,17 @@ func portableSchema(raw []byte, inputs map[string]map[string]any, result bool) (
 			if !ok {
 				return nil, fmt.Errorf("an input schema for %q, which is not an argument", name)
 			}
-			own := maps.Clone(s)
+			// A deep copy: the spec's schema is shared by every build
+			// of the tool (several servers, tests in parallel), and the
+			// rewrite below changes what it is given.
+			var own map[string]any
+			data, err := json.Marshal(s)
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(data, &own); err != nil {
+				return nil, err
+			}
 			if d, ok := p["description"]; ok {
 				own["description"] = d
 			}
