@@ -50,16 +50,10 @@ func (h *HeadingRename) Rewrite(text []byte, source string) (out []byte, n int) 
 		if target != h.Target {
 			continue
 		}
+		// The parts as written, to keep those not renamed byte for byte,
+		// and as Obsidian reads them, to match.
 		raw := strings.Split(string(text[l.SubStart:l.SubEnd]), "#")
-		parts := make([]string, len(raw))
-		for i, r := range raw {
-			parts[i] = r
-			if l.Markdown && !l.Angle {
-				if d, err := url.PathUnescape(r); err == nil {
-					parts[i] = d
-				}
-			}
-		}
+		parts := subpathParts(text, l)
 		if strings.HasPrefix(parts[0], "^") {
 			continue // a block, not a heading
 		}
