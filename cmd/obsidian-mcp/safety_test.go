@@ -557,7 +557,9 @@ func TestKillMidVaultWideEditThenRestart(t *testing.T) {
 		{"rename_tag", "obsidian_rename_tag", map[string]any{"from": "proj", "to": "project"}, "#proj ", "#project "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for notes := 2000; ; notes *= 2 {
+			// As in TestKillMidChangeThenHistory: from a vault a few
+			// hundred notes, until the kill lands inside the edit.
+			for notes := 250; ; notes *= 2 {
 				if killMidEdit(t, notes, c.tool, c.args, c.old, c.new) {
 					return
 				}
