@@ -44,14 +44,14 @@ func FuzzArguments(f *testing.F) {
 		if !json.Valid([]byte(args)) {
 			t.Skip() // mcp-go hands tools only arguments from a well-formed message
 		}
-		b.t, b.reached, b.content, b.calls = t, false, "", nil
+		b.t, b.content, b.calls = t, "", nil
 		st := tools[int(which)%len(tools)]
 		_, err := call(t, st, args)
 		// Every method of the fake records its call, so a capability the
-		// guard does not check itself still counts as reached.
-		b.reached = b.reached || len(b.calls) > 0
+		// guard does not check itself counts as reached too.
+		reached := len(b.calls) > 0
 		if err == nil {
-			if !b.reached {
+			if !reached {
 				t.Fatalf("%s %s: success without reaching the backend", st.Tool.Name, args)
 			}
 			return
@@ -63,7 +63,7 @@ func FuzzArguments(f *testing.F) {
 		if e.Kind != errors.InvalidParams {
 			// The fake backend never fails; a tool may still refuse what
 			// it answered (a section the note does not have).
-			if b.reached && (e.Kind == errors.FileNotFound || e.Kind == errors.AmbiguousName) {
+			if reached && (e.Kind == errors.FileNotFound || e.Kind == errors.AmbiguousName) {
 				return
 			}
 			t.Fatalf("%s %s: %s, want INVALID_PARAMS (the fake backend never fails)", st.Tool.Name, args, e.Kind)
@@ -108,15 +108,14 @@ func argumentNames(t *testing.T, props map[string]any, raw json.RawMessage) []st
 	return names // none for obsidian_list_templates
 }
 
-// guard is a backend that checks what reaches it.
+// guard is a backend that checks what reaches it; whether a call reached
+// it at all is what the fake recorded (every method of the fake records).
 type guard struct {
 	fakeBackend
-	t       *testing.T
-	reached bool
+	t *testing.T
 }
 
 func (g *guard) loc(l note.Locator) {
-	g.reached = true
 	switch {
 	case (l.Path == "") == (l.Name == ""):
 		g.t.Fatalf("locator with both or neither of path and name: %+v", l)
@@ -128,7 +127,6 @@ func (g *guard) loc(l note.Locator) {
 }
 
 func (g *guard) Create(ctx context.Context, r note.CreateRequest) (note.Created, error) {
-	g.reached = true
 	if msg := note.CheckPath(r.Target()); msg != "" {
 		g.t.Fatalf("unsafe create target reached the backend: %q (%s)", r.Target(), msg)
 	}
@@ -173,14 +171,12 @@ func (g *guard) FileInfo(ctx context.Context, l note.Locator) (note.Info, error)
 	return g.fakeBackend.FileInfo(ctx, l)
 }
 func (g *guard) Search(ctx context.Context, r note.SearchRequest) (note.SearchResult, error) {
-	g.reached = true
 	if r.Folder != "" && note.CheckFolder(r.Folder) != "" || r.Limit < 1 || r.Limit > 100 || r.Offset < 0 || r.Query == "" {
 		g.t.Fatalf("bad search request reached the backend: %+v", r)
 	}
 	return g.fakeBackend.Search(ctx, r)
 }
 func (g *guard) List(ctx context.Context, r note.ListRequest) (note.Listing, error) {
-	g.reached = true
 	if r.Folder != "" && note.CheckFolder(r.Folder) != "" || r.Limit < 1 || r.Limit > 100 || r.Offset < 0 {
 		g.t.Fatalf("bad list request reached the backend: %+v", r)
 	}
@@ -195,26 +191,21 @@ func (g *guard) Backlinks(ctx context.Context, l note.Locator) (note.Backlinks, 
 	return g.fakeBackend.Backlinks(ctx, l)
 }
 func (g *guard) Unresolved(ctx context.Context) ([]note.Unresolved, error) {
-	g.reached = true
 	return g.fakeBackend.Unresolved(ctx)
 }
 func (g *guard) Orphans(ctx context.Context) ([]string, error) {
-	g.reached = true
 	return g.fakeBackend.Orphans(ctx)
 }
 func (g *guard) Tags(ctx context.Context) ([]note.TagCount, error) {
-	g.reached = true
 	return g.fakeBackend.Tags(ctx)
 }
 func (g *guard) Tagged(ctx context.Context, tag string) ([]string, error) {
-	g.reached = true
 	if tag == "" {
 		g.t.Fatal("an empty tag reached the backend")
 	}
 	return g.fakeBackend.Tagged(ctx, tag)
 }
 func (g *guard) Properties(ctx context.Context) ([]note.PropertyStat, error) {
-	g.reached = true
 	return g.fakeBackend.Properties(ctx)
 }
 func (g *guard) Edit(ctx context.Context, l note.Locator, ifMatch string, change note.Change) (note.Edited, error) {
@@ -222,7 +213,6 @@ func (g *guard) Edit(ctx context.Context, l note.Locator, ifMatch string, change
 	return g.fakeBackend.Edit(ctx, l, ifMatch, change)
 }
 func (g *guard) Daily(ctx context.Context, r note.DailyRequest) (note.Daily, error) {
-	g.reached = true
 	if r.Date.IsZero() || (r.Op != note.DailyRead && r.Op != note.DailyAppend && r.Op != note.DailyPrepend) ||
 		!slices.Contains([]string{"", note.Day, note.Week, note.Month, note.Quarter, note.Year}, r.Period) {
 		g.t.Fatalf("bad daily request reached the backend: %+v", r)
@@ -230,11 +220,9 @@ func (g *guard) Daily(ctx context.Context, r note.DailyRequest) (note.Daily, err
 	return g.fakeBackend.Daily(ctx, r)
 }
 func (g *guard) Templates(ctx context.Context) (note.Templates, error) {
-	g.reached = true
 	return g.fakeBackend.Templates(ctx)
 }
 func (g *guard) Tasks(ctx context.Context, q tasks.Query) ([]tasks.Task, error) {
-	g.reached = true
 	day := func(s string) bool { _, err := time.Parse(time.DateOnly, s); return s == "" || err == nil }
 	if q.Folder != "" && note.CheckFolder(q.Folder) != "" || !day(q.DueBefore) || !day(q.DueAfter) ||
 		!slices.Contains([]string{"", "todo", "done", "in_progress", "cancelled", "any"}, q.Status) {
@@ -257,14 +245,12 @@ func (g *guard) QueryDataview(ctx context.Context, q note.DataviewQuery) (*datav
 	return g.fakeBackend.QueryDataview(ctx, q)
 }
 func (g *guard) Commands(ctx context.Context, filter string) ([]note.Command, error) {
-	g.reached = true
 	if strings.ContainsAny(filter, "\x00\n\r") {
 		g.t.Fatalf("bad command filter reached the backend: %q", filter)
 	}
 	return g.fakeBackend.Commands(ctx, filter)
 }
 func (g *guard) RunCommand(ctx context.Context, id string) (note.CommandRun, error) {
-	g.reached = true
 	if id == "" || strings.ContainsAny(id, "\x00\n\r") {
 		g.t.Fatalf("bad command id reached the backend: %q", id)
 	}
