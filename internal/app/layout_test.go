@@ -27,7 +27,7 @@ var layoutGroups = []struct {
 	{"Faces in front of other servers", []string{"internal/bridge", "internal/gateway"}},
 	{"The tools", []string{"tools"}},
 	{"The engine: the CLI, the folder, and the router between them", []string{"obsidiancli", "internal/backend", "native", "internal/atomicfile", "internal/changes", "vaultindex", "links", "metadata", "note", "patch", "policy", "tasks", "canvas", "bases", "dataview", "evalbudget", "jsregex", "prompts", "yamltext", "errors"}},
-	{"Tests and measurements", []string{"internal/layout", "internal/obsidiantest", "internal/leasetest", "internal/hostile", "internal/testenv", "internal/conformance", "internal/vaultgen", "scripts/"}},
+	{"Tests and measurements", []string{"internal/layout", "internal/obsidiantest", "internal/leasetest", "internal/hostile", "internal/testenv", "internal/conformance", "internal/vaultgen", "internal/benchfigures", "scripts/"}},
 }
 
 // layoutMarkdown lists every Go package of the module under its group, with

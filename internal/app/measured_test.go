@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/benchfigures"
 	tooling "github.com/obsidian-mcp/obsidian-mcp/tools"
 )
 
@@ -111,25 +112,8 @@ func TestMeasuredCountsTools(t *testing.T) {
 // measured them: the paragraph changes only with a run.
 func headlineMarkdown(t *testing.T, root string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "docs", "figures.json"))
+	f, err := benchfigures.Read(filepath.Join(root, "docs", "figures.json"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Measured    string         `json:"measured"`
-		Peers       []string       `json:"peers"`
-		Initialize  [2]float64     `json:"initialize_times_sooner"`
-		IdleMB      [2]float64     `json:"idle_mb"`
-		PeersIdleMB [2]float64     `json:"peers_idle_mb"`
-		Read        [2]float64     `json:"read_times_faster"`
-		SearchNotes int            `json:"search_notes"`
-		SearchMS    float64        `json:"search_p50_ms"`
-		Search      [2]float64     `json:"search_times_faster"`
-		Top3        int            `json:"top3"`
-		Queries     int            `json:"queries"`
-		PeersTop3   map[string]int `json:"peers_top3"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
 	times := func(r [2]float64) string {

@@ -85,7 +85,8 @@ internal/app < cmd/obsidian-mcp;
 errors < internal/testenv, internal/hostile, internal/leasetest, internal/vaultgen, internal/layout,
          internal/conformance;
 native < internal/obsidiantest < internal/obsidiantest/fakecli;
-internal/obsidiantest, internal/vaultgen < scripts/benchrun;
+NONE < internal/benchfigures;
+internal/obsidiantest, internal/vaultgen, internal/benchfigures < scripts/benchrun;
 native, internal/vaultgen < scripts/relevance, scripts/httpload, scripts/dataviewbench;
 errors < scripts/benchrun/floor, scripts/bundlecheck, scripts/installcheck;
 `

@@ -4,31 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"time"
-)
 
-// Figures are the README's opening claims, as one run measured them: the
-// README's first paragraph is written from this file by TestREADME
-// (internal/app), so a claim changes only with a run that measured it.
-type Figures struct {
-	Measured string   `json:"measured"` // the day of the run
-	Sizes    []int    `json:"sizes"`    // the side-by-side vaults, in notes
-	Peers    []string `json:"peers"`
-	// Ranges over the sizes and the peers, median against median.
-	Initialize  [2]float64 `json:"initialize_times_sooner"`
-	IdleMB      [2]float64 `json:"idle_mb"`
-	PeersIdleMB [2]float64 `json:"peers_idle_mb"`
-	Read        [2]float64 `json:"read_times_faster"`
-	// Search, on a generated vault of SearchNotes notes, against the peers
-	// that search.
-	SearchNotes int            `json:"search_notes"`
-	SearchMS    float64        `json:"search_p50_ms"`
-	Search      [2]float64     `json:"search_times_faster"`
-	Top3        int            `json:"top3"`
-	Queries     int            `json:"queries"`
-	PeersTop3   map[string]int `json:"peers_top3"`
-}
+	"github.com/obsidian-mcp/obsidian-mcp/internal/benchfigures"
+)
 
 // widen makes r the range of r and x (r starts as zero, empty).
 func widen(r *[2]float64, x float64) {
@@ -40,8 +21,8 @@ func widen(r *[2]float64, x float64) {
 }
 
 // figures works out the README's claims from a run's results.
-func figures(all []result, searches []searchResult) Figures {
-	f := Figures{Measured: time.Now().UTC().Format("2006-01-02"), PeersTop3: map[string]int{}}
+func figures(all []result, searches []searchResult) benchfigures.Figures {
+	f := benchfigures.Figures{Measured: time.Now().UTC().Format("2006-01-02"), PeersTop3: map[string]int{}}
 	ours := map[int]*result{}
 	for i, r := range all {
 		if r.Server == "obsidian-mcp (native)" {
@@ -56,7 +37,7 @@ func figures(all []result, searches []searchResult) Figures {
 		if o == nil || r.Server == "floor" || strings.HasPrefix(r.Server, "obsidian-mcp (") {
 			continue
 		}
-		if !contains(f.Peers, r.Server) {
+		if !slices.Contains(f.Peers, r.Server) {
 			f.Peers = append(f.Peers, r.Server)
 		}
 		widen(&f.PeersIdleMB, r.IdleMB)
@@ -84,24 +65,6 @@ func figures(all []result, searches []searchResult) Figures {
 	return f
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// writeFigures writes f to file, indented.
-func writeFigures(file string, f Figures) error {
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(file, append(data, '\n'), 0o644)
-}
-
 // figuresFrom writes to file the figures of the run whose samples are in
 // results (benchrun -json).
 func figuresFrom(results, file string) error {
@@ -123,5 +86,5 @@ func figuresFrom(results, file string) error {
 	if st, err := os.Stat(results); err == nil {
 		f.Measured = st.ModTime().UTC().Format("2006-01-02")
 	}
-	return writeFigures(file, f)
+	return benchfigures.Write(file, f)
 }

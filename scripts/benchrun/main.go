@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsidian-mcp/obsidian-mcp/internal/benchfigures"
 	"github.com/obsidian-mcp/obsidian-mcp/internal/obsidiantest"
 )
 
@@ -116,7 +117,7 @@ func main() {
 		}
 	}
 	if *figs != "" {
-		if err := writeFigures(*figs, figures(all, searches)); err != nil {
+		if err := benchfigures.Write(*figs, figures(all, searches)); err != nil {
 			fatal(err)
 		}
 	}
