@@ -260,16 +260,9 @@ func TestIndexSharedBySeveralServers(t *testing.T) {
 func TestIndexKilledWhileSaving(t *testing.T) {
 	testenv.StressOnly(t)
 	t.Parallel()
-	// From a vault whose save a kill can already land in (under Wine,
-	// where every file call costs more); larger until one does.
-	for n := 750; ; n *= 2 {
-		if killWhileSaving(t, n) {
-			return
-		}
-		if n >= 24000 {
-			t.Fatal("the index was always saved before the kill could land")
-		}
-	}
+	untilKillLands(t, 750, 24000, "the index was always saved before the kill could land", func(notes int) bool {
+		return killWhileSaving(t, notes)
+	})
 }
 
 // killWhileSaving runs one round on a vault of n notes. It reports false

@@ -28,17 +28,9 @@ import (
 func TestKillMidChangeThenHistory(t *testing.T) {
 	testenv.StressOnly(t)
 	t.Parallel()
-	// The vault grows until the kill lands inside the rename: a few
-	// hundred notes span it here, and under Wine, where every file call
-	// costs more, 2,000 took two and a half minutes.
-	for notes := 250; ; notes *= 2 {
-		if killMidChange(t, notes) {
-			return
-		}
-		if notes >= 16000 {
-			t.Fatal("the rename always finished before the kill landed")
-		}
-	}
+	untilKillLands(t, 250, 16000, "the rename always finished before the kill landed", func(notes int) bool {
+		return killMidChange(t, notes)
+	})
 }
 
 func killMidChange(t *testing.T, n int) bool {

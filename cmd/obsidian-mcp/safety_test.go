@@ -557,17 +557,27 @@ func TestKillMidVaultWideEditThenRestart(t *testing.T) {
 		{"rename_tag", "obsidian_rename_tag", map[string]any{"from": "proj", "to": "project"}, "#proj ", "#project "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			// As in TestKillMidChangeThenHistory: from a vault a few
-			// hundred notes, until the kill lands inside the edit.
-			for notes := 250; ; notes *= 2 {
-				if killMidEdit(t, notes, c.tool, c.args, c.old, c.new) {
-					return
-				}
-				if notes >= 16000 {
-					t.Fatal("the edit always finished before the kill landed")
-				}
-			}
+			untilKillLands(t, 250, 16000, "the edit always finished before the kill landed", func(notes int) bool {
+				return killMidEdit(t, notes, c.tool, c.args, c.old, c.new)
+			})
 		})
+	}
+}
+
+// untilKillLands runs try on a vault of from notes, then twice as many,
+// up to upTo, until one round's kill lands inside the work it aims at
+// (try reports whether it did); it fails with missed if none did. A few
+// hundred notes span a vault-wide edit here; a faster machine needs more,
+// and under Wine, where every file call costs more, 2,000 took minutes.
+func untilKillLands(t *testing.T, from, upTo int, missed string, try func(notes int) bool) {
+	t.Helper()
+	for n := from; ; n *= 2 {
+		if try(n) {
+			return
+		}
+		if n >= upTo {
+			t.Fatal(missed)
+		}
 	}
 }
 
