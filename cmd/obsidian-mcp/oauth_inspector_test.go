@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -126,13 +128,64 @@ func TestInspectorOAuth(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port free a moment ago.
+// freePort is a loopback port nothing listened on a moment ago, for a
+// program the test starts that must be told its port before it binds it
+// (fixedPorts says where it comes from).
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	given.Lock()
+	defer given.Unlock()
+	for range 1000 {
+		p := fixedPorts[0] + rand.IntN(fixedPorts[1]-fixedPorts[0])
+		if given.ports[p] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue // something listens there
+		}
+		_ = ln.Close()
+		given.ports[p] = true
+		return p
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free loopback port in %v", fixedPorts)
+	return 0
+}
+
+// fixedPorts is where freePort takes ports from: below every system's
+// ephemeral range (Linux 32768-60999, Windows and macOS 49152-65535). A
+// port the kernel chose for 127.0.0.1:0 and that was closed again is one
+// it hands to the next listener or outgoing connection of any process:
+// under parallel tests the conformance suite, told such a port, found it
+// taken (EADDRINUSE) by the time it listened.
+var fixedPorts = [2]int{20000, 32000}
+
+// given are the ports freePort handed out in this process, never twice.
+var given = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// TestFreePortIsNotEphemeral: the ports freePort hands out lie outside the
+// range the system gives to listeners on port 0 and to connections (on
+// Linux, read from the kernel), and none is handed out twice.
+func TestFreePortIsNotEphemeral(t *testing.T) {
+	t.Parallel()
+	lo, hi := 49152, 65535 // Windows' and macOS's
+	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if _, err := fmt.Sscan(string(data), &lo, &hi); err != nil {
+			t.Fatalf("ip_local_port_range %q: %v", data, err)
+		}
+	}
+	seen := map[int]bool{}
+	for range 50 {
+		p := freePort(t)
+		if p >= lo && p <= hi {
+			t.Fatalf("port %d is in the ephemeral range %d-%d", p, lo, hi)
+		}
+		if seen[p] {
+			t.Fatalf("port %d handed out twice", p)
+		}
+		seen[p] = true
+	}
 }
