@@ -143,6 +143,7 @@ type watch struct {
 	lock    func() (release func(), err error)
 	onLate  func(name string, err error)
 	parking string // folder of root where displaced files are kept; see SetParking
+	hidden  []hiddenSave
 }
 
 // SetLock has late merges take the caller's write lock (the vault's,
@@ -195,16 +196,21 @@ func (p *Published) watchDisplaced(root *os.Root, name, tmp string, f *os.File, 
 		_ = root.Remove(tmp)
 	}
 	w.files = append(w.files, watched{root: root, name: name, at: at, f: f, base: base, until: time.Now().Add(displacedWatch)})
+	w.start(p)
+	return true
+}
+
+// start runs the watch loop unless it runs (w.mu held).
+func (w *watch) start(p *Published) {
 	if !w.running {
 		w.running = true
 		w.pending.Add(1)
 		go p.watchLoop()
 	}
-	return true
 }
 
-// watchLoop looks at every watched lease each watchStep until none is
-// left.
+// watchLoop looks at every watched lease, and every note a swap hid a
+// save from (hidden.go), each watchStep until none is left.
 func (p *Published) watchLoop() {
 	w := &p.w
 	defer w.pending.Done()
@@ -228,7 +234,8 @@ func (p *Published) watchLoop() {
 			}
 		}
 		w.files = kept
-		if len(kept) == 0 {
+		w.lookHidden(p, now)
+		if len(kept) == 0 && len(w.hidden) == 0 {
 			w.running = false
 			w.mu.Unlock()
 			return
@@ -351,6 +358,9 @@ func (p *Published) Flush() {
 	w.mu.Lock()
 	for i := range w.files {
 		w.files[i].until = time.Time{}
+	}
+	for i := range w.hidden {
+		w.hidden[i].until = time.Time{}
 	}
 	w.mu.Unlock()
 	w.pending.Wait()

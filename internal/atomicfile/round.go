@@ -292,14 +292,17 @@ func (r *round) lateSave() (verdict, error) {
 		// Emptied and never written: no save to keep.
 		return r.published()
 	}
+	// Their save was hidden behind ours since the swap (hidden.go).
 	if _, ok := merge3(r.cur, theirs, r.next); !ok {
 		// Their save and ours change the same lines: theirs, the later,
 		// is put back at name, and the update gives up.
 		if err := swapBack(r.root, r.tmp, r.name, &r.ours); err != nil {
 			return goOn, err
 		}
+		r.pub.keepHidden(r.root, r.name, r.cur, theirs, r.next)
 		return goOn, &fs.PathError{Op: "update", Path: r.name, Err: ErrBusy}
 	}
+	r.pub.keepHidden(r.root, r.name, r.cur, theirs, r.next)
 	*r.changep = mergeInto(r.cur, theirs)
 	r.res.carrying, r.res.carried = true, theirs
 	return again, nil
@@ -314,10 +317,14 @@ func (r *round) merge() (verdict, error) {
 	// Another program replaced or changed the file between the check and
 	// the swap, or (with a lease) waits to write the file displaced, having
 	// looked its name up before the swap. Swap back, so its file is at
-	// name again, untouched, and the waiting writer writes there.
+	// name again, untouched, and the waiting writer writes there. Its save
+	// was hidden behind ours till then: whoever read the note meanwhile
+	// built on ours, so the note is watched a while (hidden.go).
+	hid, _ := r.root.ReadFile(r.tmp)
 	if err := swapBack(r.root, r.tmp, r.name, &r.ours); err != nil {
 		return goOn, err
 	}
+	r.pub.keepHidden(r.root, r.name, r.cur, hid, r.next)
 	if r.lease != noLease {
 		// A program that opened ours while it was at name may still be
 		// writing into it: opened (and so truncated), its save not yet

@@ -201,6 +201,7 @@ func renamedOver(root *os.Root, name string, f *os.File, cur []byte, ours *os.Fi
 	// about 300 of a saver every 20 ms under Wine).
 	*changep = mergeInto(cur, theirs)
 	res.carrying, res.carried = true, theirs
+	pub.keepHidden(root, name, cur, theirs, next) // hidden behind ours since the rename
 	return false, nil
 }
 
