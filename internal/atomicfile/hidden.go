@@ -38,7 +38,7 @@ type hiddenSave struct {
 	// base is what stood at the name while the save was hidden (ours);
 	// version is the hidden save with our change, made of base.
 	base, version []byte
-	seen          fs.FileInfo // the note as last looked at; nil: not there
+	seen          fs.FileInfo // the note as last looked at
 	until         time.Time
 }
 
@@ -75,7 +75,12 @@ func (p *Published) keepHidden(root *os.Root, name string, cur, hid, next []byte
 func (w *watch) lookHidden(p *Published, now time.Time) {
 	kept := w.hidden[:0]
 	for _, h := range w.hidden {
-		fi, _ := h.root.Lstat(h.name)
+		fi, err := h.root.Lstat(h.name)
+		if err != nil {
+			// Moved or deleted (a save by rename never leaves the name
+			// empty): a file made at the name later is another note.
+			continue
+		}
 		changed := !sameState(fi, h.seen)
 		h.seen = fi
 		if changed || now.After(h.until) {
@@ -95,7 +100,7 @@ func (p *Published) restoreHidden(h hiddenSave) {
 	w := &p.w
 	defer w.pending.Done()
 	if now, err := h.root.ReadFile(h.name); err != nil || holds(now, h.base, h.version) {
-		return // gone (a move or delete says so itself), or the save is there
+		return // gone, or the save is there
 	}
 	release, err := w.lock()
 	if err == nil {
@@ -145,8 +150,5 @@ func lineCounts(b []byte) map[string]int {
 
 // sameState reports whether a and b describe the same file, unchanged.
 func sameState(a, b fs.FileInfo) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
