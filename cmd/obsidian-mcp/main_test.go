@@ -125,7 +125,11 @@ func awaitCleanExit(t *testing.T, cmd *exec.Cmd, stderr *strings.Builder, limit 
 			t.Errorf("exit after %s: %v (stderr %s)", after, err, stderr.String())
 		}
 	case <-time.After(limit):
-		t.Fatalf("still running %v after %s", limit, after)
+		// Killed and waited for, its log can be read whole, and says
+		// what it was waiting for.
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running %v after %s (its log: %s)", limit, after, stderr.String())
 	}
 }
 

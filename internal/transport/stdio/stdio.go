@@ -7,8 +7,9 @@
 //     `exit` notification ends input as end of file does;
 //   - end of input: every request already read is answered before Serve
 //     returns (mcp-go dropped queued calls at EOF), within DrainTimeout;
-//   - a client that goes away (a failed write, or its output closed while
-//     answers are pending) stops every call at once.
+//   - a client that goes away (a failed write, or its output found closed
+//     while answers are pending, looked at every goneCheck) stops every
+//     call at once.
 //
 // Nothing here knows about tools or Obsidian.
 package stdio
@@ -38,8 +39,8 @@ type Options struct {
 	// request that never completes cannot keep the process alive.
 	DrainTimeout time.Duration
 	// Gone reports whether nobody reads the output any more (nil: never
-	// asked). It is asked when input ends with answers pending, and then
-	// every goneCheck.
+	// asked). It is asked every goneCheck while answers are pending, and
+	// when input ends with answers pending.
 	Gone func() bool
 	// MaxLine bounds one message (default DefaultMaxLine): a longer line is
 	// skipped, never held whole, and answered with an error that says so.
@@ -54,7 +55,7 @@ const DefaultMaxLine = 32 << 20
 // headKept is how much of a line over MaxLine is kept, to find its id.
 const headKept = 64 << 10
 
-// goneCheck is how often the wait at end of input asks Options.Gone.
+// goneCheck is how often Options.Gone is asked while answers are pending.
 const goneCheck = 200 * time.Millisecond
 
 // Serve answers MCP read from in on out through core until in ends or the
@@ -90,6 +91,19 @@ func Serve(ctx context.Context, core *protocol.Core, in io.Reader, out io.Writer
 		}
 	}
 	lines := readLines(in, ctx.Done(), opts.MaxLine, opts.Logger)
+	// A client may close its end of our output and keep its input open.
+	// Nothing tells us until we write, and a call that hangs writes
+	// nothing; nor is one failed write proof enough: a process the client
+	// forked and that has not yet run its program holds a copy of that end
+	// a moment longer, and an answer written then is taken without an
+	// error, the last we would write. So while answers are pending the
+	// output is looked at every goneCheck (never while idle).
+	var check <-chan time.Time
+	arm := func() {
+		if opts.Gone != nil && check == nil {
+			check = time.After(goneCheck)
+		}
+	}
 	stopped := false
 read:
 	for {
@@ -97,6 +111,16 @@ read:
 		case <-ctx.Done():
 			stopped = true
 			break read
+		case <-check:
+			check = nil
+			if sess.Pending() == 0 {
+				continue
+			}
+			if opts.Gone() {
+				t.lose("the output closed while answers were pending")
+				continue
+			}
+			arm()
 		case line, ok := <-lines:
 			if !ok {
 				break read
@@ -110,6 +134,7 @@ read:
 				break read // graceful shutdown, as at end of input
 			}
 			sess.Receive(ctx, line.data, reply)
+			arm()
 		}
 	}
 	if !stopped {

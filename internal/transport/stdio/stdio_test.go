@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -264,6 +263,27 @@ func TestClientGone(t *testing.T) {
 	}
 }
 
+// TestClientGoneWhileInputOpen: a client closes its end of the output
+// while a call hangs, keeps its input open and sends nothing more. No
+// write fails, as none is made; the output found closed stops the call
+// and Serve returns. (A server that learnt of it only from a failed write
+// ran on until the call timed out: a test that closed the output and sent
+// one ping hung for a minute when its one answer was written while a
+// process forked by the test still held the output's other end.)
+func TestClientGoneWhileInputOpen(t *testing.T) {
+	var hung atomic.Int32
+	var asked atomic.Int32
+	gone := func() bool { return asked.Add(1) > 2 } // closed at the third look
+	var out bytes.Buffer
+	serveInputOpen(t, newCore(&hung), &out, stdio.Options{DrainTimeout: time.Hour, Gone: gone}, hungCall)
+	if hung.Load() != 1 || asked.Load() != 3 {
+		t.Errorf("the call ran %d times; Gone asked %d times, want 1 and 3", hung.Load(), asked.Load())
+	}
+	if out.Len() != 0 {
+		t.Errorf("answered a client that is gone: %q", out.String())
+	}
+}
+
 // failing is an output that breaks after n writes.
 type failing struct{ n atomic.Int32 }
 
@@ -278,18 +298,22 @@ func (f *failing) Write(p []byte) (int, error) {
 // gone: Serve cancels what runs and returns without waiting for input.
 func TestWriteFailureStops(t *testing.T) {
 	var hung atomic.Int32
-	core := newCore(&hung)
+	serveInputOpen(t, newCore(&hung), &failing{}, stdio.Options{DrainTimeout: time.Hour}, hungCall+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+}
+
+// hungCall is a call that hangs until it is cancelled (newCore).
+const hungCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"A.md"}}}` + "\n"
+
+// serveInputOpen runs Serve on an input that writes input and stays open,
+// and fails the test unless Serve returns, with nil, within wait: the
+// client must be found gone without the end of its input.
+func serveInputOpen(t *testing.T, core *protocol.Core, out io.Writer, opts stdio.Options, input string) {
+	t.Helper()
 	in, inW := io.Pipe()
 	defer inW.Close()
-	out := &failing{}
 	done := make(chan error, 1)
-	go func() {
-		done <- stdio.Serve(context.Background(), core, in, out, stdio.Options{DrainTimeout: time.Hour})
-	}()
-	w := bufio.NewWriter(inW)
-	fmt.Fprintln(w, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"A.md"}}}`)
-	fmt.Fprintln(w, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if err := w.Flush(); err != nil {
+	go func() { done <- stdio.Serve(context.Background(), core, in, out, opts) }()
+	if _, err := io.WriteString(inW, input); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -298,7 +322,7 @@ func TestWriteFailureStops(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(wait):
-		t.Fatal("Serve kept running after its output broke")
+		t.Fatalf("Serve still runs %v after its client went away", wait)
 	}
 }
 
